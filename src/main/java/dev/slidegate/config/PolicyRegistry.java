@@ -1,0 +1,139 @@
+package dev.slidegate.config;
+
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns configuration and annotations into validated {@link Policy} objects.
+ *
+ * <p>Configuration is parsed once, at construction; an invalid value fails with a
+ * {@link ConfigurationException} whose one-line message names the property, the value and what
+ * would be valid. A policy defined by an annotation is merged with the configuration of the same name
+ * (configuration wins member by member), and two different definitions of one name are an error.
+ */
+@ApplicationScoped
+public class PolicyRegistry {
+
+    /** A policy and where its callers' keys come from. */
+    public record Resolved(Policy policy, KeySource key) {
+    }
+
+    /** The members an annotation gives, each possibly absent. */
+    public record Declared(String name, List<String> limits, String strategy, String key, boolean countRejected) {
+    }
+
+    private record Overrides(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
+            Optional<Boolean> countRejected) {
+    }
+
+    private record Definition(Resolved resolved, String where) {
+    }
+
+    private final Map<String, Overrides> configured = new TreeMap<>();
+    private final Map<String, Definition> defined = new ConcurrentHashMap<>();
+
+    public PolicyRegistry(SlidegateConfig config) {
+        config.policies().forEach((name, p) -> configured.put(name, parse(name, p)));
+    }
+
+    private static Overrides parse(String name, SlidegateConfig.PolicyConfig p) {
+        String prefix = "slidegate.policies." + name + ".";
+        try {
+            new Policy(name, List.of(new Limit(1, 1000)), Strategy.SLIDING_LOG, "ip", false);
+        } catch (IllegalArgumentException e) {
+            throw fail(prefix + "*: " + e.getMessage());
+        }
+        Optional<List<Limit>> limits = p.limits().map(list -> parseLimits(list, prefix + "limits"));
+        Optional<Strategy> strategy = p.strategy().map(s -> check(() -> Strategy.parse(s), prefix + "strategy"));
+        Optional<KeySource> key = p.key().map(k -> check(() -> KeySource.parse(k), prefix + "key"));
+        return new Overrides(limits, strategy, key, p.countRejected());
+    }
+
+    private static List<Limit> parseLimits(List<String> texts, String property) {
+        List<Limit> limits = new ArrayList<>();
+        for (String t : texts) {
+            limits.add(check(() -> Limit.parse(t), property));
+        }
+        if (limits.isEmpty()) {
+            throw fail(property + " is empty: expected " + Limit.EXPECTED);
+        }
+        return limits;
+    }
+
+    private static <T> T check(java.util.function.Supplier<T> parse, String where) {
+        try {
+            return parse.get();
+        } catch (IllegalArgumentException e) {
+            throw fail(where + ": " + e.getMessage());
+        }
+    }
+
+    private static ConfigurationException fail(String message) {
+        return new ConfigurationException("Invalid Slidegate configuration: " + message);
+    }
+
+    /**
+     * Resolves what an annotation at {@code where} ({@code Class#method}) declares, merged with the
+     * configuration of the same name.
+     *
+     * @throws ConfigurationException when the result is incomplete, invalid or contradicts another definition
+     */
+    public Resolved resolve(Declared declared, String where) {
+        String name = declared.name();
+        Overrides cfg = configured.get(name);
+        String origin = where + ": @RateLimited";
+        List<Limit> limits;
+        if (cfg != null && cfg.limits().isPresent()) {
+            limits = cfg.limits().get();
+        } else if (!declared.limits().isEmpty()) {
+            limits = parseLimits(declared.limits(), origin + "(limits)");
+        } else {
+            throw fail(where + ": @RateLimited(\"" + name + "\") names no configured policy and gives no limits: set slidegate.policies."
+                    + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet());
+        }
+        Strategy strategy = cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
+                : declared.strategy().isBlank() ? Strategy.SLIDING_LOG
+                        : check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)");
+        KeySource key = cfg != null && cfg.key().isPresent() ? cfg.key().get()
+                : declared.key().isBlank() ? new KeySource.Ip() : check(() -> KeySource.parse(declared.key()), origin + "(key)");
+        boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get() : declared.countRejected();
+        Policy policy = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected), origin);
+        Resolved resolved = new Resolved(policy, key);
+        Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
+        if (first != null && !first.resolved().equals(resolved)) {
+            throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where() + " defines it as "
+                    + summary(first.resolved()) + ": give one of them another name, or configure slidegate.policies." + name + ".*");
+        }
+        return resolved;
+    }
+
+    /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */
+    public void checkConfiguredPoliciesComplete() {
+        configured.forEach((name, o) -> {
+            if (o.limits().isEmpty() && !defined.containsKey(name)) {
+                throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
+            }
+        });
+    }
+
+    /** The policies known so far, by name: every one an annotation resolved. */
+    public Map<String, Resolved> policies() {
+        Map<String, Resolved> all = new TreeMap<>();
+        defined.forEach((n, d) -> all.put(n, d.resolved()));
+        return all;
+    }
+
+    private static String summary(Resolved r) {
+        Policy p = r.policy();
+        return p.limits() + " " + p.strategy().configName() + " by " + p.key() + (p.countRejected() ? " counting rejected" : "");
+    }
+}

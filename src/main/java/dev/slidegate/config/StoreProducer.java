@@ -1,0 +1,65 @@
+package dev.slidegate.config;
+
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.redis.RedisStore;
+import io.quarkus.arc.DefaultBean;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.util.Locale;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/** Produces the {@link LimiterStore} chosen by {@code slidegate.store}, and the clock of in-process stores. */
+@Singleton
+public class StoreProducer {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
+
+    /** The clock of in-process stores; tests replace it with a settable one. */
+    @Produces
+    @Singleton
+    @DefaultBean
+    Clock clock() {
+        return Clock.system();
+    }
+
+    @Produces
+    @Singleton
+    LimiterStore store(SlidegateConfig config, Clock clock, @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
+            Instance<ReactiveRedisDataSource> redis) {
+        String mode = config.store().trim().toLowerCase(Locale.ROOT);
+        boolean redisConfigured = hosts.filter(h -> !h.isBlank()).isPresent();
+        String why;
+        boolean useRedis;
+        switch (mode) {
+            case "memory" -> {
+                useRedis = false;
+                why = "slidegate.store=memory";
+            }
+            case "redis" -> {
+                if (!redisConfigured) {
+                    throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store=redis needs quarkus.redis.hosts, "
+                            + "e.g. quarkus.redis.hosts=redis://localhost:6379");
+                }
+                useRedis = true;
+                why = "slidegate.store=redis";
+            }
+            case "auto" -> {
+                useRedis = redisConfigured;
+                why = "slidegate.store=auto and quarkus.redis.hosts is " + (redisConfigured ? "set" : "not set");
+            }
+            default -> throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store: '" + config.store()
+                    + "' is not a store: expected auto, memory or redis");
+        }
+        LimiterStore store = useRedis ? new RedisStore(redis.get(), config.redis().timeout())
+                : new MemoryStore(clock, config.memory().maxKeys());
+        LOG.infof("Slidegate store: %s (%s)%s", store.name(), why, config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
+        return store;
+    }
+}

@@ -1,0 +1,41 @@
+package dev.slidegate.core;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The outcome of one attempt to acquire permits: a value that headers, the 429 body, logs and metrics
+ * all read.
+ *
+ * @param policy the policy that decided
+ * @param allowed whether the call may proceed
+ * @param trippedIndex index into {@code policy.limits()} of the limit that refused the call (the one
+ *        with the longest wait when several did), or -1 when allowed
+ * @param retryAfterMicros when refused, microseconds until a retry can succeed; 0 when allowed
+ * @param states per limit, in the policy's order, the state after this decision
+ */
+public record Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, List<LimitState> states) {
+
+    public Decision {
+        states = List.copyOf(states);
+    }
+
+    /** The limit that refused the call, if it was refused. */
+    public Optional<Limit> trippedLimit() {
+        return trippedIndex < 0 ? Optional.empty() : Optional.of(policy.limits().get(trippedIndex));
+    }
+
+    /** The fewest permits remaining over all limits. */
+    public long remaining() {
+        long min = Long.MAX_VALUE;
+        for (LimitState s : states) {
+            min = Math.min(min, s.remaining());
+        }
+        return min;
+    }
+
+    /** Whole seconds to wait before retrying, rounded up and at least 1: the value of {@code Retry-After}. */
+    public long retryAfterSeconds() {
+        return Math.max(1, (retryAfterMicros + 999_999) / 1_000_000);
+    }
+}

@@ -1,0 +1,17 @@
+package dev.slidegate.core;
+
+/**
+ * Where one limit of a policy stands for one key, right after a decision.
+ *
+ * @param limit the limit
+ * @param remaining permits still available now (never negative)
+ * @param resetMicros microseconds until at least one more permit becomes available; 0 when nothing
+ *        of this limit is in use
+ */
+public record LimitState(Limit limit, long remaining, long resetMicros) {
+
+    /** {@link #resetMicros()} in whole seconds, rounded up: the {@code t} of the RateLimit field. */
+    public long resetSeconds() {
+        return (resetMicros + 999_999) / 1_000_000;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.slidegate.core;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The storage SPI: where windows live. Each call decides every limit of a policy in one atomic step.
+ *
+ * <p>Implementations never block the calling thread: an in-process store answers with a completed
+ * stage, a remote one completes the stage from its I/O thread.
+ */
+public interface LimiterStore {
+
+    /** A short name for logs and admin: {@code memory}, {@code redis}. */
+    String name();
+
+    /**
+     * Tries to take {@code cost} permits from every limit of {@code policy} for {@code key}: either all
+     * limits admit and all are charged, or none is charged (unless the policy counts rejected calls,
+     * in which case a refused call is charged too).
+     *
+     * @param key the caller's key, already made safe by the caller (bounded length, no braces)
+     * @param cost permits this call weighs, at least 1
+     * @return the decision; completes exceptionally when the store cannot decide
+     */
+    CompletionStage<Decision> acquire(Policy policy, String key, int cost);
+
+    /** Forgets everything recorded for {@code key} under {@code policy}. */
+    CompletionStage<Void> reset(Policy policy, String key);
+}

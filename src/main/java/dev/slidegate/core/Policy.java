@@ -1,0 +1,65 @@
+package dev.slidegate.core;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A named set of limits checked together: a call is admitted only if every limit admits it, and then
+ * it is charged to all of them.
+ *
+ * @param name unique name; letters, digits and {@code . _ # -}; appears in keys, headers and admin
+ * @param limits at least one; no two with the same window
+ * @param strategy how permits are counted
+ * @param key where the caller's key comes from ({@code ip}, {@code user}, {@code global},
+ *        {@code header:<Name>}); interpreted by the layer that calls the store
+ * @param countRejected whether refused attempts are charged too (brute-force protection)
+ */
+public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected) {
+
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._#-]{1,64}");
+
+    public Policy {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("'" + name + "' is not a policy name: use 1 to 64 letters, digits, '.', '_', '#' or '-'");
+        }
+        if (limits == null || limits.isEmpty()) {
+            throw new IllegalArgumentException("policy '" + name + "' has no limits");
+        }
+        limits = List.copyOf(limits);
+        Set<Long> windows = new HashSet<>();
+        for (Limit l : limits) {
+            if (!windows.add(l.windowMicros())) {
+                throw new IllegalArgumentException("policy '" + name + "' has two limits with the window " + l.windowText()
+                        + ": merge them into one");
+            }
+        }
+        if (strategy == null) {
+            throw new IllegalArgumentException("policy '" + name + "' has no strategy");
+        }
+    }
+
+    /** The largest N of all limits: the most entries an exact log ever needs to keep. */
+    public int maxPermits() {
+        int max = 0;
+        for (Limit l : limits) {
+            max = Math.max(max, l.permits());
+        }
+        return max;
+    }
+
+    /** The longest window: after this long without a call a key holds no state. */
+    public long maxWindowMicros() {
+        long max = 0;
+        for (Limit l : limits) {
+            max = Math.max(max, l.windowMicros());
+        }
+        return max;
+    }
+
+    /** The quota name of limit {@code i} in the RateLimit fields: {@code products-2s}. */
+    public String quotaName(int i) {
+        return name + "-" + limits.get(i).windowText();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.slidegate.core;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** How a store counts permits. Configured in kebab case: {@code sliding-log}, {@code fixed-window}. */
+public enum Strategy {
+    /**
+     * Exact: a log of admitted permits; no interval of length W ever holds more than N. Memory grows
+     * with N (one entry per permit in the window).
+     */
+    SLIDING_LOG,
+    /**
+     * One counter per epoch-aligned window. O(1) memory, but up to 2N can pass in an interval of
+     * length W that straddles a window edge.
+     */
+    FIXED_WINDOW;
+
+    /** The configuration spelling, e.g. {@code sliding-log}. */
+    public String configName() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Every configuration spelling, comma separated, for error messages. */
+    public static String validNames() {
+        return Arrays.stream(values()).map(Strategy::configName).collect(Collectors.joining(", "));
+    }
+
+    /**
+     * Parses a configuration spelling.
+     *
+     * @throws IllegalArgumentException naming the valid values
+     */
+    public static Strategy parse(String text) {
+        for (Strategy s : values()) {
+            if (s.configName().equals(text == null ? null : text.trim().toLowerCase(Locale.ROOT))) {
+                return s;
+            }
+        }
+        throw new IllegalArgumentException("'" + text + "' is not a strategy: expected one of " + validNames());
+    }
+}

@@ -1,0 +1,59 @@
+package dev.slidegate.demo;
+
+import dev.slidegate.http.Problem;
+import dev.slidegate.interceptor.RateLimited;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Map;
+
+/**
+ * Demo login, limited by the {@code login} policy: 5 attempts a minute per address, refused attempts
+ * included, so guessing passwords stays slow.
+ */
+@Path("/api/login")
+public class LoginResource {
+
+    private final DemoConfig config;
+
+    LoginResource(DemoConfig config) {
+        this.config = config;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited("login")
+    public Response login(Credentials credentials) {
+        if (credentials == null || blank(credentials.username()) || blank(credentials.password())) {
+            return problem(400, "Bad Request", "Send a JSON body with \"username\" and \"password\".");
+        }
+        String expected = config.users().get(credentials.username());
+        // compare in constant time; an unknown user is compared too, so timing does not tell users apart
+        boolean ok = MessageDigest.isEqual(bytes(expected == null ? "\u0000" : expected), bytes(credentials.password())) && expected != null;
+        if (!ok) {
+            return problem(401, "Unauthorized", "Wrong username or password.");
+        }
+        return Response.ok(Map.of("user", credentials.username(), "message", "Welcome, " + credentials.username() + ".")).build();
+    }
+
+    private static Response problem(int status, String title, String detail) {
+        return Response.status(status).type(Problem.MEDIA_TYPE)
+                .entity(new Problem("https://slidegate.dev/problems/" + (status == 401 ? "unauthorized" : "bad-request"), title,
+                        status, detail, null, null, null))
+                .build();
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

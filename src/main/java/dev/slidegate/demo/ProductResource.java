@@ -1,0 +1,51 @@
+package dev.slidegate.demo;
+
+import dev.slidegate.http.Problem;
+import dev.slidegate.interceptor.RateLimited;
+import io.smallrye.mutiny.Uni;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.math.BigDecimal;
+import java.util.List;
+
+/** The demo catalogue, limited per client address by the {@code products} policy. */
+@Path("/api/products")
+@Produces(MediaType.APPLICATION_JSON)
+public class ProductResource {
+
+    static final List<Product> CATALOGUE = List.of(
+            new Product(1, "Espresso cup", new BigDecimal("6.50")),
+            new Product(2, "Pour-over kettle", new BigDecimal("39.00")),
+            new Product(3, "Burr grinder", new BigDecimal("129.00")),
+            new Product(4, "Bag of beans, 1 kg", new BigDecimal("24.90")));
+
+    @GET
+    @RateLimited("products")
+    public List<Product> list() {
+        return CATALOGUE;
+    }
+
+    @GET
+    @Path("{id}")
+    @RateLimited("products")
+    public Response get(@PathParam("id") int id) {
+        return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
+                .map(p -> Response.ok(p).build())
+                .orElseGet(() -> Response.status(404).type(Problem.MEDIA_TYPE)
+                        .entity(new Problem("https://slidegate.dev/problems/not-found", "Not Found", 404,
+                                "There is no product " + id + ".", null, null, null))
+                        .build());
+    }
+
+    /** The same list, returned without blocking: the rate-limit decision never blocks the event loop. */
+    @GET
+    @Path("reactive")
+    @RateLimited("products")
+    public Uni<List<Product>> listReactive() {
+        return Uni.createFrom().item(CATALOGUE);
+    }
+}

@@ -1,0 +1,33 @@
+package dev.slidegate.http;
+
+import dev.slidegate.core.Decision;
+import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Carries the decisions made for one HTTP request to its response: each is remembered on the
+ * request's {@link RoutingContext}, and the RateLimit fields are written just before the response
+ * headers go out, whether the response came from the endpoint or from an exception mapper.
+ */
+public final class HttpDecisions {
+
+    private static final String KEY = "slidegate.decisions";
+
+    private HttpDecisions() {
+    }
+
+    /** Remembers {@code decision} for the response of {@code rc}. */
+    public static void record(RoutingContext rc, Decision decision) {
+        List<Decision> decisions = rc.get(KEY);
+        if (decisions == null) {
+            List<Decision> created = new ArrayList<>(2);
+            rc.put(KEY, created);
+            rc.addHeadersEndHandler(v -> RateLimitHeaders.write(rc.response().headers(), created));
+            decisions = created;
+        }
+        synchronized (decisions) {
+            decisions.add(decision);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.slidegate.interceptor;
+
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.RateLimitExceededException;
+import dev.slidegate.http.HttpDecisions;
+import io.quarkus.arc.Arc;
+import io.quarkus.runtime.BlockingOperationControl;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.annotation.Priority;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+
+/**
+ * Applies {@link RateLimited}: resolves the method's policy (cached), computes the caller's key, asks
+ * the store, and lets the call through or refuses it. It computes nothing itself.
+ *
+ * <p>{@code Uni} and {@code CompletionStage} methods never block: the method runs when the store
+ * answers, back on the caller's Vert.x context. Plain methods wait for the store, which is only
+ * allowed off the event loop (an in-process decision is immediate, so it never waits).
+ */
+@RateLimited
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+public class RateLimitInterceptor {
+
+    private static final int COST = 1;
+
+    private final MethodPolicies policies;
+    private final CallerKeys keys;
+    private final LimiterStore store;
+    private final CurrentVertxRequest currentRequest;
+    private final boolean enabled;
+
+    RateLimitInterceptor(MethodPolicies policies, CallerKeys keys, LimiterStore store, CurrentVertxRequest currentRequest,
+            SlidegateConfig config) {
+        this.policies = policies;
+        this.keys = keys;
+        this.store = store;
+        this.currentRequest = currentRequest;
+        this.enabled = config.enabled();
+    }
+
+    @AroundInvoke
+    Object limit(InvocationContext ctx) throws Exception {
+        if (!enabled) {
+            return ctx.proceed();
+        }
+        MethodPolicy mp = policies.of(ctx.getMethod(), ctx.getInterceptorBinding(RateLimited.class));
+        RoutingContext rc = currentRequest();
+        String key = keys.resolve(mp, ctx.getParameters(), rc);
+        return switch (mp.kind()) {
+            case PLAIN -> {
+                admit(await(store.acquire(mp.policy(), key, COST), mp), rc);
+                yield ctx.proceed();
+            }
+            case UNI -> Uni.createFrom().completionStage(() -> store.acquire(mp.policy(), key, COST))
+                    .emitOn(onCallerContext())
+                    .onItem().transformToUni(d -> {
+                        admit(d, rc);
+                        return (Uni<?>) proceed(ctx);
+                    });
+            case STAGE -> store.acquire(mp.policy(), key, COST)
+                    .thenComposeAsync(d -> {
+                        admit(d, rc);
+                        return (CompletionStage<?>) proceed(ctx);
+                    }, onCallerContext())
+                    .toCompletableFuture();
+        };
+    }
+
+    private static void admit(Decision d, RoutingContext rc) {
+        if (rc != null) {
+            HttpDecisions.record(rc, d);
+        }
+        if (!d.allowed()) {
+            throw new RateLimitExceededException(d);
+        }
+    }
+
+    private static Object proceed(InvocationContext ctx) {
+        try {
+            return ctx.proceed();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Decision await(CompletionStage<Decision> stage, MethodPolicy mp) throws Exception {
+        CompletableFuture<Decision> f = stage.toCompletableFuture();
+        if (!f.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
+            throw new IllegalStateException(mp.where() + " returns a plain value but runs on an I/O thread, where a remote "
+                    + "rate-limit decision cannot be awaited: return Uni or CompletionStage, or annotate it @Blocking");
+        }
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /** Runs continuations on the Vert.x context of the call (inline when already there), so the method sees its request. */
+    private static Executor onCallerContext() {
+        Context caller = Vertx.currentContext();
+        if (caller == null) {
+            return Runnable::run;
+        }
+        return command -> {
+            if (Vertx.currentContext() == caller) {
+                command.run();
+            } else {
+                caller.runOnContext(v -> command.run());
+            }
+        };
+    }
+
+    private RoutingContext currentRequest() {
+        return Arc.container().requestContext().isActive() ? currentRequest.getCurrent() : null;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.slidegate.interceptor;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Limits how often a method may be called, per caller. On a class it applies to every business
+ * method; on a method it replaces the class's.
+ *
+ * <p>Either name a configured policy, {@code @RateLimited("products")}, or give the limits inline,
+ * {@code @RateLimited(limits = {"500/2s", "2000/10s"}, key = "ip")}. Every member can be overridden
+ * by configuration under {@code slidegate.policies.<name>.*} for a named policy.
+ *
+ * <p>Works on JAX-RS resource methods and any CDI bean method, for plain, {@code Uni} and
+ * {@code CompletionStage} return types. A refused call throws (or fails with)
+ * {@link dev.slidegate.core.RateLimitExceededException}, which the HTTP layer answers with 429.
+ */
+@InterceptorBinding
+@Inherited
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ ElementType.TYPE, ElementType.METHOD })
+public @interface RateLimited {
+
+    /**
+     * The policy name. With inline {@link #limits()} it names that policy (so configuration can
+     * override it); without, a policy of this name must be configured. Empty: an inline policy named
+     * {@code SimpleClassName.method}.
+     */
+    @Nonbinding
+    String value() default "";
+
+    /** Inline limits, all checked together, e.g. {@code {"500/2s", "2000/10s"}}. Units ms, s, m, h, d. */
+    @Nonbinding
+    String[] limits() default {};
+
+    /** {@code sliding-log} (exact) or {@code fixed-window}. Empty: {@code sliding-log}. */
+    @Nonbinding
+    String strategy() default "";
+
+    /**
+     * Whose calls count together: {@code ip}, {@code user} (the authenticated principal; anonymous
+     * callers by {@code ip}), {@code global} or {@code header:<Name>}. Empty: {@code ip}. A parameter
+     * annotated {@link RateLimitKey} takes precedence.
+     */
+    @Nonbinding
+    String key() default "";
+
+    /** Charge refused attempts too, so a caller who keeps trying stays locked out (brute-force protection). */
+    @Nonbinding
+    boolean countRejected() default false;
+}

@@ -1,0 +1,66 @@
+package dev.slidegate.interceptor;
+
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.core.LimiterStore;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.HashSet;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * At start-up, resolves the policy of every {@link RateLimited} method of every bean, so that a bad
+ * limit, strategy, key source or policy name stops the service before it takes traffic, with one
+ * sentence naming the property or {@code Class#method}. It also creates the store, which logs which
+ * store is active and why.
+ */
+class StartupCheck {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
+
+    void onStart(@Observes StartupEvent event, BeanManager beans, MethodPolicies policies, PolicyRegistry registry,
+            LimiterStore store) {
+        Set<Class<?>> seen = new HashSet<>();
+        int methods = 0;
+        for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {
+            Class<?> type = bean.getBeanClass();
+            if (type != null && seen.add(type)) {
+                methods += check(type, policies);
+            }
+        }
+        registry.checkConfiguredPoliciesComplete();
+        LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(), store.name());
+    }
+
+    private static int check(Class<?> type, MethodPolicies policies) {
+        int count = 0;
+        RateLimited onClass = type.getAnnotation(RateLimited.class);
+        Method[] declared;
+        try {
+            declared = type.getDeclaredMethods();
+        } catch (Throwable e) { // a class not open to reflection (native image): its methods are checked at first call
+            return 0;
+        }
+        for (Method m : declared) {
+            RateLimited binding = m.getAnnotation(RateLimited.class);
+            if (binding == null && onClass != null && isBusinessMethod(m)) {
+                binding = onClass;
+            }
+            if (binding != null) {
+                policies.of(m, binding);
+                count++;
+            }
+        }
+        return count;
+    }
+
+    private static boolean isBusinessMethod(Method m) {
+        int mod = m.getModifiers();
+        return !m.isSynthetic() && !Modifier.isStatic(mod) && !Modifier.isPrivate(mod);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.slidegate.memory;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.LimitState;
+import dev.slidegate.core.Policy;
+
+/**
+ * The windows of one (policy, key) in process. Subclasses hold the counting state of one strategy;
+ * this class holds what all share: the policy as arrays, the monotonic guard, and retirement.
+ *
+ * <p>All methods that touch state run under the instance's monitor. A state that the store evicted
+ * is <em>retired</em>: {@link #decide} then answers {@code null} and the store looks the key up again,
+ * so no permit is ever charged to a state that is no longer in the map.
+ */
+abstract sealed class KeyState permits SlidingLogState, FixedWindowState {
+
+    protected final Policy policy;
+    protected final int[] permits;
+    protected final long[] windows;
+    /** The newest "now" this key has seen: time never steps backwards for a key. */
+    protected long lastMicros = Long.MIN_VALUE;
+    private boolean retired;
+    // Outputs of computeWaits(), read under the same lock (no allocation per decision).
+    protected int tripped;
+    protected long retry;
+
+    protected KeyState(Policy policy) {
+        this.policy = policy;
+        int n = policy.limits().size();
+        this.permits = new int[n];
+        this.windows = new long[n];
+        for (int i = 0; i < n; i++) {
+            Limit l = policy.limits().get(i);
+            permits[i] = l.permits();
+            windows[i] = l.windowMicros();
+        }
+    }
+
+    /**
+     * Decides one call at {@code now}: checks every limit, then charges all of them or none.
+     *
+     * @return the decision, or {@code null} if this state was retired and the key must be looked up again
+     */
+    final synchronized Decision decide(long now, int cost) {
+        if (retired) {
+            return null;
+        }
+        now = Math.max(now, lastMicros);
+        lastMicros = now;
+        computeWaits(now, cost);
+        boolean allowed = tripped < 0;
+        if (allowed || policy.countRejected()) {
+            charge(now, cost);
+            if (!allowed) {
+                computeWaits(now, cost); // the refused attempt counted: the wait starts from it
+            }
+        }
+        LimitState[] states = new LimitState[permits.length];
+        for (int i = 0; i < states.length; i++) {
+            states[i] = state(i, now);
+        }
+        return new Decision(policy, allowed, tripped, allowed ? 0 : retry, java.util.List.of(states));
+    }
+
+    /** Retires this state if it holds nothing that counts at {@code now}, or unconditionally with {@code force}. */
+    final synchronized boolean retire(long now, boolean force) {
+        if (!retired && (force || idle(now))) {
+            retired = true;
+        }
+        return retired;
+    }
+
+    /** The newest instant this key was used, for choosing whom to evict. */
+    final synchronized long lastUsed() {
+        return lastMicros;
+    }
+
+    /**
+     * Sets {@link #tripped} (-1 when every limit admits {@code cost} at {@code now}) and {@link #retry}
+     * (the longest wait among refusing limits).
+     */
+    private void computeWaits(long now, int cost) {
+        tripped = -1;
+        retry = 0;
+        for (int i = 0; i < permits.length; i++) {
+            long wait = cost > permits[i] ? windows[i] : waitFor(i, now, cost);
+            if (wait > retry) {
+                retry = wait;
+                tripped = i;
+            }
+        }
+    }
+
+    /** Microseconds until limit {@code i} admits {@code cost} (≤ 0: admits now); {@code cost ≤ permits[i]}. */
+    protected abstract long waitFor(int i, long now, int cost);
+
+    /** Records {@code cost} permits at {@code now} in every limit. */
+    protected abstract void charge(long now, int cost);
+
+    /** Limit {@code i} as seen at {@code now}. */
+    protected abstract LimitState state(int i, long now);
+
+    /** Whether nothing recorded still counts at {@code now}, so the state can be dropped. */
+    protected abstract boolean idle(long now);
+}

@@ -1,0 +1,143 @@
+package dev.slidegate.memory;
+
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The in-process store: exact, thread safe (one monitor per key), answering synchronously.
+ *
+ * <p>The number of keys is bounded by {@code maxKeys}. When a new key would exceed it, keys whose
+ * windows are all empty are dropped first (that loses nothing); if that is not enough, the least
+ * recently used tenth is dropped and a warning says that {@code slidegate.memory.max-keys} is too small.
+ */
+public final class MemoryStore implements LimiterStore {
+
+    private static final Logger LOG = Logger.getLogger(MemoryStore.class.getName());
+    private static final long WARN_EVERY_MICROS = 60_000_000L;
+
+    private final Clock clock;
+    private final int maxKeys;
+    private final Map<String, ConcurrentHashMap<String, KeyState>> policies = new ConcurrentHashMap<>();
+    private final AtomicInteger keyCount = new AtomicInteger();
+    private final Object evictionLock = new Object();
+    private long lastWarning = Long.MIN_VALUE;
+
+    public MemoryStore(Clock clock, int maxKeys) {
+        if (maxKeys < 1) {
+            throw new IllegalArgumentException("maxKeys must be at least 1, was " + maxKeys);
+        }
+        this.clock = clock;
+        this.maxKeys = maxKeys;
+    }
+
+    @Override
+    public String name() {
+        return "memory";
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        try {
+            return CompletableFuture.completedFuture(decide(policy, key, cost));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The synchronous form of {@link #acquire}: in process there is nothing to wait for. */
+    public Decision decide(Policy policy, String key, int cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+        }
+        long now = clock.nowMicros();
+        ConcurrentHashMap<String, KeyState> keys = policies.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
+        while (true) {
+            KeyState state = keys.get(key);
+            if (state == null) {
+                KeyState created = newState(policy);
+                state = keys.putIfAbsent(key, created);
+                if (state == null) {
+                    state = created;
+                    if (keyCount.incrementAndGet() > maxKeys) {
+                        evict(now);
+                    }
+                }
+            }
+            Decision decision = state.decide(now, cost);
+            if (decision != null) {
+                return decision;
+            }
+            if (keys.remove(key, state)) { // retired by eviction; normally already removed
+                keyCount.decrementAndGet();
+            }
+        }
+    }
+
+    private static KeyState newState(Policy policy) {
+        return switch (policy.strategy()) {
+            case SLIDING_LOG -> new SlidingLogState(policy);
+            case FIXED_WINDOW -> new FixedWindowState(policy);
+        };
+    }
+
+    @Override
+    public CompletionStage<Void> reset(Policy policy, String key) {
+        Map<String, KeyState> keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.remove(key);
+        if (state != null) {
+            state.retire(0, true);
+            keyCount.decrementAndGet();
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** How many keys the store holds now, over all policies. */
+    public int size() {
+        return keyCount.get();
+    }
+
+    private void evict(long now) {
+        synchronized (evictionLock) {
+            if (keyCount.get() <= maxKeys) {
+                return;
+            }
+            for (Map<String, KeyState> keys : policies.values()) {
+                keys.entrySet().removeIf(e -> dropIf(e.getValue().retire(now, false)));
+            }
+            int target = maxKeys - Math.max(1, maxKeys / 10);
+            int excess = keyCount.get() - target;
+            if (excess <= 0) {
+                return;
+            }
+            long[] used = policies.values().stream().flatMap(m -> m.values().stream()).mapToLong(KeyState::lastUsed).toArray();
+            Arrays.sort(used);
+            long threshold = used[Math.min(excess, used.length) - 1];
+            for (Map<String, KeyState> keys : policies.values()) {
+                keys.entrySet().removeIf(e -> e.getValue().lastUsed() <= threshold && dropIf(e.getValue().retire(now, true)));
+            }
+            if (now - lastWarning >= WARN_EVERY_MICROS) {
+                lastWarning = now;
+                LOG.log(Level.WARNING, "Slidegate memory store: {0} keys are active, more than slidegate.memory.max-keys={1}; "
+                        + "dropped the least recently used, whose windows restart empty. Raise slidegate.memory.max-keys.",
+                        new Object[] { used.length, maxKeys });
+            }
+        }
+    }
+
+    private boolean dropIf(boolean retired) {
+        if (retired) {
+            keyCount.decrementAndGet();
+        }
+        return retired;
+    }
+}

@@ -1,0 +1,87 @@
+package dev.slidegate.memory;
+
+import dev.slidegate.core.LimitState;
+import dev.slidegate.core.Policy;
+
+/**
+ * The exact sliding log of one key: the instants of the most recent permits in a ring buffer, shared
+ * by all limits of the policy.
+ *
+ * <p>A call of cost c passes limit N/W iff fewer than N - c + 1 recorded permits lie in (now - W, now],
+ * i.e. iff the (N - c + 1)-th most recent entry is at least W old. That is one array read per limit,
+ * and it needs only the newest max(N) entries, so the ring never grows past the largest N. It starts
+ * small and doubles as a key gets busy; in steady state a decision allocates nothing here.
+ */
+final class SlidingLogState extends KeyState {
+
+    private static final int INITIAL_CAPACITY = 8;
+    private final int maxPermits;
+    private final long maxWindow;
+    private long[] ring;
+    private int head; // next write position
+    private int size;
+
+    SlidingLogState(Policy policy) {
+        super(policy);
+        this.maxPermits = policy.maxPermits();
+        this.maxWindow = policy.maxWindowMicros();
+        this.ring = new long[Math.min(INITIAL_CAPACITY, maxPermits)];
+    }
+
+    /** The k-th most recent entry, 1-based; requires 1 ≤ k ≤ size. */
+    private long recent(int k) {
+        int idx = head - k;
+        return ring[idx < 0 ? idx + ring.length : idx];
+    }
+
+    @Override
+    protected long waitFor(int i, long now, int cost) {
+        int k = permits[i] - cost + 1;
+        return size < k ? 0 : recent(k) + windows[i] - now;
+    }
+
+    @Override
+    protected void charge(long now, int cost) {
+        if (size + cost > ring.length && ring.length < maxPermits) {
+            grow(Math.min(maxPermits, Math.max(ring.length * 2, size + cost)));
+        }
+        for (int j = 0; j < cost; j++) {
+            ring[head] = now;
+            head = head + 1 == ring.length ? 0 : head + 1;
+        }
+        size = Math.min(size + cost, ring.length); // past capacity the oldest entries were overwritten
+    }
+
+    private void grow(int capacity) {
+        long[] bigger = new long[capacity];
+        for (int k = size; k >= 1; k--) {
+            bigger[size - k] = recent(k);
+        }
+        ring = bigger;
+        head = size;
+    }
+
+    @Override
+    protected LimitState state(int i, long now) {
+        long bound = now - windows[i];
+        // Count entries newer than bound among the newest permits[i] (more never matter): binary search,
+        // since entries get older as k grows.
+        int lo = 0;
+        int hi = Math.min(size, permits[i]);
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (recent(mid) > bound) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        long reset = lo == 0 ? 0 : recent(lo) + windows[i] - now;
+        return new LimitState(policy.limits().get(i), permits[i] - lo, reset);
+    }
+
+    @Override
+    protected boolean idle(long now) {
+        return size == 0 || recent(1) + maxWindow <= now;
+    }
+}

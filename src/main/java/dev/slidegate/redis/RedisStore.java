@@ -1,0 +1,155 @@
+package dev.slidegate.redis;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimitState;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.smallrye.mutiny.TimeoutException;
+import io.smallrye.mutiny.Uni;
+import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.Command;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The Redis store: one {@code EVALSHA} per decision, so every instance sharing a Redis sees the same
+ * windows and all limits of a policy are decided atomically, on the Redis server's clock.
+ *
+ * <p>Scripts are called by SHA; on an explicit {@code NOSCRIPT} reply (after a restart, failover or
+ * {@code SCRIPT FLUSH}) the call is repeated once as {@code EVAL}, which runs the script on the node
+ * that owns the key and caches it there. Nothing else is retried: a call that timed out may have run
+ * and charged the caller already.
+ */
+public final class RedisStore implements LimiterStore {
+
+    static final LuaScript SLIDING_LOG = LuaScript.load("sliding_log.lua");
+    static final LuaScript FIXED_WINDOW = LuaScript.load("fixed_window.lua");
+
+    private final ReactiveRedisDataSource redis;
+    private final Duration timeout;
+    private final Map<Policy, Prepared> prepared = new ConcurrentHashMap<>();
+
+    /** What a policy contributes to every call: the script and the ARGV tail, built once. */
+    private record Prepared(LuaScript script, List<String> limitArgs) {
+    }
+
+    public RedisStore(ReactiveRedisDataSource redis, Duration timeout) {
+        this.redis = redis;
+        this.timeout = timeout;
+    }
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    /**
+     * The Redis key prefix of one (policy, key): {@code slidegate:{<policy>:<key>}}. The braces make
+     * every key of one decision hash to one Redis Cluster slot.
+     */
+    public static String keyPrefix(Policy policy, String key) {
+        if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("a store key must not contain '{' or '}'");
+        }
+        return "slidegate:{" + policy.name() + ":" + key + "}";
+    }
+
+    /** Every Redis key a decision of {@code policy} touches for {@code key}, in the order of the script's KEYS. */
+    public static List<String> keys(Policy policy, String key) {
+        String prefix = keyPrefix(policy, key);
+        return switch (policy.strategy()) {
+            case SLIDING_LOG -> List.of(prefix + ":log");
+            case FIXED_WINDOW -> policy.limits().stream().map(l -> prefix + ":fw:" + l.windowText()).toList();
+        };
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+        }
+        Prepared p = prepared.computeIfAbsent(policy, RedisStore::prepare);
+        List<String> keys = keys(policy, key);
+        List<String> args = new ArrayList<>(2 + p.limitArgs().size());
+        args.add(Integer.toString(cost));
+        args.add(policy.countRejected() ? "1" : "0");
+        args.addAll(p.limitArgs());
+        return run(p.script(), keys, args)
+                .map(r -> toDecision(policy, r))
+                .subscribeAsCompletionStage();
+    }
+
+    private static Prepared prepare(Policy policy) {
+        List<String> args = new ArrayList<>();
+        LuaScript script = switch (policy.strategy()) {
+            case SLIDING_LOG -> {
+                args.add(Integer.toString(policy.maxPermits()));
+                yield SLIDING_LOG;
+            }
+            case FIXED_WINDOW -> FIXED_WINDOW;
+        };
+        policy.limits().forEach(l -> {
+            args.add(Integer.toString(l.permits()));
+            args.add(Long.toString(l.windowMicros()));
+        });
+        return new Prepared(script, List.copyOf(args));
+    }
+
+    @Override
+    public CompletionStage<Void> reset(Policy policy, String key) {
+        return withTimeout(redis.execute(Command.DEL, keys(policy, key).toArray(String[]::new)), "DEL")
+                .replaceWithVoid()
+                .subscribeAsCompletionStage();
+    }
+
+    /** Runs a script by SHA, falling back to EVAL once on an explicit NOSCRIPT; bounded by the timeout. */
+    Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
+        Uni<Response> call = redis.execute(Command.EVALSHA, command(script.sha1(), keys, args))
+                .onFailure(RedisStore::isNoScript)
+                .recoverWithUni(() -> redis.execute(Command.EVAL, command(script.body(), keys, args)));
+        return withTimeout(call, script.name());
+    }
+
+    private Uni<Response> withTimeout(Uni<Response> call, String what) {
+        return call.ifNoItem().after(timeout).fail()
+                .onFailure().transform(e -> new RedisStoreException(e instanceof TimeoutException
+                        ? "Redis did not answer " + what + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)"
+                        : "Redis failed on " + what + ": " + e.getMessage(), e));
+    }
+
+    private static String[] command(String scriptOrSha, List<String> keys, List<String> args) {
+        String[] cmd = new String[2 + keys.size() + args.size()];
+        cmd[0] = scriptOrSha;
+        cmd[1] = Integer.toString(keys.size());
+        int i = 2;
+        for (String k : keys) {
+            cmd[i++] = k;
+        }
+        for (String a : args) {
+            cmd[i++] = a;
+        }
+        return cmd;
+    }
+
+    private static boolean isNoScript(Throwable e) {
+        String m = e.getMessage();
+        return m != null && m.startsWith("NOSCRIPT");
+    }
+
+    private static Decision toDecision(Policy policy, Response r) {
+        boolean allowed = r.get(0).toLong() == 1;
+        int tripped = r.get(1).toInteger();
+        long retry = r.get(2).toLong();
+        int n = policy.limits().size();
+        List<LimitState> states = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            states.add(new LimitState(policy.limits().get(i), r.get(4 + 2 * i).toLong(), r.get(5 + 2 * i).toLong()));
+        }
+        return new Decision(policy, allowed, tripped, retry, states);
+    }
+}

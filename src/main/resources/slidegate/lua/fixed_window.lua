@@ -1,0 +1,68 @@
+-- Fixed window: decide and charge every limit of one policy for one key, all or nothing.
+--
+-- KEYS[i]  one hash per limit: field w = index of the epoch-aligned window it counts, c = count.
+--          The key expires at the end of that window (PEXPIREAT, set once when the window's counter
+--          is created and never extended).
+-- ARGV[1]  cost (permits this call weighs, >= 1)
+-- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+-- ARGV[3], ARGV[4], ...  N and W (microseconds) of each limit, in the order of KEYS
+--
+-- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
+--          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
+local cost = tonumber(ARGV[1])
+local count_rejected = ARGV[2] == '1'
+local nlimits = #KEYS
+
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+
+local index, used, window, permits = {}, {}, {}, {}
+local tripped, retry = -1, 0
+for i = 1, nlimits do
+  local n = tonumber(ARGV[1 + 2 * i])
+  local w = tonumber(ARGV[2 + 2 * i])
+  -- exact integer division (math.fmod is exact on doubles)
+  local idx = (now - math.fmod(now, w)) / w
+  local stored = redis.call('HMGET', KEYS[i], 'w', 'c')
+  local count = 0
+  if stored[1] then
+    local sidx = tonumber(stored[1])
+    -- never step back into an older window (a primary whose clock is behind)
+    if sidx >= idx then
+      idx = sidx
+      count = tonumber(stored[2]) or 0
+    end
+  end
+  index[i], used[i], window[i], permits[i] = idx, count, w, n
+  if cost > n or count + cost > n then
+    local wait = (idx + 1) * w - now
+    if wait > retry then
+      tripped, retry = i - 1, wait
+    end
+  end
+end
+
+local allowed = tripped < 0
+if allowed or count_rejected then
+  for i = 1, nlimits do
+    if used[i] == 0 then
+      -- a new window's counter: its expiry is set here, once
+      redis.call('HSET', KEYS[i], 'w', string.format('%d', index[i]), 'c', cost)
+      redis.call('PEXPIREAT', KEYS[i], string.format('%d', math.ceil((index[i] + 1) * window[i] / 1000)))
+    else
+      redis.call('HINCRBY', KEYS[i], 'c', cost)
+    end
+    used[i] = used[i] + cost
+  end
+end
+
+local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}
+for i = 1, nlimits do
+  local remaining = permits[i] - used[i]
+  if remaining < 0 then remaining = 0 end
+  local reset = 0
+  if used[i] > 0 then reset = (index[i] + 1) * window[i] - now end
+  out[#out + 1] = remaining
+  out[#out + 1] = reset
+end
+return out
