@@ -12,9 +12,12 @@ import java.util.Optional;
  * @param trippedIndex index into {@code policy.limits()} of the limit that refused the call (the one
  *        with the longest wait when several did), or -1 when allowed
  * @param retryAfterMicros when refused, microseconds until a retry can succeed; 0 when allowed
+ * @param atMicros the instant the store decided at, on the store's clock (Redis {@code TIME} for Redis),
+ *        in microseconds since the epoch; admitted permits are recorded at this instant
  * @param states per limit, in the policy's order, the state after this decision
  */
-public record Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, List<LimitState> states) {
+public record Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros,
+        List<LimitState> states) {
 
     public Decision {
         states = List.copyOf(states);

@@ -60,7 +60,26 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState {
         for (int i = 0; i < states.length; i++) {
             states[i] = state(i, now);
         }
-        return new Decision(policy, allowed, tripped, allowed ? 0 : retry, java.util.List.of(states));
+        return new Decision(policy, allowed, tripped, allowed ? 0 : retry, now, java.util.List.of(states));
+    }
+
+    /**
+     * The same decision as {@link #decide}, reporting only the outcome, without allocating.
+     *
+     * @return 1 admitted, 0 refused, -1 retired (look the key up again)
+     */
+    final synchronized int tryAcquire(long now, int cost) {
+        if (retired) {
+            return -1;
+        }
+        now = Math.max(now, lastMicros);
+        lastMicros = now;
+        computeWaits(now, cost);
+        boolean allowed = tripped < 0;
+        if (allowed || policy.countRejected()) {
+            charge(now, cost);
+        }
+        return allowed ? 1 : 0;
     }
 
     /** Retires this state if it holds nothing that counts at {@code now}, or unconditionally with {@code force}. */
@@ -68,6 +87,10 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState {
         if (!retired && (force || idle(now))) {
             retired = true;
         }
+        return retired;
+    }
+
+    final synchronized boolean isRetired() {
         return retired;
     }
 

@@ -56,30 +56,60 @@ public final class MemoryStore implements LimiterStore {
 
     /** The synchronous form of {@link #acquire}: in process there is nothing to wait for. */
     public Decision decide(Policy policy, String key, int cost) {
-        if (cost < 1) {
-            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
-        }
-        long now = clock.nowMicros();
-        ConcurrentHashMap<String, KeyState> keys = policies.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
+        long now = now(cost);
         while (true) {
-            KeyState state = keys.get(key);
-            if (state == null) {
-                KeyState created = newState(policy);
-                state = keys.putIfAbsent(key, created);
-                if (state == null) {
-                    state = created;
-                    if (keyCount.incrementAndGet() > maxKeys) {
-                        evict(now);
-                    }
-                }
-            }
-            Decision decision = state.decide(now, cost);
+            Decision decision = stateOf(policy, key, now).decide(now, cost);
             if (decision != null) {
                 return decision;
             }
-            if (keys.remove(key, state)) { // retired by eviction; normally already removed
-                keyCount.decrementAndGet();
+            forget(policy, key);
+        }
+    }
+
+    /**
+     * Decides like {@link #decide} but reports only whether the call was admitted; allocates nothing
+     * once the key exists, for callers that need no headers (and for benchmarks).
+     */
+    public boolean tryAcquire(Policy policy, String key, int cost) {
+        long now = now(cost);
+        while (true) {
+            int outcome = stateOf(policy, key, now).tryAcquire(now, cost);
+            if (outcome >= 0) {
+                return outcome == 1;
             }
+            forget(policy, key);
+        }
+    }
+
+    private long now(int cost) {
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+        }
+        return clock.nowMicros();
+    }
+
+    private KeyState stateOf(Policy policy, String key, long now) {
+        ConcurrentHashMap<String, KeyState> keys = policies.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
+        KeyState state = keys.get(key);
+        if (state == null) {
+            KeyState created = newState(policy);
+            state = keys.putIfAbsent(key, created);
+            if (state == null) {
+                state = created;
+                if (keyCount.incrementAndGet() > maxKeys) {
+                    evict(now);
+                }
+            }
+        }
+        return state;
+    }
+
+    /** Drops a key whose state was retired by eviction (normally already removed). */
+    private void forget(Policy policy, String key) {
+        Map<String, KeyState> keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.get(key);
+        if (state != null && state.isRetired() && keys.remove(key, state)) {
+            keyCount.decrementAndGet();
         }
     }
 

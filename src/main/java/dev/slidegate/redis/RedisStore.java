@@ -150,6 +150,6 @@ public final class RedisStore implements LimiterStore {
         for (int i = 0; i < n; i++) {
             states.add(new LimitState(policy.limits().get(i), r.get(4 + 2 * i).toLong(), r.get(5 + 2 * i).toLong()));
         }
-        return new Decision(policy, allowed, tripped, retry, states);
+        return new Decision(policy, allowed, tripped, retry, r.get(3).toLong(), states);
     }
 }

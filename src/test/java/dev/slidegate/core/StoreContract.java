@@ -1,0 +1,309 @@
+package dev.slidegate.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The timeline scenarios every store must pass, written once (STYLE.md 5). Subclasses supply the
+ * store and how time moves: a settable clock in process (exact to the microsecond), real time with
+ * short windows on Redis.
+ *
+ * <p>Times are in units of the window W; {@code edge()} is how close to a window edge a step lands:
+ * 1 µs with a settable clock, a safe margin in real time.
+ */
+public abstract class StoreContract {
+
+    private static final AtomicInteger KEYS = new AtomicInteger();
+
+    /** The store under test. */
+    protected abstract LimiterStore store();
+
+    /** Moves time forward by {@code micros}. */
+    protected abstract void advance(long micros);
+
+    /** The window W of the scenarios, in microseconds. */
+    protected abstract long w();
+
+    /** How close to an edge a step lands, in microseconds. */
+    protected abstract long edge();
+
+    /** Moves time to just after the start of an epoch-aligned window of length {@code window}. */
+    protected abstract void alignTo(long window);
+
+    /** Whether retry-after and reset can be asserted to the microsecond (settable clock). */
+    protected boolean exactTime() {
+        return false;
+    }
+
+    protected final String newKey() {
+        return "k" + KEYS.incrementAndGet();
+    }
+
+    protected final Policy policy(Strategy strategy, boolean countRejected, String... limits) {
+        List<Limit> parsed = java.util.Arrays.stream(limits).map(Limit::parse).toList();
+        return new Policy("p" + KEYS.incrementAndGet(), parsed, strategy, "ip", countRejected);
+    }
+
+    /** A limit text for {@code n} permits per {@code multiple} windows W. */
+    protected final String lim(int n, int multiple) {
+        return n + "/" + (w() * multiple / 1000) + "ms";
+    }
+
+    protected final Decision call(Policy p, String key, int cost) {
+        return store().acquire(p, key, cost).toCompletableFuture().join();
+    }
+
+    protected final Decision call(Policy p, String key) {
+        return call(p, key, 1);
+    }
+
+    private void assertAdmitted(Decision d, long remaining) {
+        assertTrue(d.allowed(), () -> "expected admitted: " + d);
+        assertEquals(remaining, d.remaining(), () -> "remaining: " + d);
+        assertEquals(-1, d.trippedIndex());
+        assertEquals(0, d.retryAfterMicros());
+    }
+
+    private void assertRefused(Decision d, int tripped) {
+        assertFalse(d.allowed(), () -> "expected refused: " + d);
+        assertEquals(tripped, d.trippedIndex(), () -> "tripped limit: " + d);
+        assertTrue(d.retryAfterMicros() > 0, () -> "retry-after: " + d);
+    }
+
+    // t=0 x5 admitted (remaining 4..0), 6th refused with retry-after W
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void admitsUpToNThenRefuses(Strategy s) {
+        Policy p = policy(s, false, lim(5, 1));
+        String k = newKey();
+        alignTo(w());
+        for (int i = 4; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+        Decision refused = call(p, k);
+        assertRefused(refused, 0);
+        assertEquals(0, refused.remaining());
+        assertTrue(refused.retryAfterMicros() <= w());
+        if (exactTime()) {
+            assertEquals(s == Strategy.SLIDING_LOG ? w() : w() - edge(), refused.retryAfterMicros());
+        }
+    }
+
+    // t=0 x5; t=W-edge refused; t=W+edge x5 admitted again, 6th refused
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void permitsReturnWhenTheWindowHasPassed(Strategy s) {
+        Policy p = policy(s, false, lim(5, 1));
+        String k = newKey();
+        alignTo(w());
+        for (int i = 0; i < 5; i++) {
+            assertTrue(call(p, k).allowed());
+        }
+        advance(w() - 3 * edge());
+        Decision refused = call(p, k);
+        assertRefused(refused, 0);
+        if (exactTime()) {
+            assertEquals(s == Strategy.SLIDING_LOG ? 3 * edge() : 2 * edge(), refused.retryAfterMicros());
+        }
+        advance(4 * edge());
+        for (int i = 4; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+        assertRefused(call(p, k), 0);
+    }
+
+    // sliding log, 5/W: t=0 x1; t=W/2 x4; t=W+edge: the t=0 permit left, so exactly one more fits.
+    // (A fixed window would admit five here: the 2N burst at an edge.)
+    @Test
+    void slidingLogAdmitsNoBurstAcrossAWindowEdge() {
+        Policy p = policy(Strategy.SLIDING_LOG, false, lim(5, 1));
+        String k = newKey();
+        assertTrue(call(p, k).allowed());
+        advance(w() / 2);
+        for (int i = 0; i < 4; i++) {
+            assertTrue(call(p, k).allowed());
+        }
+        advance(w() / 2 + edge());
+        assertAdmitted(call(p, k), 0);
+        Decision refused = call(p, k);
+        assertRefused(refused, 0);
+        if (exactTime()) {
+            assertEquals(w() / 2 - edge(), refused.retryAfterMicros());
+        }
+    }
+
+    // fixed window, 5/W: t=W-edge x5, t=W+edge x5: all admitted, 10 in 2*edge. Documented behaviour.
+    @Test
+    void fixedWindowAdmitsTwoWindowsWorthAroundAnEdge() {
+        Policy p = policy(Strategy.FIXED_WINDOW, false, lim(5, 1));
+        String k = newKey();
+        alignTo(w());
+        advance(w() - 3 * edge());
+        for (int i = 0; i < 5; i++) {
+            assertTrue(call(p, k).allowed());
+        }
+        assertRefused(call(p, k), 0);
+        advance(4 * edge());
+        for (int i = 4; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+    }
+
+    // 2/W and 3/2W: t=0 x2 admitted, x3 refused by the first limit (charging neither);
+    // t=W+edge: 1 admitted (the second limit held only 2), then refused by the second limit.
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void allLimitsAreCheckedAndChargedTogether(Strategy s) {
+        Policy p = policy(s, false, lim(2, 1), lim(3, 2));
+        String k = newKey();
+        alignTo(2 * w());
+        assertAdmitted(call(p, k), 1);
+        Decision second = call(p, k);
+        assertAdmitted(second, 0);
+        assertEquals(0, second.states().get(0).remaining());
+        assertEquals(1, second.states().get(1).remaining());
+        for (int i = 0; i < 3; i++) {
+            Decision refused = call(p, k);
+            assertRefused(refused, 0);
+            assertEquals(1, refused.states().get(1).remaining(), "a call refused by the first limit must not charge the second");
+        }
+        advance(w() + edge());
+        Decision third = call(p, k);
+        assertTrue(third.allowed(), () -> "third: " + third);
+        assertEquals(0, third.states().get(1).remaining());
+        assertRefused(call(p, k), 1);
+    }
+
+    // count-rejected, 3/W: t=0 x3 admitted; t=W/2 one refused attempt (charged);
+    // t=W+edge: the three left, the refused attempt still counts: 2 admitted, then refused.
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void countRejectedChargesRefusedAttempts(Strategy s) {
+        Policy counting = policy(s, true, lim(3, 1));
+        Policy plain = policy(s, false, lim(3, 1));
+        String k = newKey();
+        alignTo(w());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(call(counting, k).allowed());
+            assertTrue(call(plain, k).allowed());
+        }
+        advance(w() / 2);
+        assertRefused(call(counting, k), 0);
+        assertRefused(call(plain, k), 0);
+        advance(w() / 2 + edge());
+        int countingAdmitted = 0;
+        int plainAdmitted = 0;
+        for (int i = 0; i < 4; i++) {
+            countingAdmitted += call(counting, k).allowed() ? 1 : 0;
+            plainAdmitted += call(plain, k).allowed() ? 1 : 0;
+        }
+        assertEquals(s == Strategy.SLIDING_LOG ? 2 : 3, countingAdmitted, "count-rejected admitted");
+        assertEquals(3, plainAdmitted, "without count-rejected refused attempts cost nothing");
+    }
+
+    // count-rejected keeps a caller who never stops out; without it the caller still gets N per window
+    @Test
+    void withoutCountRejectedAPersistentCallerIsNotStarved() {
+        Policy p = policy(Strategy.SLIDING_LOG, false, lim(2, 1));
+        String k = newKey();
+        int admitted = 0;
+        for (int step = 0; step < 8; step++) { // four windows, two attempts... per half window
+            for (int i = 0; i < 3; i++) {
+                admitted += call(p, k).allowed() ? 1 : 0;
+            }
+            advance(w() / 2 + (step % 2 == 0 ? edge() : 0));
+        }
+        assertEquals(8, admitted, "2 per window over 4 windows");
+    }
+
+    // 5/W: cost 3 admitted (2 left), cost 3 refused, cost 2 admitted (0 left), cost 6 can never pass
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void costTakesSeveralPermits(Strategy s) {
+        Policy p = policy(s, false, lim(5, 1));
+        String k = newKey();
+        alignTo(w());
+        assertAdmitted(call(p, k, 3), 2);
+        assertRefused(call(p, k, 3), 0);
+        assertAdmitted(call(p, k, 2), 0);
+        Policy other = policy(s, false, lim(5, 1));
+        assertRefused(call(other, k, 6), 0);
+        assertEquals(5, call(other, k, 1).remaining() + 1, "a refused oversize call charged nothing");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void keysAndPoliciesAreIndependent(Strategy s) {
+        Policy p = policy(s, false, lim(2, 1));
+        Policy q = policy(s, false, lim(2, 1));
+        String a = newKey();
+        String b = newKey();
+        alignTo(w());
+        call(p, a);
+        call(p, a);
+        assertRefused(call(p, a), 0);
+        assertAdmitted(call(p, b), 1);
+        assertAdmitted(call(q, a), 1);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void resetForgetsAKey(Strategy s) {
+        Policy p = policy(s, false, lim(2, 1));
+        String k = newKey();
+        alignTo(w());
+        call(p, k);
+        call(p, k);
+        assertRefused(call(p, k), 0);
+        store().reset(p, k).toCompletableFuture().join();
+        assertAdmitted(call(p, k), 1);
+    }
+
+    // sliding log 5/W: t=0 x2 -> 3 left, next permit frees at W; t=W/2 x1 -> 2 left, still at W (t=0 oldest)
+    @Test
+    void statesReportRemainingAndTimeToTheNextFreePermit() {
+        Policy p = policy(Strategy.SLIDING_LOG, false, lim(5, 1), lim(8, 4));
+        String k = newKey();
+        call(p, k);
+        Decision d = call(p, k);
+        assertEquals(3, d.states().get(0).remaining());
+        assertEquals(6, d.states().get(1).remaining());
+        advance(w() / 2);
+        d = call(p, k);
+        assertEquals(2, d.states().get(0).remaining());
+        assertEquals(5, d.states().get(1).remaining());
+        long reset = d.states().get(0).resetMicros();
+        assertTrue(reset > 0 && reset <= w() / 2, "reset " + reset);
+        if (exactTime()) {
+            assertEquals(w() / 2, reset);
+            assertEquals(4 * w() - w() / 2, d.states().get(1).resetMicros());
+        }
+    }
+
+    // fixed window 3/W: windows start on multiples of W; t=edge x3, 4th refused until the next window
+    @Test
+    void fixedWindowCountsPerEpochAlignedWindow() {
+        Policy p = policy(Strategy.FIXED_WINDOW, false, lim(3, 1));
+        String k = newKey();
+        alignTo(w());
+        for (int i = 2; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+        Decision refused = call(p, k);
+        assertRefused(refused, 0);
+        assertTrue(refused.retryAfterMicros() < w());
+        if (exactTime()) {
+            assertEquals(w() - edge(), refused.retryAfterMicros());
+            assertEquals(w() - edge(), refused.states().get(0).resetMicros());
+        }
+        advance(w());
+        assertAdmitted(call(p, k), 2);
+    }
+}

@@ -1,0 +1,133 @@
+package dev.slidegate.memory;
+
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.LimitState;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The obvious, slow implementation of each strategy, straight from its definition: every recorded
+ * permit in a list, windows counted by scanning. Scenarios and random timelines compare the real
+ * stores with it.
+ */
+public final class ReferenceStore implements LimiterStore {
+
+    private final Clock clock;
+    private final Map<String, List<Long>> logs = new HashMap<>();
+    private final Map<String, Long> counters = new HashMap<>();
+    private final Map<String, Long> last = new HashMap<>();
+
+    public ReferenceStore(Clock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public String name() {
+        return "reference";
+    }
+
+    @Override
+    public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        String id = policy.name() + "\u0000" + key;
+        long now = Math.max(clock.nowMicros(), last.getOrDefault(id, Long.MIN_VALUE));
+        last.put(id, now);
+        List<Limit> limits = policy.limits();
+        int tripped = -1;
+        long retry = 0;
+        for (int i = 0; i < limits.size(); i++) {
+            long wait = waitFor(policy, id, i, now, cost);
+            if (wait > retry) {
+                retry = wait;
+                tripped = i;
+            }
+        }
+        boolean allowed = tripped < 0;
+        if (allowed || policy.countRejected()) {
+            record(policy, id, now, cost);
+            if (!allowed) {
+                tripped = -1;
+                retry = 0;
+                for (int i = 0; i < limits.size(); i++) {
+                    long wait = waitFor(policy, id, i, now, cost);
+                    if (wait > retry) {
+                        retry = wait;
+                        tripped = i;
+                    }
+                }
+            }
+        }
+        List<LimitState> states = new ArrayList<>();
+        for (int i = 0; i < limits.size(); i++) {
+            states.add(state(policy, id, i, now));
+        }
+        return CompletableFuture.completedFuture(new Decision(policy, allowed, tripped, allowed ? 0 : retry, now, states));
+    }
+
+    private long waitFor(Policy policy, String id, int i, long now, int cost) {
+        Limit l = policy.limits().get(i);
+        if (cost > l.permits()) {
+            return l.windowMicros();
+        }
+        if (policy.strategy() == Strategy.FIXED_WINDOW) {
+            long used = counters.getOrDefault(id + "\u0000" + i + "\u0000" + now / l.windowMicros(), 0L);
+            return used + cost > l.permits() ? (now / l.windowMicros() + 1) * l.windowMicros() - now : 0;
+        }
+        List<Long> inWindow = newestFirstInWindow(id, now, l);
+        int k = l.permits() - cost + 1; // admitted iff fewer than k in the window
+        return inWindow.size() < k ? 0 : inWindow.get(k - 1) + l.windowMicros() - now;
+    }
+
+    private LimitState state(Policy policy, String id, int i, long now) {
+        Limit l = policy.limits().get(i);
+        if (policy.strategy() == Strategy.FIXED_WINDOW) {
+            long used = counters.getOrDefault(id + "\u0000" + i + "\u0000" + now / l.windowMicros(), 0L);
+            long reset = used == 0 ? 0 : (now / l.windowMicros() + 1) * l.windowMicros() - now;
+            return new LimitState(l, Math.max(0, l.permits() - used), reset);
+        }
+        List<Long> inWindow = newestFirstInWindow(id, now, l);
+        int used = Math.min(inWindow.size(), l.permits());
+        long reset = used == 0 ? 0 : inWindow.get(used - 1) + l.windowMicros() - now;
+        return new LimitState(l, l.permits() - used, reset);
+    }
+
+    private List<Long> newestFirstInWindow(String id, long now, Limit l) {
+        List<Long> result = new ArrayList<>();
+        for (long t : logs.getOrDefault(id, List.of())) {
+            if (t > now - l.windowMicros()) {
+                result.add(t);
+            }
+        }
+        result.sort((a, b) -> Long.compare(b, a));
+        return result;
+    }
+
+    private void record(Policy policy, String id, long now, int cost) {
+        if (policy.strategy() == Strategy.FIXED_WINDOW) {
+            for (int i = 0; i < policy.limits().size(); i++) {
+                counters.merge(id + "\u0000" + i + "\u0000" + now / policy.limits().get(i).windowMicros(), (long) cost, Long::sum);
+            }
+            return;
+        }
+        List<Long> log = logs.computeIfAbsent(id, k -> new ArrayList<>());
+        for (int j = 0; j < cost; j++) {
+            log.add(now);
+        }
+    }
+
+    @Override
+    public synchronized CompletionStage<Void> reset(Policy policy, String key) {
+        String id = policy.name() + "\u0000" + key;
+        logs.remove(id);
+        counters.keySet().removeIf(k -> k.startsWith(id + "\u0000"));
+        return CompletableFuture.completedFuture(null);
+    }
+}

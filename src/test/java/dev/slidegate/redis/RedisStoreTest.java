@@ -1,0 +1,186 @@
+package dev.slidegate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.Resp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** What only the Redis store can get wrong: concurrency on one key, unique members, TTLs, NOSCRIPT, keys. */
+class RedisStoreTest {
+
+    private static RedisServer server;
+    private static RedisClients clients;
+    private static RedisStore store;
+    private static Resp resp;
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.start();
+        clients = new RedisClients(server);
+        store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
+        resp = server.connect();
+    }
+
+    @AfterAll
+    static void stop() {
+        resp.close();
+        clients.close();
+        server.close();
+    }
+
+    private static Policy policy(String name, Strategy s, boolean countRejected, String... limits) {
+        return new Policy(name, List.of(limits).stream().map(Limit::parse).toList(), s, "ip", countRejected);
+    }
+
+    private static Decision call(Policy p, String key) {
+        return store.acquire(p, key, 1).toCompletableFuture().join();
+    }
+
+    // 200 calls in flight at once on one key, N = 100: exactly 100 admitted, and the sorted set holds
+    // exactly 100 members (none collapsed although many share a microsecond on the client side)
+    @Test
+    void sameInstantBurstAdmitsExactlyN() {
+        Policy p = policy("burst", Strategy.SLIDING_LOG, false, "100/1m");
+        List<CompletableFuture<Decision>> calls = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            calls.add(store.acquire(p, "hot", 1).toCompletableFuture());
+        }
+        long admitted = calls.stream().map(CompletableFuture::join).filter(Decision::allowed).count();
+        assertEquals(100, admitted);
+        assertEquals(100L, resp.number("ZCARD", "slidegate:{burst:hot}:log"));
+    }
+
+    // cost 3 records three members; a refused call records nothing; count-rejected records the attempt
+    @Test
+    void membersAreOnePerPermit() {
+        Policy p = policy("members", Strategy.SLIDING_LOG, false, "5/1m");
+        assertTrue(store.acquire(p, "a", 3).toCompletableFuture().join().allowed());
+        assertEquals(3L, resp.number("ZCARD", "slidegate:{members:a}:log"));
+        assertFalse(store.acquire(p, "a", 3).toCompletableFuture().join().allowed());
+        assertEquals(3L, resp.number("ZCARD", "slidegate:{members:a}:log"));
+        Policy counting = policy("members-cr", Strategy.SLIDING_LOG, true, "2/1m");
+        for (int i = 0; i < 5; i++) {
+            call(counting, "a");
+        }
+        assertEquals(2L, resp.number("ZCARD", "slidegate:{members-cr:a}:log"), "capped at the largest N");
+    }
+
+    // the log expires with the longest window, so idle keys disappear
+    @Test
+    void slidingLogKeyExpiresAfterTheLongestWindow() {
+        Policy p = policy("ttl-log", Strategy.SLIDING_LOG, false, "5/2s", "10/1m");
+        call(p, "a");
+        long pttl = resp.number("PTTL", "slidegate:{ttl-log:a}:log");
+        assertTrue(pttl > 59_000 && pttl <= 60_001, "PTTL " + pttl);
+    }
+
+    // fixed window: sampled PTTL is never -1 (no key without expiry) and never above the window, and
+    // stays put within a window (never extended by later calls)
+    @Test
+    void fixedWindowTtlIsSetOnceAndNeverExceedsTheWindow() throws InterruptedException {
+        Policy p = policy("ttl-fw", Strategy.FIXED_WINDOW, false, "1000/300ms", "1000/1s");
+        String fast = "slidegate:{ttl-fw:a}:fw:300ms";
+        String slow = "slidegate:{ttl-fw:a}:fw:1s";
+        long previousSlow = Long.MAX_VALUE;
+        for (int i = 0; i < 60; i++) {
+            call(p, "a");
+            long f = resp.number("PTTL", fast);
+            long s = resp.number("PTTL", slow);
+            assertTrue(f == -2 || (f > 0 && f <= 300), "PTTL of the 300ms counter: " + f);
+            assertTrue(s == -2 || (s > 0 && s <= 1000), "PTTL of the 1s counter: " + s);
+            if (s > previousSlow) {
+                previousSlow = Long.MAX_VALUE; // a new window began
+            } else {
+                previousSlow = s;
+            }
+            Thread.sleep(25);
+        }
+    }
+
+    // a slow client (3 calls per window, limit 5) is never locked out, whichever strategy
+    @Test
+    void slowClientIsNeverLockedOut() throws InterruptedException {
+        for (Strategy s : Strategy.values()) {
+            Policy p = policy("slow-" + s.configName(), s, false, "5/400ms");
+            for (int window = 0; window < 4; window++) {
+                for (int i = 0; i < 3; i++) {
+                    assertTrue(call(p, "a").allowed(), s + " window " + window);
+                }
+                Thread.sleep(420);
+            }
+        }
+    }
+
+    // after SCRIPT FLUSH the next call recovers through EVAL, and is charged exactly once
+    @Test
+    void noScriptIsRecoveredAndChargesOnce() {
+        Policy p = policy("noscript", Strategy.SLIDING_LOG, false, "5/1m");
+        call(p, "a");
+        assertEquals("OK", resp.call("SCRIPT", "FLUSH"));
+        Decision d = call(p, "a");
+        assertTrue(d.allowed());
+        assertEquals(3, d.remaining());
+        assertEquals(2L, resp.number("ZCARD", "slidegate:{noscript:a}:log"));
+        Policy f = policy("noscript-fw", Strategy.FIXED_WINDOW, false, "5/1m");
+        call(f, "a");
+        resp.call("SCRIPT", "FLUSH");
+        assertEquals(3, call(f, "a").remaining());
+    }
+
+    // every key of one decision carries the same hash tag, so all live in one cluster slot
+    @Test
+    void keysShareOneHashTag() {
+        Policy p = policy("tags", Strategy.FIXED_WINDOW, false, "5/1s", "50/1m", "500/1h");
+        List<String> keys = RedisStore.keys(p, "ip:10.0.0.1");
+        assertEquals(List.of("slidegate:{tags:ip:10.0.0.1}:fw:1s", "slidegate:{tags:ip:10.0.0.1}:fw:1m",
+                "slidegate:{tags:ip:10.0.0.1}:fw:1h"), keys);
+        for (String k : keys) { // Redis Cluster hashes only what lies between the first '{' and the next '}'
+            int open = k.indexOf('{');
+            assertEquals("tags:ip:10.0.0.1", k.substring(open + 1, k.indexOf('}', open)));
+        }
+        assertThrows(IllegalArgumentException.class, () -> RedisStore.keys(p, "a}b"));
+    }
+
+    // Redis errors are never read as "allowed": the stage fails
+    @Test
+    void redisErrorsFailTheDecision() {
+        Policy p = policy("wrongtype", Strategy.SLIDING_LOG, false, "5/1m");
+        resp.call("SET", "slidegate:{wrongtype:a}:log", "not a sorted set");
+        CompletionException e = assertThrows(CompletionException.class, () -> call(p, "a"));
+        assertTrue(e.getCause() instanceof RedisStoreException, e.toString());
+        assertTrue(e.getCause().getMessage().contains("WRONGTYPE"), e.getCause().getMessage());
+    }
+
+    // a server that never answers: the decision fails after the timeout instead of hanging
+    @Test
+    void aHungServerTimesOut() throws Exception {
+        try (RedisServer frozen = RedisServer.start(); RedisClients c = new RedisClients(frozen)) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofMillis(300));
+            Policy p = policy("frozen", Strategy.SLIDING_LOG, false, "5/1m");
+            assertTrue(s.acquire(p, "a", 1).toCompletableFuture().join().allowed());
+            frozen.signal("STOP");
+            try {
+                CompletionException e = assertThrows(CompletionException.class, () -> s.acquire(p, "a", 1).toCompletableFuture().join());
+                assertTrue(e.getCause().getMessage().contains("did not answer"), e.getCause().getMessage());
+            } finally {
+                frozen.signal("CONT");
+            }
+        }
+    }
+}

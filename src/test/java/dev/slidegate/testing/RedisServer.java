@@ -1,0 +1,186 @@
+package dev.slidegate.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real {@code redis-server} process on a free loopback port, started and stopped by the test.
+ *
+ * <p>The binary is {@code $REDIS_SERVER}, else {@code redis-server} on the PATH, else the Redis 6.2
+ * binary bundled in the test-scope {@code embedded-redis} artifact, so a machine with only a JDK runs
+ * the suite. Never port 6379, never a server this fixture did not start.
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private static final String BUNDLED = "redis-server-6.2.6-v5-linux-amd64";
+
+    private final Process process;
+    private final int port;
+    private final String binary;
+
+    private RedisServer(Process process, int port, String binary) {
+        this.process = process;
+        this.port = port;
+        this.binary = binary;
+    }
+
+    /** Starts the default binary (see class comment). */
+    public static RedisServer start() {
+        return start(defaultBinary());
+    }
+
+    /** Starts the Redis 6.2 binary bundled in the test-scope artifact, when this platform can run it. */
+    public static Optional<RedisServer> startBundled62() {
+        return bundledBinary().map(RedisServer::start);
+    }
+
+    public static RedisServer start(String binary, String... extraArgs) {
+        IllegalStateException last = null;
+        for (int attempt = 0; attempt < 5; attempt++) {
+            int port = freePort();
+            List<String> cmd = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"));
+            cmd.addAll(List.of(extraArgs));
+            try {
+                Path log = Files.createTempFile("redis-" + port, ".log");
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                if (waitForPing(p, port)) {
+                    return new RedisServer(p, port, binary);
+                }
+                p.destroyForcibly();
+                last = new IllegalStateException("redis-server on port " + port + " did not answer PING: " + Files.readString(log));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start " + binary, e);
+            }
+        }
+        throw last;
+    }
+
+    private static boolean waitForPing(Process p, int port) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline && p.isAlive()) {
+            try (Resp r = new Resp(port)) {
+                if ("PONG".equals(r.call("PING"))) {
+                    return true;
+                }
+            } catch (RuntimeException notYet) {
+                sleep(20);
+            }
+        }
+        return false;
+    }
+
+    static String defaultBinary() {
+        String env = System.getenv("REDIS_SERVER");
+        if (env != null && !env.isBlank()) {
+            return env;
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path candidate = Paths.get(dir, "redis-server");
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        return bundledBinary().orElseThrow(() -> new IllegalStateException(
+                "No redis-server: install one (apt-get install redis-server) or set REDIS_SERVER"));
+    }
+
+    private static synchronized Optional<String> bundledBinary() {
+        if (!"Linux".equals(System.getProperty("os.name")) || !"amd64".equals(System.getProperty("os.arch"))) {
+            return Optional.empty();
+        }
+        Path target = Paths.get("target", "redis", BUNDLED).toAbsolutePath();
+        if (Files.isExecutable(target)) {
+            return Optional.of(target.toString());
+        }
+        try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(BUNDLED)) {
+            if (in == null) {
+                return Optional.empty();
+            }
+            Files.createDirectories(target.getParent());
+            Path tmp = Files.createTempFile(target.getParent(), "redis", ".tmp");
+            Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            tmp.toFile().setExecutable(true);
+            Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return Optional.of(target.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot unpack the bundled redis-server", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            int port = s.getLocalPort();
+            return port == 6379 ? freePort() : port;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    /** The server's {@code INFO server} version, e.g. {@code 7.0.15}. */
+    public String version() {
+        try (Resp r = new Resp(port)) {
+            String info = (String) r.call("INFO", "server");
+            return info.lines().filter(l -> l.startsWith("redis_version:")).findFirst().map(l -> l.substring(14).trim()).orElse("?");
+        }
+    }
+
+    /** Sends a signal to the server process, e.g. {@code STOP} to freeze it and {@code CONT} to thaw it. */
+    public void signal(String name) {
+        try {
+            new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public String binary() {
+        return binary;
+    }
+
+    /** A new connection for assertions; close it. */
+    public Resp connect() {
+        return new Resp(port);
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
