@@ -1,0 +1,171 @@
+package dev.slidegate.memory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import dev.slidegate.testing.ManualClock;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** What only the in-process store can get wrong: agreement with the reference, threads, eviction, allocation. */
+class MemoryStoreTest {
+
+    private final ManualClock clock = new ManualClock();
+
+    private static Policy policy(String name, Strategy s, boolean countRejected, String... limits) {
+        return new Policy(name, List.of(limits).stream().map(Limit::parse).toList(), s, "ip", countRejected);
+    }
+
+    // 300 random timelines (random limits, costs, keys and steps, both strategies, with and without
+    // count-rejected): every decision of the store equals the naive reference's, field for field
+    @Test
+    void agreesWithTheReferenceOnRandomTimelines() {
+        Random random = new Random(20261122);
+        for (int run = 0; run < 300; run++) {
+            ManualClock c = new ManualClock();
+            MemoryStore store = new MemoryStore(c, 1000);
+            ReferenceStore reference = new ReferenceStore(c);
+            Strategy strategy = Strategy.values()[random.nextInt(Strategy.values().length)];
+            List<String> limits = new ArrayList<>();
+            int count = 1 + random.nextInt(3);
+            for (int i = 0; i < count; i++) {
+                limits.add((1 + random.nextInt(20)) + "/" + (i + 1) * (100 + random.nextInt(900)) + "ms");
+            }
+            Policy p;
+            try {
+                p = policy("r" + run, strategy, random.nextBoolean(), limits.toArray(String[]::new));
+            } catch (IllegalArgumentException sameWindowTwice) {
+                continue;
+            }
+            for (int step = 0; step < 400; step++) {
+                c.advanceMicros(random.nextInt(4) == 0 ? 0 : random.nextInt(150_000));
+                String key = "k" + random.nextInt(3);
+                int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(4) : 0);
+                Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
+                Decision actual = store.decide(p, key, cost);
+                assertEquals(expected, actual, "run " + run + " step " + step + " policy " + p);
+            }
+        }
+    }
+
+    // time never steps backwards for a key: setting the clock back admits nothing extra
+    @Test
+    void aClockSteppingBackwardsAdmitsNothingExtra() {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy p = policy("back", Strategy.SLIDING_LOG, false, "2/1s");
+        long start = clock.nowMicros();
+        assertTrue(store.decide(p, "a", 1).allowed());
+        assertTrue(store.decide(p, "a", 1).allowed());
+        clock.set(start - 10_000_000); // ten seconds back
+        Decision d = store.decide(p, "a", 1);
+        assertFalse(d.allowed());
+        assertEquals(1_000_000, d.retryAfterMicros(), "the wait is measured from the newest instant seen");
+        clock.set(start + 1_000_000);
+        assertTrue(store.decide(p, "a", 1).allowed());
+    }
+
+    // 8 threads x 1000 calls on one key at one instant, N = 100: exactly 100 admitted
+    @Test
+    void concurrentCallsOnOneKeyAdmitExactlyN() throws InterruptedException {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy p = policy("threads", Strategy.SLIDING_LOG, false, "100/1m");
+        AtomicInteger admitted = new AtomicInteger();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < 1000; i++) {
+                    if (store.tryAcquire(p, "hot", 1)) {
+                        admitted.incrementAndGet();
+                    }
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        go.countDown();
+        for (Thread th : threads) {
+            th.join();
+        }
+        assertEquals(100, admitted.get());
+    }
+
+    // idle keys are dropped first, so the count of keys stays bounded; nothing in use is lost
+    @Test
+    void idleKeysAreEvictedToStayUnderMaxKeys() {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy p = policy("evict", Strategy.SLIDING_LOG, false, "1/1s");
+        for (int i = 0; i < 1000; i++) {
+            store.decide(p, "idle" + i, 1);
+            clock.advanceMicros(10_000);
+        }
+        assertTrue(store.size() <= 100, "size " + store.size());
+        // the newest keys are still in their window and still refused
+        assertFalse(store.decide(p, "idle999", 1).allowed());
+    }
+
+    // when every key is active, the least recently used are dropped (and the newest survive)
+    @Test
+    void activeKeysBeyondMaxKeysDropTheLeastRecentlyUsed() {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy p = policy("lru", Strategy.FIXED_WINDOW, false, "1/1h");
+        for (int i = 0; i < 500; i++) {
+            store.decide(p, "k" + i, 1);
+            clock.advanceMicros(1);
+        }
+        assertTrue(store.size() <= 100, "size " + store.size());
+        assertFalse(store.decide(p, "k499", 1).allowed(), "a recent key keeps its window");
+    }
+
+    // a large N grows the ring buffer as needed and stays exact
+    @Test
+    void largeLimitsStayExact() {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy p = policy("large", Strategy.SLIDING_LOG, false, "10000/1m", "3/1ms");
+        int admitted = 0;
+        for (int i = 0; i < 20_000; i++) {
+            admitted += store.tryAcquire(p, "a", 1) ? 1 : 0;
+            clock.advanceMicros(1000);
+        }
+        // 20 000 ms offered, 3 per ms allowed but one call per ms: the minute-limit caps it at 10 000 in 60 s
+        assertEquals(10_000, admitted);
+    }
+
+    // in steady state a decision through tryAcquire allocates nothing
+    @Test
+    void tryAcquireAllocatesNothingInSteadyState() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy log = policy("alloc-log", Strategy.SLIDING_LOG, false, "100/1s", "1000/1m");
+        Policy fixed = policy("alloc-fw", Strategy.FIXED_WINDOW, false, "100/1s");
+        for (int i = 0; i < 200_000; i++) { // warm up: the ring reaches full size, the JIT compiles
+            store.tryAcquire(log, "a", 1);
+            store.tryAcquire(fixed, "a", 1);
+            clock.advanceMicros(3);
+        }
+        long id = Thread.currentThread().getId();
+        long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 100_000; i++) {
+            store.tryAcquire(log, "a", 1);
+            store.tryAcquire(fixed, "a", 1);
+            clock.advanceMicros(3);
+        }
+        long allocated = threads.getThreadAllocatedBytes(id) - before;
+        assertTrue(allocated < 20_000, "allocated " + allocated + " bytes for 200 000 decisions");
+    }
+}
