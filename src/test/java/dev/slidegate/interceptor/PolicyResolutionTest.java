@@ -1,0 +1,193 @@
+package dev.slidegate.interceptor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.config.KeySource;
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Strategy;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+/** Configuration merged over annotations, and the one-line errors for everything invalid. */
+class PolicyResolutionTest {
+
+    @SuppressWarnings("unused")
+    static class Sample {
+        @RateLimited("products")
+        public String named() {
+            return "";
+        }
+
+        @RateLimited(value = "inline", limits = { "5/1s", "50/1m" }, key = "header:X-Tenant", strategy = "fixed-window", countRejected = true)
+        public String inline() {
+            return "";
+        }
+
+        @RateLimited(limits = "3/1s")
+        public Uni<String> unnamed() {
+            return null;
+        }
+
+        @RateLimited(limits = "3/1s")
+        public CompletableFuture<String> stage(@RateLimitKey String tenant) {
+            return null;
+        }
+
+        @RateLimited("overridden")
+        public String overridden() {
+            return "";
+        }
+
+        @RateLimited("missing")
+        public String missing() {
+            return "";
+        }
+
+        @RateLimited(limits = "abc")
+        public String badLimit() {
+            return "";
+        }
+
+        @RateLimited(limits = "1/1s", key = "cookie")
+        public String badKey() {
+            return "";
+        }
+
+        @RateLimited(limits = "1/1s")
+        public Multi<String> stream() {
+            return null;
+        }
+
+        @RateLimited(value = "inline", limits = "9/1s")
+        public String conflicting() {
+            return "";
+        }
+    }
+
+    private static SlidegateConfig config(Map<String, String> props) {
+        return new SmallRyeConfigBuilder().withMapping(SlidegateConfig.class)
+                .withConverter(java.time.Duration.class, 100, new io.quarkus.runtime.configuration.DurationConverter())
+                .withSources(new PropertiesConfigSource(props, "test", 500)).build().getConfigMapping(SlidegateConfig.class);
+    }
+
+    private static MethodPolicies policies(Map<String, String> props) {
+        return new MethodPolicies(new PolicyRegistry(config(props)));
+    }
+
+    private static MethodPolicy resolve(MethodPolicies policies, String name) throws NoSuchMethodException {
+        Method m = java.util.Arrays.stream(Sample.class.getMethods()).filter(x -> x.getName().equals(name)).findFirst()
+                .orElseThrow(() -> new NoSuchMethodException(name));
+        return policies.of(m, m.getAnnotation(RateLimited.class));
+    }
+
+    private static final Map<String, String> BASE = Map.of(
+            "slidegate.policies.products.limits", "500/2s,2000/10s",
+            "slidegate.policies.overridden.limits", "7/1m",
+            "slidegate.policies.overridden.strategy", "fixed-window",
+            "slidegate.policies.overridden.key", "global");
+
+    @Test
+    void namedPolicyComesFromConfiguration() throws Exception {
+        MethodPolicy mp = resolve(policies(BASE), "named");
+        assertEquals(List.of(Limit.parse("500/2s"), Limit.parse("2000/10s")), mp.policy().limits());
+        assertEquals(Strategy.SLIDING_LOG, mp.policy().strategy());
+        assertEquals(new KeySource.Ip(), mp.key());
+        assertEquals(MethodPolicy.Kind.PLAIN, mp.kind());
+        assertEquals("Sample#named", mp.where());
+    }
+
+    @Test
+    void inlineMembersApplyAndConfigurationOverridesThem() throws Exception {
+        MethodPolicy inline = resolve(policies(BASE), "inline");
+        assertEquals(List.of(Limit.parse("5/1s"), Limit.parse("50/1m")), inline.policy().limits());
+        assertEquals(Strategy.FIXED_WINDOW, inline.policy().strategy());
+        assertEquals(new KeySource.Header("X-Tenant"), inline.key());
+        assertTrue(inline.policy().countRejected());
+
+        MethodPolicy overridden = resolve(policies(Map.of("slidegate.policies.inline.limits", "1/1h",
+                "slidegate.policies.inline.count-rejected", "false")), "inline");
+        assertEquals(List.of(Limit.parse("1/1h")), overridden.policy().limits());
+        assertEquals(Strategy.FIXED_WINDOW, overridden.policy().strategy(), "what configuration does not set stays");
+        assertEquals(false, overridden.policy().countRejected());
+    }
+
+    @Test
+    void unnamedInlinePoliciesAreNamedAfterTheirMethod() throws Exception {
+        MethodPolicies policies = policies(BASE);
+        MethodPolicy uni = resolve(policies, "unnamed");
+        assertEquals("Sample.unnamed", uni.policy().name());
+        assertEquals(MethodPolicy.Kind.UNI, uni.kind());
+        MethodPolicy stage = resolve(policies, "stage");
+        assertEquals(MethodPolicy.Kind.STAGE, stage.kind());
+        assertEquals(0, stage.keyParameter());
+    }
+
+    @Test
+    void resolutionIsCachedPerMethod() throws Exception {
+        MethodPolicies policies = policies(BASE);
+        assertTrue(resolve(policies, "named") == resolve(policies, "named"));
+    }
+
+    private static String failure(Map<String, String> props, String method) {
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> resolve(policies(props), method));
+        assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        return e.getMessage();
+    }
+
+    @Test
+    void everyInvalidInputFailsWithOneLineNamingItsSource() {
+        assertEquals("Invalid Slidegate configuration: Sample#missing: @RateLimited(\"missing\") names no configured policy and gives "
+                + "no limits: set slidegate.policies.missing.limits or add limits = {\"100/1m\"}; configured policies: [overridden, products]",
+                failure(BASE, "missing"));
+        assertTrue(failure(BASE, "badLimit").startsWith("Invalid Slidegate configuration: Sample#badLimit: @RateLimited(limits): 'abc' is not a limit"));
+        assertTrue(failure(BASE, "badKey").contains("Sample#badKey: @RateLimited(key): 'cookie' is not a key source: expected ip, user, global or header:<Name>"));
+        assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
+    }
+
+    @Test
+    void invalidConfigurationNamesTheProperty() {
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.products.limits: '0/1s' is not a limit: permits must be between 1 and "
+                + "2147483647; expected " + Limit.EXPECTED,
+                assertThrows(ConfigurationException.class,
+                        () -> new PolicyRegistry(config(Map.of("slidegate.policies.products.limits", "0/1s")))).getMessage());
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new PolicyRegistry(config(Map.of("slidegate.policies.p.limits", "5/0s")))).getMessage()
+                .startsWith("Invalid Slidegate configuration: slidegate.policies.p.limits: '5/0s' is not a limit"));
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.p.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window",
+                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
+                        config(Map.of("slidegate.policies.p.limits", "1/1s", "slidegate.policies.p.strategy", "leaky")))).getMessage());
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
+                config(Map.of("slidegate.policies.p.limits", "1/1s", "slidegate.policies.p.key", "header:")))).getMessage()
+                .contains("slidegate.policies.p.key"));
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
+                config(Map.of("slidegate.policies.bad\\:name.limits", "1/1s")))).getMessage().contains("not a policy name"));
+    }
+
+    @Test
+    void aConfiguredPolicyWithoutLimitsThatNothingUsesIsAnError() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.lonely.strategy", "fixed-window")));
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.lonely.limits is missing: expected " + Limit.EXPECTED,
+                assertThrows(ConfigurationException.class, registry::checkConfiguredPoliciesComplete).getMessage());
+    }
+
+    @Test
+    void twoDifferentDefinitionsOfOneNameAreAnError() throws Exception {
+        MethodPolicies policies = policies(BASE);
+        resolve(policies, "inline");
+        String message = assertThrows(ConfigurationException.class, () -> resolve(policies, "conflicting")).getMessage();
+        assertTrue(message.contains("Sample#conflicting defines policy 'inline' as [9/1s]"), message);
+        assertTrue(message.contains("but Sample#inline defines it as [5/1s, 50/1m] fixed-window by header:X-Tenant counting rejected"), message);
+    }
+}
