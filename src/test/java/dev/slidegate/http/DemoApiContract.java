@@ -1,0 +1,122 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.restassured.response.Response;
+import java.util.UUID;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo API over HTTP, as a client sees it, with {@link SmallLimits}: products 3/10m and 5/1h by
+ * address, reports 3/1h by API key, login 5/1m counting refused attempts. Subclasses run it on each
+ * store and reset the windows before each test.
+ */
+public abstract class DemoApiContract {
+
+    /** An RFC 9651 list of strings with integer parameters, as the RateLimit fields are. */
+    static final Pattern SF_LIST = Pattern.compile("\"[a-z0-9._#-]+\"(;[a-z]+=\\d+)+(, \"[a-z0-9._#-]+\"(;[a-z]+=\\d+)+)*");
+
+    static Response products(String path) {
+        return given().when().get("/api/products" + path);
+    }
+
+    @Test
+    void productsAreAdmittedUpToTheLimitWithRateLimitFields() {
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            products("").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"products-10m\";q=3;w=600, \"products-1h\";q=5;w=3600")
+                    .header("RateLimit", "\"products-10m\";r=" + remaining + ";t=600, \"products-1h\";r=" + (remaining + 2) + ";t=3600")
+                    .body("$", hasSize(4));
+        }
+    }
+
+    @Test
+    void theCallBeyondTheLimitGets429WithRetryAfterAndAProblemBody() {
+        for (int i = 0; i < 3; i++) {
+            products("").then().statusCode(200);
+        }
+        Response refused = products("");
+        refused.then().statusCode(429)
+                .contentType("application/problem+json")
+                .header("Retry-After", matchesPattern("[1-9][0-9]*"))
+                .header("RateLimit-Policy", matchesPattern(SF_LIST))
+                .header("RateLimit", containsString("\"products-10m\";r=0;t="))
+                .body("type", equalTo("https://slidegate.dev/problems/rate-limited"))
+                .body("title", equalTo("Too Many Requests"))
+                .body("status", equalTo(429))
+                .body("policy", equalTo("products"))
+                .body("limit", equalTo("3/10m"))
+                .body("detail", containsString("retry in"));
+        long retryAfter = Long.parseLong(refused.header("Retry-After"));
+        assertTrue(retryAfter >= 1 && retryAfter <= 600, "Retry-After " + retryAfter);
+        assertEquals(retryAfter, refused.jsonPath().getLong("retryAfter"));
+    }
+
+    @Test
+    void everyProductEndpointSharesOneWindowIncludingTheReactiveOne() {
+        products("/1").then().statusCode(200).body("name", equalTo("Espresso cup"));
+        products("/reactive").then().statusCode(200).body("$", hasSize(4))
+                .header("RateLimit", containsString("\"products-10m\";r=1;"));
+        products("/99").then().statusCode(404).contentType("application/problem+json")
+                .header("RateLimit", containsString("\"products-10m\";r=0;"));
+        products("/reactive").then().statusCode(429).contentType("application/problem+json");
+    }
+
+    @Test
+    void aForgedForwardedForChangesNothing() {
+        for (int i = 0; i < 3; i++) {
+            given().header("X-Forwarded-For", "203.0.113." + i).get("/api/products").then().statusCode(200);
+        }
+        given().header("X-Forwarded-For", "198.51.100.7").get("/api/products").then().statusCode(429);
+    }
+
+    @Test
+    void reportsNeedAnApiKeyAndCountPerKey() {
+        given().get("/api/reports").then().statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("X-Api-Key header is required")).header("RateLimit", nullValue());
+        String key = UUID.randomUUID().toString();
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            given().header("X-Api-Key", key).get("/api/reports").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"reports-1h\";q=3;w=3600")
+                    .header("RateLimit", matchesPattern("\"reports-1h\";r=" + remaining + ";t=\\d+"));
+        }
+        given().header("X-Api-Key", key).get("/api/reports").then().statusCode(429).body("policy", equalTo("reports"));
+        given().header("X-Api-Key", key + "-other").get("/api/reports").then().statusCode(200);
+        // a key with braces or of any length is a key like any other (hashed for the store)
+        given().header("X-Api-Key", "{evil}" + "x".repeat(500)).get("/api/reports").then().statusCode(200);
+    }
+
+    @Test
+    void loginRefusesAfterFiveFailedAttemptsAMinuteEvenWithTheRightPassword() {
+        for (int i = 0; i < 5; i++) {
+            login("alice", "guess" + i).then().statusCode(401).contentType("application/problem+json");
+        }
+        login("alice", "guess").then().statusCode(429).body("policy", equalTo("login"));
+        login("alice", "wonderland").then().statusCode(429);
+    }
+
+    @Test
+    void loginWithTheRightPasswordSucceeds() {
+        login("alice", "wonderland").then().statusCode(200).body("user", equalTo("alice"))
+                .header("RateLimit", matchesPattern("\"login-1m\";r=4;t=60"));
+    }
+
+    @Test
+    void loginWithoutABodyIsABadRequest() {
+        given().contentType("application/json").body("{}").post("/api/login").then().statusCode(400)
+                .contentType("application/problem+json");
+    }
+
+    static Response login(String user, String password) {
+        return given().contentType("application/json").body("{\"username\":\"" + user + "\",\"password\":\"" + password + "\"}")
+                .post("/api/login");
+    }
+}

@@ -1,0 +1,76 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.testing.RedisTestResource;
+import dev.slidegate.testing.Resp;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo API on the Redis store, against a real redis-server. The reactive endpoint runs on the
+ * event loop here while the decision waits for Redis: it must not block ("The current thread cannot
+ * be blocked" would be a 500).
+ */
+@QuarkusTest
+@TestProfile(RedisDemoApiTest.OnRedis.class)
+class RedisDemoApiTest extends DemoApiContract {
+
+    public static class OnRedis extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
+            config.put("slidegate.store", "auto");
+            return config;
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(RedisTestResource.class));
+        }
+    }
+
+    @Inject
+    LimiterStore store;
+
+    @BeforeEach
+    void flush() {
+        try (Resp r = RedisTestResource.server().connect()) {
+            r.call("FLUSHALL");
+        }
+    }
+
+    @Test
+    void autoChoosesRedisWhenHostsAreSetAndWindowsLiveThere() {
+        assertEquals("redis", store.name());
+        given().get("/api/products/reactive").then().statusCode(200);
+        try (Resp r = RedisTestResource.server().connect()) {
+            assertEquals(1L, r.number("ZCARD", "slidegate:{products:ip:127.0.0.1}:log"));
+        }
+    }
+
+    @Test
+    void manyConcurrentReactiveCallsAreDecidedWithoutBlocking() throws Exception {
+        List<java.util.concurrent.CompletableFuture<Integer>> calls = new java.util.ArrayList<>();
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        java.net.URI uri = java.net.URI.create(io.restassured.RestAssured.baseURI + ":" + io.restassured.RestAssured.port
+                + "/api/products/reactive");
+        for (int i = 0; i < 20; i++) {
+            calls.add(client.sendAsync(java.net.http.HttpRequest.newBuilder(uri).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding()).thenApply(java.net.http.HttpResponse::statusCode));
+        }
+        long ok = calls.stream().map(java.util.concurrent.CompletableFuture::join).filter(s -> s == 200).count();
+        long refused = calls.stream().map(java.util.concurrent.CompletableFuture::join).filter(s -> s == 429).count();
+        assertEquals(3, ok);
+        assertEquals(17, refused);
+    }
+}

@@ -1,0 +1,56 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.security.TestSecurity;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code key = "user"}: authenticated callers are counted by principal, anonymous ones by address. */
+@QuarkusTest
+@TestProfile(SmallLimits.class)
+class UserKeyTest {
+
+    @Inject
+    LimiterStore store;
+    @Inject
+    PolicyRegistry registry;
+
+    private Policy policy() {
+        return registry.policies().get("per-user").policy();
+    }
+
+    @BeforeEach
+    void reset() {
+        for (String key : new String[] { "user:alice", "ip:127.0.0.1" }) {
+            store.reset(policy(), key).toCompletableFuture().join();
+        }
+    }
+
+    private long remaining(String key) {
+        return store.acquire(policy(), key, 1).toCompletableFuture().join().remaining();
+    }
+
+    @Test
+    @TestSecurity(user = "alice")
+    void anAuthenticatedCallerIsCountedByName() {
+        given().get("/test/user").then().statusCode(200);
+        given().get("/test/user").then().statusCode(200);
+        given().get("/test/user").then().statusCode(429);
+        assertEquals(1, remaining("ip:127.0.0.1"), "the address was not charged");
+    }
+
+    @Test
+    void anAnonymousCallerIsCountedByAddress() {
+        given().get("/test/user").then().statusCode(200);
+        assertEquals(1, remaining("user:alice"), "no user was charged");
+        assertEquals(0, remaining("ip:127.0.0.1"));
+    }
+}

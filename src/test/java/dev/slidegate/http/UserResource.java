@@ -1,0 +1,16 @@
+package dev.slidegate.http;
+
+import dev.slidegate.interceptor.RateLimited;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+/** A test endpoint limited per authenticated user. */
+@Path("/test/user")
+public class UserResource {
+
+    @GET
+    @RateLimited(value = "per-user", limits = "2/1h", key = "user")
+    public String hello() {
+        return "hello";
+    }
+}

@@ -1,0 +1,80 @@
+package dev.slidegate.interceptor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.RateLimitExceededException;
+import dev.slidegate.http.SmallLimits;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.Test;
+
+/** {@code @RateLimited} on plain CDI beans called outside HTTP: a refusal is a {@link RateLimitExceededException} carrying the decision. */
+@QuarkusTest
+@TestProfile(SmallLimits.class)
+class BeanLimitTest {
+
+    @Inject
+    LimitedService service;
+    @Inject
+    ClassLimitedService classLimited;
+
+    @Test
+    void plainMethodsThrowWithTheDecision() {
+        assertEquals("pong", service.ping());
+        assertEquals("pong", service.ping());
+        RateLimitExceededException e = assertThrows(RateLimitExceededException.class, service::ping);
+        Decision d = e.decision();
+        assertFalse(d.allowed());
+        assertEquals("bean-global", d.policy().name());
+        assertEquals("2/1h", d.trippedLimit().orElseThrow().toString());
+        assertTrue(d.retryAfterSeconds() > 3500 && d.retryAfterSeconds() <= 3600, "retry " + d.retryAfterSeconds());
+        assertTrue(e.getMessage().contains("policy 'bean-global'"), e.getMessage());
+    }
+
+    @Test
+    void rateLimitKeyParametersKeyTheCaller() {
+        service.send("acme", "1");
+        service.send("acme", "2");
+        assertThrows(RateLimitExceededException.class, () -> service.send("acme", "3"));
+        assertEquals("globex:1", service.send("globex", "1"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> service.send(null, "x"));
+        assertTrue(e.getMessage().contains("@RateLimitKey argument is null"), e.getMessage());
+    }
+
+    @Test
+    void completionStageMethodsFailTheirStage() {
+        assertEquals("done", service.async().toCompletableFuture().join());
+        CompletionException e = assertThrows(CompletionException.class, () -> service.async().toCompletableFuture().join());
+        assertTrue(e.getCause() instanceof RateLimitExceededException, e.toString());
+    }
+
+    @Test
+    void uniMethodsFailTheirUniAndDecideOnlyWhenSubscribed() {
+        var first = service.uni();
+        var second = service.uni(); // not subscribed yet: nothing decided
+        assertEquals("done", second.await().indefinitely());
+        assertThrows(RateLimitExceededException.class, () -> first.await().indefinitely());
+    }
+
+    @Test
+    void anAddressKeyOutsideARequestIsAClearError() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, service::needsARequest);
+        assertTrue(e.getMessage().contains("LimitedService#needsARequest: policy 'bean-ip' keys callers by ip, which needs an HTTP request"),
+                e.getMessage());
+    }
+
+    @Test
+    void aClassLevelBindingCoversEveryMethodAndAMethodLevelOneReplacesIt() {
+        assertEquals("a", classLimited.a());
+        assertEquals("b", classLimited.b());
+        assertThrows(RateLimitExceededException.class, classLimited::a);
+        assertEquals("own", classLimited.own());
+        assertThrows(RateLimitExceededException.class, classLimited::own);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.slidegate.interceptor;
+
+import io.smallrye.mutiny.Uni;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/** A CDI bean with rate-limited methods, called outside HTTP by {@code BeanLimitTest}. */
+@ApplicationScoped
+public class LimitedService {
+
+    @RateLimited(value = "bean-global", limits = "2/1h", key = "global")
+    public String ping() {
+        return "pong";
+    }
+
+    @RateLimited(value = "bean-tenant", limits = "2/1h")
+    public String send(@RateLimitKey String tenant, String message) {
+        return tenant + ":" + message;
+    }
+
+    @RateLimited(value = "bean-stage", limits = "1/1h", key = "global")
+    public CompletionStage<String> async() {
+        return CompletableFuture.completedFuture("done");
+    }
+
+    @RateLimited(value = "bean-uni", limits = "1/1h", key = "global")
+    public Uni<String> uni() {
+        return Uni.createFrom().item("done");
+    }
+
+    @RateLimited(value = "bean-ip", limits = "1/1h")
+    public String needsARequest() {
+        return "never";
+    }
+}

@@ -1,0 +1,41 @@
+package dev.slidegate.it;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.matchesPattern;
+
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The demo API against the packaged artifact: the jar in {@code verify}, the native executable with
+ * {@code -Dnative}. Each test uses its own API key or a generous limit, so the order does not matter.
+ */
+@QuarkusIntegrationTest
+class DemoApiIT {
+
+    @Test
+    void productsCarryTheRateLimitFieldsOfAllThreeLimits() {
+        given().get("/api/products").then().statusCode(200).body("$", hasSize(4))
+                .header("RateLimit-Policy", "\"products-2s\";q=500;w=2, \"products-10s\";q=2000;w=10, \"products-1m\";q=10000;w=60")
+                .header("RateLimit", matchesPattern("\"products-2s\";r=\\d+;t=\\d+, \"products-10s\";r=\\d+;t=\\d+, \"products-1m\";r=\\d+;t=\\d+"));
+        given().get("/api/products/reactive").then().statusCode(200).body("$", hasSize(4));
+    }
+
+    @Test
+    void reportsAreLimitedPerApiKeyWithAProblemBody() {
+        given().get("/api/reports").then().statusCode(400).contentType("application/problem+json");
+        String key = UUID.randomUUID().toString();
+        for (int i = 0; i < 100; i++) {
+            given().header("X-Api-Key", key).get("/api/reports").then().statusCode(200);
+        }
+        given().header("X-Api-Key", key).get("/api/reports").then().statusCode(429)
+                .contentType("application/problem+json")
+                .header("Retry-After", matchesPattern("[1-9][0-9]*"))
+                .body("policy", equalTo("reports")).body("limit", equalTo("100/1h"))
+                .body("detail", containsString("retry in"));
+    }
+}

@@ -1,0 +1,91 @@
+package dev.slidegate.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.testing.RedisServer;
+import java.net.http.HttpResponse;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The packaged jar, checked from outside as a new user would (the "done when" of the foundation issue). */
+class PackagedJarIT {
+
+    // five GET /api/products give 200 with RateLimit fields, the sixth a 429 with Retry-After >= 1,
+    // RateLimit fields and a problem body; login with wrong credentials is refused after 5 attempts
+    @Test
+    void theJarLimitsProductsAndLogin() throws Exception {
+        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.policies.products.limits=5/10s")) {
+            assertTrue(service.log().contains("Slidegate store: memory (slidegate.store=auto and quarkus.redis.hosts is not set)"),
+                    service.log());
+            for (int i = 4; i >= 0; i--) {
+                HttpResponse<String> ok = service.get("/api/products");
+                assertEquals(200, ok.statusCode());
+                assertEquals("\"products-10s\";q=5;w=10", ok.headers().firstValue("RateLimit-Policy").orElseThrow());
+                assertEquals("\"products-10s\";r=" + i + ";t=10", ok.headers().firstValue("RateLimit").orElseThrow());
+            }
+            HttpResponse<String> refused = service.get("/api/products");
+            assertEquals(429, refused.statusCode());
+            assertTrue(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow()) >= 1);
+            assertTrue(refused.headers().firstValue("RateLimit").orElseThrow().startsWith("\"products-10s\";r=0;t="));
+            assertEquals("application/problem+json", refused.headers().firstValue("Content-Type").orElseThrow());
+            assertTrue(refused.body().contains("\"status\":429") && refused.body().contains("\"policy\":\"products\""), refused.body());
+
+            for (int i = 0; i < 5; i++) {
+                assertEquals(401, service.postJson("/api/login", "{\"username\":\"bob\",\"password\":\"nope\"}").statusCode());
+            }
+            assertEquals(429, service.postJson("/api/login", "{\"username\":\"bob\",\"password\":\"builder\"}").statusCode());
+        }
+    }
+
+    // bad configuration stops start-up with one sentence naming the property, and no stack trace
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "-Dslidegate.policies.products.limits=0/1s | slidegate.policies.products.limits: '0/1s' is not a limit",
+            "-Dslidegate.policies.products.limits=5/0s | slidegate.policies.products.limits: '5/0s' is not a limit",
+            "-Dslidegate.policies.products.limits=abc | slidegate.policies.products.limits: 'abc' is not a limit",
+            "-Dslidegate.policies.login.strategy=leaky | slidegate.policies.login.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window",
+            "-Dslidegate.policies.reports.key=cookie | slidegate.policies.reports.key: 'cookie' is not a key source: expected ip, user, global or header:<Name>",
+            "-Dslidegate.store=disk | slidegate.store: 'disk' is not a store: expected auto, memory or redis",
+            "-Dslidegate.store=redis | slidegate.store=redis needs quarkus.redis.hosts",
+            "-Dslidegate.policies.orphan.key=global | slidegate.policies.orphan.limits is missing" })
+    void badConfigurationFailsWithOneSentence(String property, String expected) throws Exception {
+        ServiceProcess.Result result = ServiceProcess.runToExit(property);
+        assertNotEquals(0, result.exitCode(), result.output());
+        List<String> lines = result.output().lines().filter(l -> l.contains("Invalid Slidegate configuration")).toList();
+        assertEquals(1, lines.size(), result.output());
+        assertTrue(lines.get(0).contains(expected), lines.get(0));
+        assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
+    }
+
+    // two instances against one redis-server, products at 20/10s: 60 calls from one client spread
+    // over both within 2 s -> exactly 20 admitted
+    @Test
+    void twoInstancesShareOneWindowThroughRedis() {
+        try (RedisServer redis = RedisServer.start();
+                ServiceProcess a = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10s");
+                ServiceProcess b = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10s")) {
+            assertTrue(a.log().contains("Slidegate store: redis (slidegate.store=auto and quarkus.redis.hosts is set)"));
+            long start = System.nanoTime();
+            int admitted = 0;
+            int refused = 0;
+            for (int i = 0; i < 60; i++) {
+                int status = (i % 2 == 0 ? a : b).get("/api/products").statusCode();
+                admitted += status == 200 ? 1 : 0;
+                refused += status == 429 ? 1 : 0;
+            }
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.printf("two instances: 60 calls in %d ms, %d admitted%n", millis, admitted);
+            // the count is only meaningful if all calls fell inside one 10 s window
+            org.junit.jupiter.api.Assumptions.assumeTrue(millis < 10_000, "the 60 calls took " + millis + " ms, longer than the window");
+            assertEquals(20, admitted);
+            assertEquals(40, refused);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+package dev.slidegate.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a separate process on a free port. */
+final class ServiceProcess implements AutoCloseable {
+
+    static final Path JAR = Paths.get("target", "quarkus-app", "quarkus-run.jar");
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final Process process;
+    private final Path log;
+    final int port;
+
+    private ServiceProcess(Process process, Path log, int port) {
+        this.process = process;
+        this.log = log;
+        this.port = port;
+    }
+
+    /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
+    static ServiceProcess start(String... properties) {
+        int port = freePort();
+        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Dquarkus.http.port=" + port));
+        cmd.addAll(List.of(properties));
+        cmd.addAll(List.of("-jar", JAR.toString()));
+        try {
+            Path log = Files.createTempFile("slidegate-" + port, ".log");
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            ServiceProcess service = new ServiceProcess(p, log, port);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                if (!p.isAlive()) {
+                    throw new IllegalStateException("the service exited: " + Files.readString(log));
+                }
+                if (Files.readString(log).contains("Listening on")) {
+                    return service;
+                }
+                Thread.sleep(50);
+            }
+            service.close();
+            throw new IllegalStateException("the service did not start within 60 s: " + Files.readString(log));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs the jar expecting it to fail at start-up; returns exit code and output. */
+    static Result runToExit(String... properties) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Dquarkus.http.port=" + freePort()));
+        cmd.addAll(List.of(properties));
+        cmd.addAll(List.of("-jar", JAR.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("still running: " + out);
+        }
+        return new Result(p.exitValue(), out);
+    }
+
+    record Result(int exitCode, String output) {
+    }
+
+    HttpResponse<String> get(String path, String... headers) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10));
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return send(b.GET().build());
+    }
+
+    HttpResponse<String> postJson(String path, String json) {
+        return send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build());
+    }
+
+    private static HttpResponse<String> send(HttpRequest request) {
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    private static String javaBinary() {
+        return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
