@@ -5,12 +5,15 @@ import dev.slidegate.core.Limit;
 import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.core.StoreUnavailableException;
 import dev.slidegate.interceptor.MissingRateLimitKeyException;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
-/** Turns Slidegate's exceptions into RFC 9457 problem responses: 429, 400 and 503, never a stack trace. */
+/** Turns Slidegate's exceptions, and malformed JSON bodies, into RFC 9457 problem responses: 429, 400 and 503, never a stack trace. */
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
@@ -39,6 +42,35 @@ public class ProblemMappers {
         Problem body = new Problem(TYPES + "store-unavailable", "Rate limiter unavailable", 503,
                 "The rate limiter could not decide this request; retry shortly.", null, null, 1L);
         return Response.status(503).header(HttpHeaders.RETRY_AFTER, 1).type(Problem.MEDIA_TYPE).entity(body).build();
+    }
+
+    /**
+     * A request the framework could not read (malformed JSON, a body of the wrong shape, a bad
+     * parameter): the client's error, said in a problem body instead of an empty 400.
+     */
+    @ServerExceptionMapper
+    public Response badRequest(WebApplicationException e) {
+        if (e.getResponse().getStatus() != 400 || e.getResponse().hasEntity()) {
+            return e.getResponse(); // everything else as the framework meant it
+        }
+        Throwable cause = e.getCause();
+        return cause instanceof JsonProcessingException json ? badJson(json)
+                : badRequest("The request could not be read" + (cause == null || cause.getMessage() == null ? "." : ": " + cause.getMessage()));
+    }
+
+    /** A JSON body of the wrong shape (an array for an object, a string for a number). */
+    @ServerExceptionMapper
+    public Response badJson(MismatchedInputException e) {
+        return badJson((JsonProcessingException) e);
+    }
+
+    private static Response badJson(JsonProcessingException e) {
+        return badRequest("The request body is not valid JSON of the expected shape: " + e.getOriginalMessage());
+    }
+
+    private static Response badRequest(String detail) {
+        Problem body = new Problem(TYPES + "bad-request", "Bad Request", 400, detail, null, null, null);
+        return Response.status(400).type(Problem.MEDIA_TYPE).entity(body).build();
     }
 
     private static String describe(Limit l) {

@@ -23,6 +23,11 @@ public class MethodPolicies {
         this.registry = registry;
     }
 
+    /** The policy of {@code method} if it was resolved before, else {@code null}. */
+    MethodPolicy cached(Method method) {
+        return cache.get(method);
+    }
+
     /** The policy of {@code method}, whose effective binding is {@code binding}. */
     MethodPolicy of(Method method, RateLimited binding) {
         MethodPolicy known = cache.get(method);

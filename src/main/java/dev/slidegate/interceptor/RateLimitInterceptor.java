@@ -56,9 +56,16 @@ public class RateLimitInterceptor {
         if (!enabled) {
             return ctx.proceed();
         }
-        MethodPolicy mp = policies.of(ctx.getMethod(), ctx.getInterceptorBinding(RateLimited.class));
+        MethodPolicy mp = policies.cached(ctx.getMethod());
+        if (mp == null) { // first call of a method the start-up check did not see
+            mp = policies.of(ctx.getMethod(), ctx.getInterceptorBinding(RateLimited.class));
+        }
         RoutingContext rc = currentRequest();
         String key = keys.resolve(mp, ctx.getParameters(), rc);
+        return decide(ctx, mp, key, rc);
+    }
+
+    private Object decide(InvocationContext ctx, MethodPolicy mp, String key, RoutingContext rc) throws Exception {
         return switch (mp.kind()) {
             case PLAIN -> {
                 admit(await(store.acquire(mp.policy(), key, COST), mp), rc);

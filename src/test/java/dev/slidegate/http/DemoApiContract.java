@@ -115,6 +115,14 @@ public abstract class DemoApiContract {
                 .contentType("application/problem+json");
     }
 
+    @Test
+    void aMalformedBodyIsABadRequestWithAProblemBody() {
+        given().contentType("application/json").body("{bad").post("/api/login").then().statusCode(400)
+                .contentType("application/problem+json").body("detail", containsString("not valid JSON"));
+        given().contentType("application/json").body("[1,2]").post("/api/login").then().statusCode(400)
+                .contentType("application/problem+json").body("detail", containsString("not valid JSON"));
+    }
+
     static Response login(String user, String password) {
         return given().contentType("application/json").body("{\"username\":\"" + user + "\",\"password\":\"" + password + "\"}")
                 .post("/api/login");
