@@ -46,16 +46,8 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState {
         if (retired) {
             return null;
         }
-        now = Math.max(now, lastMicros);
-        lastMicros = now;
-        computeWaits(now, cost);
-        boolean allowed = tripped < 0;
-        if (allowed || policy.countRejected()) {
-            charge(now, cost);
-            if (!allowed) {
-                computeWaits(now, cost); // the refused attempt counted: the wait starts from it
-            }
-        }
+        now = observe(now);
+        boolean allowed = admitAndCharge(now, cost);
         LimitState[] states = new LimitState[permits.length];
         for (int i = 0; i < states.length; i++) {
             states[i] = state(i, now);
@@ -72,14 +64,26 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState {
         if (retired) {
             return -1;
         }
-        now = Math.max(now, lastMicros);
-        lastMicros = now;
+        return admitAndCharge(observe(now), cost) ? 1 : 0;
+    }
+
+    /** The instant to decide at: never before one this key has already seen. */
+    private long observe(long now) {
+        lastMicros = Math.max(now, lastMicros);
+        return lastMicros;
+    }
+
+    /** Checks every limit, then charges all of them (or, refused, only with count-rejected); sets tripped and retry. */
+    private boolean admitAndCharge(long now, int cost) {
         computeWaits(now, cost);
         boolean allowed = tripped < 0;
         if (allowed || policy.countRejected()) {
             charge(now, cost);
+            if (!allowed) {
+                computeWaits(now, cost); // the refused attempt counted: the wait starts from it
+            }
         }
-        return allowed ? 1 : 0;
+        return allowed;
     }
 
     /** Retires this state if it holds nothing that counts at {@code now}, or unconditionally with {@code force}. */
