@@ -28,11 +28,17 @@ public class PolicyRegistry {
     }
 
     /** The members an annotation gives, each possibly absent. */
-    public record Declared(String name, List<String> limits, String strategy, String key, boolean countRejected) {
+    public record Declared(String name, List<String> limits, String strategy, String key, boolean countRejected, boolean dryRun,
+            int cost) {
+
+        /** Members as an annotation without {@code dryRun} and {@code cost} gives them. */
+        public Declared(String name, List<String> limits, String strategy, String key, boolean countRejected) {
+            this(name, limits, strategy, key, countRejected, false, 1);
+        }
     }
 
     private record Overrides(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
-            Optional<Boolean> countRejected) {
+            Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost) {
     }
 
     private record Definition(Resolved resolved, String where) {
@@ -55,7 +61,10 @@ public class PolicyRegistry {
         Optional<List<Limit>> limits = p.limits().map(list -> parseLimits(list, prefix + "limits"));
         Optional<Strategy> strategy = p.strategy().map(s -> check(() -> Strategy.parse(s), prefix + "strategy"));
         Optional<KeySource> key = p.key().map(k -> check(() -> KeySource.parse(k), prefix + "key"));
-        return new Overrides(limits, strategy, key, p.countRejected());
+        p.cost().filter(c -> c < 1).ifPresent(c -> {
+            throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
+        });
+        return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost());
     }
 
     private static List<Limit> parseLimits(List<String> texts, String property) {
@@ -106,7 +115,8 @@ public class PolicyRegistry {
         KeySource key = cfg != null && cfg.key().isPresent() ? cfg.key().get()
                 : declared.key().isBlank() ? new KeySource.Ip() : check(() -> KeySource.parse(declared.key()), origin + "(key)");
         boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get() : declared.countRejected();
-        Policy policy = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected), origin);
+        boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun();
+        Policy policy = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun), origin);
         Resolved resolved = new Resolved(policy, key);
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().equals(resolved)) {
@@ -114,6 +124,23 @@ public class PolicyRegistry {
                     + summary(first.resolved()) + ": give one of them another name, or configure slidegate.policies." + name + ".*");
         }
         return resolved;
+    }
+
+    /**
+     * The cost of one call of a method declaring {@code declared}: configuration first, then the
+     * annotation.
+     *
+     * @throws ConfigurationException for a cost below 1
+     */
+    public int cost(Declared declared, String where) {
+        Overrides cfg = configured.get(declared.name());
+        if (cfg != null && cfg.cost().isPresent()) {
+            return cfg.cost().get();
+        }
+        if (declared.cost() < 1) {
+            throw fail(where + ": @RateLimited(cost): '" + declared.cost() + "' is not a cost: expected a whole number of permits, at least 1");
+        }
+        return declared.cost();
     }
 
     /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */
@@ -134,6 +161,7 @@ public class PolicyRegistry {
 
     private static String summary(Resolved r) {
         Policy p = r.policy();
-        return p.limits() + " " + p.strategy().configName() + " by " + p.key() + (p.countRejected() ? " counting rejected" : "");
+        return p.limits() + " " + p.strategy().configName() + " by " + p.key() + (p.countRejected() ? " counting rejected" : "")
+                + (p.dryRun() ? " in dry-run" : "");
     }
 }

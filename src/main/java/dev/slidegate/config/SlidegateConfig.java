@@ -30,6 +30,9 @@ public interface SlidegateConfig {
     /** Named policies, by name: {@code slidegate.policies.<name>.*}. */
     Map<String, PolicyConfig> policies();
 
+    /** How callers are identified over HTTP. */
+    HttpConfig http();
+
     /** The in-process store. */
     MemoryConfig memory();
 
@@ -51,6 +54,37 @@ public interface SlidegateConfig {
         /** {@code true}: refused attempts are charged too, so a caller who keeps trying stays locked out (brute-force protection). Default {@code false}. */
         @WithName("count-rejected")
         Optional<Boolean> countRejected();
+
+        /**
+         * {@code true}: decide and report (RateLimit fields, a log summary) but never refuse, to roll out
+         * a new limit safely. Default {@code false}.
+         */
+        @WithName("dry-run")
+        Optional<Boolean> dryRun();
+
+        /** Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1. */
+        Optional<Integer> cost();
+    }
+
+    /** How callers are identified over HTTP. */
+    interface HttpConfig {
+
+        /**
+         * Proxies whose forwarding headers are believed, as addresses or CIDRs ({@code 10.0.0.0/8},
+         * {@code 2001:db8::/32}). Only when the TCP peer is one of them are {@code Forwarded} (or,
+         * without it, {@code X-Forwarded-For}) read, right to left, skipping trusted hops; the first
+         * untrusted address is the client. Empty (the default): forwarding headers are ignored.
+         */
+        @WithName("trusted-proxies")
+        Optional<List<String>> trustedProxies();
+
+        /**
+         * IPv6 clients are grouped by this prefix length, since one client can rotate through the
+         * addresses of its network (a /64 is the usual single subscriber). 1 to 128.
+         */
+        @WithName("ipv6-prefix")
+        @WithDefault("64")
+        int ipv6Prefix();
     }
 
     /** The in-process store. */

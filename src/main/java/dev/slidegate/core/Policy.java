@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
  * @param key where the caller's key comes from ({@code ip}, {@code user}, {@code global},
  *        {@code header:<Name>}); interpreted by the layer that calls the store
  * @param countRejected whether refused attempts are charged too (brute-force protection)
+ * @param dryRun whether refusals are only reported (headers, logs), never enforced: for rolling out a limit
  */
-public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected) {
+public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._#-]{1,64}");
 
@@ -38,6 +39,11 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         if (strategy == null) {
             throw new IllegalArgumentException("policy '" + name + "' has no strategy");
         }
+    }
+
+    /** A policy that enforces its refusals. */
+    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected) {
+        this(name, limits, strategy, key, countRejected, false);
     }
 
     /** The largest N of all limits: the most entries an exact log ever needs to keep. */

@@ -7,16 +7,44 @@ package dev.slidegate.core;
 public class RateLimitExceededException extends RuntimeException {
 
     private final transient Decision decision;
+    private final int cost;
 
     public RateLimitExceededException(Decision decision) {
-        super("Rate limit exceeded: policy '" + decision.policy().name() + "', limit "
-                + decision.trippedLimit().map(Limit::toString).orElse("?") + ", retry in "
-                + decision.retryAfterSeconds() + " s", null, false, false);
+        this(decision, 1);
+    }
+
+    /** A refusal of a call weighing {@code cost} permits. */
+    public RateLimitExceededException(Decision decision, int cost) {
+        super(describe(decision, cost), null, false, false);
         this.decision = decision;
+        this.cost = cost;
+    }
+
+    private static String describe(Decision d, int cost) {
+        String limit = d.trippedLimit().map(Limit::toString).orElse("?");
+        if (neverAdmissible(d, cost)) {
+            return "Rate limit exceeded: policy '" + d.policy().name() + "': a call costs " + cost + " permits, more than limit " + limit
+                    + " ever grants; it can never be admitted";
+        }
+        return "Rate limit exceeded: policy '" + d.policy().name() + "', limit " + limit + ", retry in " + d.retryAfterSeconds() + " s";
+    }
+
+    private static boolean neverAdmissible(Decision d, int cost) {
+        return d.trippedLimit().map(l -> cost > l.permits()).orElse(false);
     }
 
     /** The refusal, with the limit that tripped and how long to wait. */
     public Decision decision() {
         return decision;
+    }
+
+    /** The permits the refused call weighed. */
+    public int cost() {
+        return cost;
+    }
+
+    /** Whether the call weighs more than the tripped limit ever grants, so waiting will not help. */
+    public boolean neverAdmissible() {
+        return neverAdmissible(decision, cost);
     }
 }

@@ -24,8 +24,11 @@ public class ProblemMappers {
         Decision d = e.decision();
         String limit = d.trippedLimit().map(Limit::toString).orElse(null);
         long retry = d.retryAfterSeconds();
-        String detail = "Policy '" + d.policy().name() + "' allows " + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
-                + " per caller; retry in " + retry + " s.";
+        String detail = e.neverAdmissible()
+                ? "This call costs " + e.cost() + " permits, more than policy '" + d.policy().name() + "' grants in " + limit
+                        + "; it can never be admitted."
+                : "Policy '" + d.policy().name() + "' allows " + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
+                        + " per caller; retry in " + retry + " s.";
         Problem body = new Problem(TYPES + "rate-limited", "Too Many Requests", 429, detail, d.policy().name(), limit, retry);
         return Response.status(429).header(HttpHeaders.RETRY_AFTER, retry).type(Problem.MEDIA_TYPE).entity(body).build();
     }

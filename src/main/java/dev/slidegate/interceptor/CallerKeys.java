@@ -1,14 +1,12 @@
 package dev.slidegate.interceptor;
 
 import dev.slidegate.config.KeySource;
+import dev.slidegate.http.ClientAddress;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.security.identity.SecurityIdentity;
-import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 /**
  * Computes the store key of the caller of a {@link RateLimited} method: a kind prefix ({@code ip:},
@@ -19,9 +17,11 @@ import java.net.UnknownHostException;
 class CallerKeys {
 
     private final Instance<CurrentIdentityAssociation> identity;
+    private final ClientAddress clientAddress;
 
-    CallerKeys(Instance<CurrentIdentityAssociation> identity) {
+    CallerKeys(Instance<CurrentIdentityAssociation> identity, ClientAddress clientAddress) {
         this.identity = identity;
+        this.clientAddress = clientAddress;
     }
 
     String resolve(MethodPolicy mp, Object[] args, RoutingContext rc) {
@@ -54,7 +54,7 @@ class CallerKeys {
                 return "user:" + KeyEncoder.part(user);
             }
         }
-        return "ip:" + KeyEncoder.part(clientAddress(rc));
+        return "ip:" + KeyEncoder.part(clientAddress.of(rc));
     }
 
     private String principal() {
@@ -63,25 +63,5 @@ class CallerKeys {
         }
         SecurityIdentity id = identity.get().getIdentity();
         return id == null || id.isAnonymous() ? null : id.getPrincipal().getName();
-    }
-
-    /**
-     * The TCP peer of the connection. Deliberately not {@code request.remoteAddress()}, which
-     * Quarkus rewrites from forwarding headers (that the client writes) when proxy forwarding is on.
-     */
-    static String clientAddress(RoutingContext rc) {
-        SocketAddress peer = rc.request().connection().remoteAddress();
-        String host = peer == null ? null : peer.hostAddress();
-        if (host == null) {
-            return "unknown";
-        }
-        if (host.indexOf(':') < 0) {
-            return host;
-        }
-        try { // one spelling per IPv6 address; IPv4-mapped becomes IPv4. A literal: no DNS lookup.
-            return InetAddress.getByName(host).getHostAddress();
-        } catch (UnknownHostException e) {
-            return host;
-        }
     }
 }

@@ -7,7 +7,7 @@ import java.util.Base64;
 
 /**
  * Makes caller-supplied text safe to put in a store key. Text of at most 64 characters from
- * {@code [A-Za-z0-9._~:@-]} is kept as it is; anything else becomes {@code #} and the base64url
+ * {@code [A-Za-z0-9._~:@/-]} is kept as it is; anything else becomes {@code #} and the base64url
  * SHA-256 of its UTF-8 bytes. Since {@code #} is outside the kept set, a kept value never equals a
  * hashed one, and no key part contains {@code {}, {@code }} or the composite separator.
  */
@@ -29,7 +29,7 @@ final class KeyEncoder {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || c == '.' || c == '_' || c == '~' || c == ':' || c == '@' || c == '-';
+                    || c == '.' || c == '_' || c == '~' || c == ':' || c == '@' || c == '-' || c == '/';
             if (!ok) {
                 return false;
             }

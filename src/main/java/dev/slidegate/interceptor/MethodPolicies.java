@@ -11,10 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jboss.logging.Logger;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
 @ApplicationScoped
 public class MethodPolicies {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     private final PolicyRegistry registry;
     private final Map<Method, MethodPolicy> cache = new ConcurrentHashMap<>();
@@ -37,9 +40,14 @@ public class MethodPolicies {
     private MethodPolicy resolve(Method m, RateLimited ann) {
         String where = m.getDeclaringClass().getSimpleName() + "#" + m.getName();
         String name = ann.value().isBlank() ? m.getDeclaringClass().getSimpleName() + "." + m.getName() : ann.value().trim();
-        PolicyRegistry.Resolved r = registry.resolve(
-                new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(), ann.countRejected()), where);
-        return new MethodPolicy(where, r.policy(), r.key(), keyParameter(m, where), kind(m, where));
+        PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
+                ann.countRejected(), ann.dryRun(), ann.cost());
+        PolicyRegistry.Resolved r = registry.resolve(declared, where);
+        int cost = registry.cost(declared, where);
+        r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
+                "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost, l,
+                r.policy().name()));
+        return new MethodPolicy(where, r.policy(), r.key(), keyParameter(m, where), kind(m, where), cost);
     }
 
     private static int keyParameter(Method m, String where) {

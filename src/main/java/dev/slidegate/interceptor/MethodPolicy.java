@@ -11,8 +11,9 @@ import dev.slidegate.core.Policy;
  * @param key the policy's key source
  * @param keyParameter index of the {@link RateLimitKey} parameter, or -1
  * @param kind how the method returns its result
+ * @param cost permits one call weighs
  */
-record MethodPolicy(String where, Policy policy, KeySource key, int keyParameter, Kind kind) {
+record MethodPolicy(String where, Policy policy, KeySource key, int keyParameter, Kind kind, int cost) {
 
     /** How a method returns: the interceptor never blocks for {@code UNI} and {@code STAGE}. */
     enum Kind {

@@ -34,13 +34,12 @@ import java.util.concurrent.Executor;
 @Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
 public class RateLimitInterceptor {
 
-    private static final int COST = 1;
-
     private final MethodPolicies policies;
     private final CallerKeys keys;
     private final LimiterStore store;
     private final CurrentVertxRequest currentRequest;
     private final boolean enabled;
+    private final DryRunLog dryRunLog = new DryRunLog();
 
     RateLimitInterceptor(MethodPolicies policies, CallerKeys keys, LimiterStore store, CurrentVertxRequest currentRequest,
             SlidegateConfig config) {
@@ -68,30 +67,34 @@ public class RateLimitInterceptor {
     private Object decide(InvocationContext ctx, MethodPolicy mp, String key, RoutingContext rc) throws Exception {
         return switch (mp.kind()) {
             case PLAIN -> {
-                admit(await(store.acquire(mp.policy(), key, COST), mp), rc);
+                admit(await(store.acquire(mp.policy(), key, mp.cost()), mp), mp, rc);
                 yield ctx.proceed();
             }
-            case UNI -> Uni.createFrom().completionStage(() -> store.acquire(mp.policy(), key, COST))
+            case UNI -> Uni.createFrom().completionStage(() -> store.acquire(mp.policy(), key, mp.cost()))
                     .emitOn(onCallerContext())
                     .onItem().transformToUni(d -> {
-                        admit(d, rc);
+                        admit(d, mp, rc);
                         return (Uni<?>) proceed(ctx);
                     });
-            case STAGE -> store.acquire(mp.policy(), key, COST)
+            case STAGE -> store.acquire(mp.policy(), key, mp.cost())
                     .thenComposeAsync(d -> {
-                        admit(d, rc);
+                        admit(d, mp, rc);
                         return (CompletionStage<?>) proceed(ctx);
                     }, onCallerContext())
                     .toCompletableFuture();
         };
     }
 
-    private static void admit(Decision d, RoutingContext rc) {
+    private void admit(Decision d, MethodPolicy mp, RoutingContext rc) {
         if (rc != null) {
             HttpDecisions.record(rc, d);
         }
         if (!d.allowed()) {
-            throw new RateLimitExceededException(d);
+            if (d.policy().dryRun()) {
+                dryRunLog.wouldHaveRefused(d);
+            } else {
+                throw new RateLimitExceededException(d, mp.cost());
+            }
         }
     }
 

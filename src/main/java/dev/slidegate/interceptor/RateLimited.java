@@ -53,4 +53,15 @@ public @interface RateLimited {
     /** Charge refused attempts too, so a caller who keeps trying stays locked out (brute-force protection). */
     @Nonbinding
     boolean countRejected() default false;
+
+    /** Decide and report, but never refuse: for rolling out a new limit safely. */
+    @Nonbinding
+    boolean dryRun() default false;
+
+    /**
+     * Permits one call weighs, at least 1: an export might cost 10 where a read costs 1. A call that
+     * costs more than a limit's N can never be admitted and is always refused.
+     */
+    @Nonbinding
+    int cost() default 1;
 }

@@ -2,6 +2,7 @@ package dev.slidegate.interceptor;
 
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.http.ClientAddress;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Any;
@@ -16,15 +17,15 @@ import org.jboss.logging.Logger;
 /**
  * At start-up, resolves the policy of every {@link RateLimited} method of every bean, so that a bad
  * limit, strategy, key source or policy name stops the service before it takes traffic, with one
- * sentence naming the property or {@code Class#method}. It also creates the store, which logs which
- * store is active and why.
+ * sentence naming the property or {@code Class#method}. It also creates the store (which logs which
+ * store is active and why) and the client-address resolver (which checks the trusted proxies).
  */
 class StartupCheck {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     void onStart(@Observes StartupEvent event, BeanManager beans, MethodPolicies policies, PolicyRegistry registry,
-            LimiterStore store) {
+            LimiterStore store, ClientAddress clientAddress) {
         Set<Class<?>> seen = new HashSet<>();
         int methods = 0;
         for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {

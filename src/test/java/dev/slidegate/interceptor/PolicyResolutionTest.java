@@ -10,8 +10,6 @@ import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.Strategy;
 import io.quarkus.runtime.configuration.ConfigurationException;
-import io.smallrye.config.PropertiesConfigSource;
-import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import java.lang.reflect.Method;
@@ -77,9 +75,7 @@ class PolicyResolutionTest {
     }
 
     private static SlidegateConfig config(Map<String, String> props) {
-        return new SmallRyeConfigBuilder().withMapping(SlidegateConfig.class)
-                .withConverter(java.time.Duration.class, 100, new io.quarkus.runtime.configuration.DurationConverter())
-                .withSources(new PropertiesConfigSource(props, "test", 500)).build().getConfigMapping(SlidegateConfig.class);
+        return dev.slidegate.testing.TestConfigs.slidegate(props);
     }
 
     private static MethodPolicies policies(Map<String, String> props) {
@@ -173,6 +169,22 @@ class PolicyResolutionTest {
                 .contains("slidegate.policies.p.key"));
         assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
                 config(Map.of("slidegate.policies.bad\\:name.limits", "1/1s")))).getMessage().contains("not a policy name"));
+    }
+
+    @Test
+    void costAndDryRunComeFromTheAnnotationOrConfiguration() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "7", "slidegate.policies.c.dry-run", "true")));
+        PolicyRegistry.Declared declared = new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", false, false, 2);
+        assertEquals(7, registry.cost(declared, "X#m"));
+        assertTrue(registry.resolve(declared, "X#m").policy().dryRun());
+        PolicyRegistry plain = new PolicyRegistry(config(Map.of()));
+        assertEquals(2, plain.cost(declared, "X#m"));
+        assertEquals("Invalid Slidegate configuration: X#m: @RateLimited(cost): '0' is not a cost: expected a whole number of permits, at least 1",
+                assertThrows(ConfigurationException.class,
+                        () -> plain.cost(new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", false, false, 0), "X#m")).getMessage());
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.c.cost: '0' is not a cost: expected a whole number of permits, at least 1",
+                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "0"))))
+                        .getMessage());
     }
 
     @Test

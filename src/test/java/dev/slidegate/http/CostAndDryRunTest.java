@@ -1,0 +1,77 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.core.LimiterStore;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Calls that weigh several permits, calls that can never fit, and policies that only report. */
+@QuarkusTest
+@TestProfile(CostAndDryRunTest.Profile.class)
+class CostAndDryRunTest {
+
+    public static class Profile extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
+            config.put("slidegate.policies.reports.dry-run", "true"); // configuration puts a policy in dry-run
+            return config;
+        }
+    }
+
+    @Inject
+    LimiterStore store;
+    @Inject
+    PolicyRegistry registry;
+
+    @BeforeEach
+    void reset() {
+        registry.policies().values().forEach(r -> store.reset(r.policy(), "ip:127.0.0.1").toCompletableFuture().join());
+    }
+
+    // 10/1h at cost 5: two calls, then refused; the fields count permits, not calls
+    @Test
+    void aCostlyCallTakesSeveralPermits() {
+        given().get("/test/export").then().statusCode(200).header("RateLimit", "\"export-1h\";r=5;t=3600");
+        given().get("/test/export").then().statusCode(200).header("RateLimit", "\"export-1h\";r=0;t=3600");
+        given().get("/test/export").then().statusCode(429);
+    }
+
+    // 3/1h at cost 5: refused at once, saying it can never be admitted; nothing is charged
+    @Test
+    void aCallCostingMoreThanTheLimitIsRefusedWithAClearMessage() {
+        for (int i = 0; i < 3; i++) {
+            given().get("/test/huge").then().statusCode(429).contentType("application/problem+json")
+                    .body("detail", equalTo("This call costs 5 permits, more than policy 'huge' grants in 3/1h; it can never be admitted."))
+                    .header("RateLimit", "\"huge-1h\";r=3;t=0");
+        }
+    }
+
+    // dry-run: never refuses, but the fields say r=0 once the limit is reached
+    @Test
+    void aDryRunPolicyNeverRefusesButReports() {
+        given().get("/test/trial").then().statusCode(200).header("RateLimit", "\"trial-1h\";r=1;t=3600");
+        given().get("/test/trial").then().statusCode(200).header("RateLimit", "\"trial-1h\";r=0;t=3600");
+        for (int i = 0; i < 5; i++) {
+            given().get("/test/trial").then().statusCode(200).body(equalTo("trial")).header("RateLimit", containsString("r=0"));
+        }
+    }
+
+    @Test
+    void configurationCanPutAPolicyInDryRun() {
+        for (int i = 0; i < 5; i++) { // reports is 3/1h in SmallLimits
+            given().header("X-Api-Key", "dry").get("/api/reports").then().statusCode(200);
+        }
+        given().header("X-Api-Key", "dry").get("/api/reports").then().header("RateLimit", containsString("r=0"));
+    }
+}

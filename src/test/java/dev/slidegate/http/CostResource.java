@@ -1,0 +1,31 @@
+package dev.slidegate.http;
+
+import dev.slidegate.interceptor.RateLimited;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+
+/** Test endpoints for cost and dry-run. */
+@Path("/test")
+public class CostResource {
+
+    @GET
+    @Path("export")
+    @RateLimited(value = "export", limits = "10/1h", cost = 5)
+    public String export() {
+        return "export";
+    }
+
+    @GET
+    @Path("huge")
+    @RateLimited(value = "huge", limits = "3/1h", cost = 5)
+    public String huge() {
+        return "never";
+    }
+
+    @GET
+    @Path("trial")
+    @RateLimited(value = "trial", limits = "2/1h", dryRun = true)
+    public String trial() {
+        return "trial";
+    }
+}

@@ -1,0 +1,106 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Behind a trusted proxy (the test client's loopback address plays it): the rightmost untrusted
+ * forwarding entry is the client. And what hostile requests cannot do: a 5xx or an unbounded key.
+ */
+@QuarkusTest
+@TestProfile(TrustedProxyTest.BehindProxy.class)
+class TrustedProxyTest {
+
+    public static class BehindProxy extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
+            config.put("slidegate.http.trusted-proxies", "127.0.0.0/8,::1");
+            return config;
+        }
+    }
+
+    private static int products(String forwardedFor) {
+        return given().header("X-Forwarded-For", forwardedFor).get("/api/products").statusCode();
+    }
+
+    @Test
+    void theRealClientIsLimitedAndASpoofedLeftmostEntryChangesNothing() {
+        for (int i = 0; i < 3; i++) {
+            assertEquals(200, products("203.0.113.5"));
+        }
+        assertEquals(429, products("203.0.113.5"));
+        assertEquals(429, products("1.1.1.1, 203.0.113.5"), "what the client wrote on the left is not believed");
+        assertEquals(429, products("198.51.100." + 77 + ", 203.0.113.5, 127.0.0.2"), "trusted hops are skipped");
+        assertEquals(200, products("203.0.113.6"), "another client behind the same proxy has its own window");
+    }
+
+    @Test
+    void addressesOfOneIpv6Slash64ShareOneLimit() {
+        int admitted = 0;
+        for (int i = 1; i <= 10; i++) {
+            admitted += products("2001:db8:aaaa:bbbb::" + Integer.toHexString(i * 4099)) == 200 ? 1 : 0;
+        }
+        assertEquals(3, admitted);
+        assertEquals(200, products("2001:db8:aaaa:bbbc::1"), "the next /64 is another caller");
+    }
+
+    @Test
+    void aMalformedChainFallsBackToTheProxyAddress() {
+        assertEquals(200, products("not-an-address"));
+    }
+
+    @Test
+    void tenThousandForwardingEntriesAreNoProblem() {
+        String chain = "192.0.2.1, ".repeat(10_000) + "203.0.113.90";
+        int status = products(chain);
+        assertTrue(status < 500, "status " + status);
+    }
+
+    @Test
+    void a64KilobyteKeyHeaderNeverGivesA5xx() {
+        int status = given().header("X-Api-Key", "k".repeat(64 * 1024)).get("/api/reports").statusCode();
+        assertTrue(status < 500, "status " + status); // the server refuses oversized headers before Slidegate sees them
+        int big = given().header("X-Api-Key", "k".repeat(6 * 1024)).get("/api/reports").statusCode();
+        assertEquals(200, big, "a large key within the server's header limit is hashed into a bounded key");
+    }
+
+    @Test
+    void nonUtf8BytesInAKeyHeaderAreAKeyLikeAnyOther() throws IOException {
+        byte[] key = { 'k', (byte) 0xff, (byte) 0xfe, (byte) 0xc3, '{', '}' };
+        for (int i = 0; i < 3; i++) {
+            assertEquals(200, rawGet("/api/reports", key));
+        }
+        assertEquals(429, rawGet("/api/reports", key));
+    }
+
+    /** A GET with an X-Api-Key of arbitrary bytes, which no HTTP client library would send. */
+    private static int rawGet(String path, byte[] apiKey) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", RestAssured.port)) {
+            OutputStream out = s.getOutputStream();
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Api-Key: ").getBytes(StandardCharsets.US_ASCII));
+            out.write(apiKey);
+            out.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream response = new ByteArrayOutputStream();
+            in.transferTo(response);
+            String statusLine = response.toString(StandardCharsets.ISO_8859_1).lines().findFirst().orElse("");
+            return Integer.parseInt(statusLine.split(" ")[1]);
+        }
+    }
+}
