@@ -1,20 +1,27 @@
 package dev.slidegate.config;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Where a policy takes the caller's key from. Parsed once per policy from {@code ip}, {@code user},
- * {@code global} or {@code header:<Name>}.
+ * {@code global}, {@code path}, {@code header:<Name>}, {@code param:<name>}, the name of a
+ * {@code @Named} {@code KeyResolver} bean, or a composite of several joined by {@code +}
+ * ({@code ip+path}, {@code user+header:X-Tenant}).
  */
 public sealed interface KeySource {
 
     /** What a valid key source looks like, for error messages. */
-    String EXPECTED = "ip, user, global or header:<Name>";
+    String EXPECTED = "ip, user, global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +";
 
-    /** The configuration spelling: {@code ip}, {@code header:X-Api-Key}. */
+    /** The configuration spelling: {@code ip}, {@code header:X-Api-Key}, {@code ip+path}. */
     String spec();
 
-    /** The TCP peer address. */
+    /** The client address (TCP peer, or the forwarded client behind a trusted proxy). */
     record Ip() implements KeySource {
         @Override
         public String spec() {
@@ -38,6 +45,14 @@ public sealed interface KeySource {
         }
     }
 
+    /** The endpoint's route template, so {@code /api/products/1} and {@code /api/products/2} are one key. */
+    record Path() implements KeySource {
+        @Override
+        public String spec() {
+            return "path";
+        }
+    }
+
     /** The value of a request header; a request without it is refused with 400. */
     record Header(String name) implements KeySource {
         @Override
@@ -46,8 +61,36 @@ public sealed interface KeySource {
         }
     }
 
+    /** The value of a query parameter; a request without it is refused with 400. */
+    record Param(String name) implements KeySource {
+        @Override
+        public String spec() {
+            return "param:" + name;
+        }
+    }
+
+    /** What the {@code @Named} {@code KeyResolver} bean of this name returns. */
+    record Named(String name) implements KeySource {
+        @Override
+        public String spec() {
+            return name;
+        }
+    }
+
+    /** Several sources, all of which must agree for two calls to count together. */
+    record Composite(List<KeySource> parts) implements KeySource {
+        @Override
+        public String spec() {
+            return parts.stream().map(KeySource::spec).collect(Collectors.joining("+"));
+        }
+    }
+
     /** RFC 9110 token characters: what a header name may be made of. */
     Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
+    /** Query parameter names we accept. */
+    Pattern PARAM_NAME = Pattern.compile("[A-Za-z0-9._~-]{1,128}");
+    /** CDI bean names we accept. */
+    Pattern BEAN_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.$-]{0,127}");
 
     /**
      * Parses a configured key source.
@@ -56,6 +99,25 @@ public sealed interface KeySource {
      */
     static KeySource parse(String text) {
         String t = text == null ? "" : text.trim();
+        if (t.indexOf('+') < 0 || t.startsWith("header:")) {
+            return single(t, text);
+        }
+        List<KeySource> parts = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (String part : t.split("\\+", -1)) {
+            KeySource k = single(part.trim(), text);
+            if (k instanceof Global) {
+                throw new IllegalArgumentException("'" + text + "' combines global with other sources: global alone means everyone together");
+            }
+            if (!seen.add(k.spec())) {
+                throw new IllegalArgumentException("'" + text + "' names " + k.spec() + " twice");
+            }
+            parts.add(k);
+        }
+        return new Composite(List.copyOf(parts));
+    }
+
+    private static KeySource single(String t, String whole) {
         switch (t) {
             case "ip":
                 return new Ip();
@@ -63,15 +125,27 @@ public sealed interface KeySource {
                 return new User();
             case "global":
                 return new Global();
+            case "path":
+                return new Path();
             default:
                 if (t.startsWith("header:")) {
                     String name = t.substring("header:".length()).trim();
-                    if (HEADER_NAME.matcher(name).matches()) {
+                    if (HEADER_NAME.matcher(name).matches() && name.indexOf('+') < 0) {
                         return new Header(name);
                     }
-                    throw new IllegalArgumentException("'" + text + "' names no valid header: expected header:<Name> with a header name such as X-Api-Key");
+                    throw new IllegalArgumentException("'" + whole + "' names no valid header: expected header:<Name> with a header name such as X-Api-Key");
                 }
-                throw new IllegalArgumentException("'" + text + "' is not a key source: expected " + EXPECTED);
+                if (t.startsWith("param:")) {
+                    String name = t.substring("param:".length()).trim();
+                    if (PARAM_NAME.matcher(name).matches()) {
+                        return new Param(name);
+                    }
+                    throw new IllegalArgumentException("'" + whole + "' names no valid query parameter: expected param:<name>, e.g. param:tenant");
+                }
+                if (BEAN_NAME.matcher(t).matches()) {
+                    return new Named(t);
+                }
+                throw new IllegalArgumentException("'" + whole + "' is not a key source: expected " + EXPECTED);
         }
     }
 }

@@ -9,12 +9,17 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 
 /**
- * Computes the store key of the caller of a {@link RateLimited} method: a kind prefix ({@code ip:},
- * {@code user:}, {@code hdr:}, {@code arg:}) and the caller's value made safe by {@link KeyEncoder}, or
- * {@code global}. The prefix keeps a user named {@code 10.0.0.1} apart from the address 10.0.0.1.
+ * Computes the store key of the caller of a {@link RateLimited} method: per source a kind prefix
+ * ({@code ip:}, {@code user:}, {@code hdr:}, {@code qp:}, {@code path:}, {@code key:},
+ * {@code arg:}) and the value made safe by {@link KeyEncoder}, or {@code global}; composites join
+ * their parts with {@code +}, which no encoded part contains. The prefix keeps a user named
+ * {@code 10.0.0.1} apart from the address 10.0.0.1. A key longer than {@value #MAX_KEY} characters
+ * is hashed as a whole, so the final Redis key stays under 200 bytes.
  */
 @ApplicationScoped
 class CallerKeys {
+
+    static final int MAX_KEY = 100;
 
     private final Instance<CurrentIdentityAssociation> identity;
     private final ClientAddress clientAddress;
@@ -30,23 +35,42 @@ class CallerKeys {
             if (arg == null) {
                 throw new IllegalArgumentException(mp.where() + ": the @RateLimitKey argument is null; a caller needs a key");
             }
-            return "arg:" + KeyEncoder.part(String.valueOf(arg));
+            return bounded("arg:" + KeyEncoder.part(String.valueOf(arg)));
         }
-        KeySource key = mp.key();
+        if (mp.key() instanceof KeySource.Composite c) {
+            StringBuilder key = new StringBuilder(64);
+            for (KeySource part : c.parts()) {
+                (key.length() == 0 ? key : key.append('+')).append(part(part, mp, args, rc));
+            }
+            return bounded(key.toString());
+        }
+        return bounded(part(mp.key(), mp, args, rc));
+    }
+
+    private String part(KeySource key, MethodPolicy mp, Object[] args, RoutingContext rc) {
         if (key instanceof KeySource.Global) {
             return "global";
+        }
+        if (key instanceof KeySource.Path) {
+            return "path:" + KeyEncoder.part(mp.route());
+        }
+        if (key instanceof KeySource.Named n) {
+            String value = mp.resolvers().get(n.name()).resolve(new KeyResolver.Call(mp.policy().name(), mp.method(), args, rc));
+            if (value == null || value.isBlank()) {
+                throw new MissingRateLimitKeyException(mp.policy().name(),
+                        "No rate-limit key for this request: policy '" + mp.policy().name() + "' limits callers by " + n.name());
+            }
+            return "key:" + KeyEncoder.part(value);
         }
         if (rc == null) {
             throw new IllegalStateException(mp.where() + ": policy '" + mp.policy().name() + "' keys callers by " + key.spec()
                     + ", which needs an HTTP request, and this call has none: use key=global or a @RateLimitKey parameter");
         }
         if (key instanceof KeySource.Header h) {
-            String value = rc.request().getHeader(h.name());
-            if (value == null || value.isBlank()) {
-                throw new MissingRateLimitKeyException(mp.policy().name(),
-                        "The " + h.name() + " header is required: policy '" + mp.policy().name() + "' limits callers by it");
-            }
-            return "hdr:" + KeyEncoder.part(value.trim());
+            return "hdr:" + KeyEncoder.part(required(rc.request().getHeader(h.name()), "The " + h.name() + " header", mp));
+        }
+        if (key instanceof KeySource.Param p) {
+            return "qp:" + KeyEncoder.part(required(rc.request().getParam(p.name()), "The query parameter " + p.name(), mp));
         }
         if (key instanceof KeySource.User) {
             String user = principal();
@@ -55,6 +79,18 @@ class CallerKeys {
             }
         }
         return "ip:" + KeyEncoder.part(clientAddress.of(rc));
+    }
+
+    private static String required(String value, String what, MethodPolicy mp) {
+        if (value == null || value.isBlank()) {
+            throw new MissingRateLimitKeyException(mp.policy().name(),
+                    what + " is required: policy '" + mp.policy().name() + "' limits callers by it");
+        }
+        return value.trim();
+    }
+
+    private static String bounded(String key) {
+        return key.length() <= MAX_KEY ? key : KeyEncoder.part(key);
     }
 
     private String principal() {

@@ -1,16 +1,25 @@
 package dev.slidegate.interceptor;
 
+import dev.slidegate.config.KeySource;
 import dev.slidegate.config.PolicyRegistry;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Path;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.jboss.logging.Logger;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
@@ -20,10 +29,21 @@ public class MethodPolicies {
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     private final PolicyRegistry registry;
+    private final Function<String, KeyResolver> resolvers;
     private final Map<Method, MethodPolicy> cache = new ConcurrentHashMap<>();
 
-    public MethodPolicies(PolicyRegistry registry) {
+    @Inject
+    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers) {
+        this(registry, name -> {
+            Instance<KeyResolver> named = resolvers.select(NamedLiteral.of(name));
+            return named.isResolvable() ? named.get() : null;
+        });
+    }
+
+    /** For tests: {@code resolvers} finds a {@link KeyResolver} by bean name, or answers {@code null}. */
+    MethodPolicies(PolicyRegistry registry, Function<String, KeyResolver> resolvers) {
         this.registry = registry;
+        this.resolvers = resolvers;
     }
 
     /** The policy of {@code method} if it was resolved before, else {@code null}. */
@@ -47,8 +67,45 @@ public class MethodPolicies {
         r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
                 "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost, l,
                 r.policy().name()));
-        return new MethodPolicy(where, r.policy(), r.key(), keyParameter(m, where), kind(m, where), cost);
+        return new MethodPolicy(m, where, r.policy(), r.key(), keyParameter(m, where), kind(m, where), cost, route(m, where),
+                resolversOf(r, where));
     }
+
+    private Map<String, KeyResolver> resolversOf(PolicyRegistry.Resolved r, String where) {
+        List<KeySource> parts = r.key() instanceof KeySource.Composite c ? c.parts() : List.of(r.key());
+        Map<String, KeyResolver> found = new HashMap<>();
+        for (KeySource part : parts) {
+            if (part instanceof KeySource.Named n) {
+                KeyResolver resolver = resolvers.apply(n.name());
+                if (resolver == null) {
+                    throw new ConfigurationException("Invalid Slidegate configuration: " + where + ": policy '" + r.policy().name()
+                            + "' keys callers by '" + r.key().spec() + "', but there is no @Named(\"" + n.name()
+                            + "\") KeyResolver bean (slidegate.policies." + r.policy().name() + ".key or @RateLimited(key)); expected "
+                            + KeySource.EXPECTED);
+                }
+                found.put(n.name(), resolver);
+            }
+        }
+        return Map.copyOf(found);
+    }
+
+    /**
+     * The JAX-RS route template of a resource method, e.g. {@code /api/products/:id} (path
+     * parameters as {@code :name}, without their regular expressions); {@code Class.method} for a
+     * method that is not a resource method.
+     */
+    static String route(Method m, String where) {
+        Path onClass = m.getDeclaringClass().getAnnotation(Path.class);
+        Path onMethod = m.getAnnotation(Path.class);
+        if (onClass == null && onMethod == null) {
+            return where.replace('#', '.');
+        }
+        String raw = "/" + (onClass == null ? "" : onClass.value()) + "/" + (onMethod == null ? "" : onMethod.value());
+        String route = PARAMETER.matcher(raw).replaceAll(":$1").replaceAll("/+", "/");
+        return route.length() > 1 && route.endsWith("/") ? route.substring(0, route.length() - 1) : route;
+    }
+
+    private static final Pattern PARAMETER = Pattern.compile("\\{\\s*([A-Za-z0-9_.-]+)\\s*(?::[^}]*)?}");
 
     private static int keyParameter(Method m, String where) {
         int found = -1;

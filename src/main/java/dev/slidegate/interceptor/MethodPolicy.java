@@ -2,18 +2,24 @@ package dev.slidegate.interceptor;
 
 import dev.slidegate.config.KeySource;
 import dev.slidegate.core.Policy;
+import java.lang.reflect.Method;
+import java.util.Map;
 
 /**
  * Everything the interceptor needs about one {@link RateLimited} method, resolved once.
  *
+ * @param method the method
  * @param where {@code Class#method}, for messages
  * @param policy the merged policy
  * @param key the policy's key source
  * @param keyParameter index of the {@link RateLimitKey} parameter, or -1
  * @param kind how the method returns its result
  * @param cost permits one call weighs
+ * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
+ * @param resolvers the {@link KeyResolver} beans the key source names, by name
  */
-record MethodPolicy(String where, Policy policy, KeySource key, int keyParameter, Kind kind, int cost) {
+record MethodPolicy(Method method, String where, Policy policy, KeySource key, int keyParameter, Kind kind, int cost, String route,
+        Map<String, KeyResolver> resolvers) {
 
     /** How a method returns: the interceptor never blocks for {@code UNI} and {@code STAGE}. */
     enum Kind {

@@ -79,7 +79,7 @@ class PolicyResolutionTest {
     }
 
     private static MethodPolicies policies(Map<String, String> props) {
-        return new MethodPolicies(new PolicyRegistry(config(props)));
+        return new MethodPolicies(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null);
     }
 
     private static MethodPolicy resolve(MethodPolicies policies, String name) throws NoSuchMethodException {
@@ -148,7 +148,10 @@ class PolicyResolutionTest {
                 + "no limits: set slidegate.policies.missing.limits or add limits = {\"100/1m\"}; configured policies: [overridden, products]",
                 failure(BASE, "missing"));
         assertTrue(failure(BASE, "badLimit").startsWith("Invalid Slidegate configuration: Sample#badLimit: @RateLimited(limits): 'abc' is not a limit"));
-        assertTrue(failure(BASE, "badKey").contains("Sample#badKey: @RateLimited(key): 'cookie' is not a key source: expected ip, user, global or header:<Name>"));
+        assertTrue(failure(BASE, "badKey").contains("Sample#badKey: policy 'Sample.badKey' keys callers by 'cookie', but there is no "
+                + "@Named(\"cookie\") KeyResolver bean (slidegate.policies.Sample.badKey.key or @RateLimited(key)); expected ip, user, "
+                + "global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +"),
+                failure(BASE, "badKey"));
         assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
     }
 

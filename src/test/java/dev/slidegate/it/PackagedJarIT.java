@@ -49,7 +49,10 @@ class PackagedJarIT {
             "-Dslidegate.policies.products.limits=5/0s | slidegate.policies.products.limits: '5/0s' is not a limit",
             "-Dslidegate.policies.products.limits=abc | slidegate.policies.products.limits: 'abc' is not a limit",
             "-Dslidegate.policies.login.strategy=leaky | slidegate.policies.login.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window",
-            "-Dslidegate.policies.reports.key=cookie | slidegate.policies.reports.key: 'cookie' is not a key source: expected ip, user, global or header:<Name>",
+            "-Dslidegate.policies.reports.key=cookie | ReportResource#list: policy 'reports' keys callers by 'cookie', but there is no @Named(\"cookie\") KeyResolver bean",
+            "-Dslidegate.policies.reports.key=ip+ | slidegate.policies.reports.key: 'ip+' is not a key source",
+            "-Dslidegate.http.trusted-proxies=10.0.0.0/33 | slidegate.http.trusted-proxies: '10.0.0.0/33' is not an address or CIDR",
+            "-Dslidegate.policies.products.cost=0 | slidegate.policies.products.cost: '0' is not a cost",
             "-Dslidegate.store=disk | slidegate.store: 'disk' is not a store: expected auto, memory or redis",
             "-Dslidegate.store=redis | slidegate.store=redis needs quarkus.redis.hosts",
             "-Dslidegate.policies.orphan.key=global | slidegate.policies.orphan.limits is missing" })

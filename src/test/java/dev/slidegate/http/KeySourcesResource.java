@@ -1,0 +1,53 @@
+package dev.slidegate.http;
+
+import dev.slidegate.interceptor.KeyResolver;
+import dev.slidegate.interceptor.RateLimited;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+
+/** Test endpoints for the key sources path, param:, composites and a custom KeyResolver. */
+@Path("/test/keys")
+public class KeySourcesResource {
+
+    /** Keys callers by the X-Tenant-Id header, lower-cased; none when it is absent. */
+    @ApplicationScoped
+    @Named("tenant")
+    public static class TenantKeys implements KeyResolver {
+        @Override
+        public String resolve(Call call) {
+            String tenant = call.request() == null ? null : call.request().request().getHeader("X-Tenant-Id");
+            return tenant == null ? null : tenant.toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    @GET
+    @Path("items/{id}")
+    @RateLimited(value = "per-route", limits = "2/1h", key = "ip+path")
+    public String item(@PathParam("id") String id) {
+        return id;
+    }
+
+    @GET
+    @Path("other/{id}")
+    @RateLimited(value = "per-route", limits = "2/1h", key = "ip+path")
+    public String other(@PathParam("id") String id) {
+        return id;
+    }
+
+    @GET
+    @Path("by-param")
+    @RateLimited(value = "per-param", limits = "2/1h", key = "param:tenant")
+    public String byParam() {
+        return "ok";
+    }
+
+    @GET
+    @Path("by-tenant")
+    @RateLimited(value = "per-tenant", limits = "2/1h", key = "tenant+header:X-Region")
+    public String byTenant() {
+        return "ok";
+    }
+}

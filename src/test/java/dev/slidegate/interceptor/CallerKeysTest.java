@@ -1,0 +1,67 @@
+package dev.slidegate.interceptor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.config.KeySource;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import dev.slidegate.http.ClientAddress;
+import dev.slidegate.redis.RedisStore;
+import dev.slidegate.testing.TestConfigs;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Keys that need no HTTP request: parameters, resolvers, paths, composites; and their bounds. */
+class CallerKeysTest {
+
+    private final CallerKeys keys = new CallerKeys(null, new ClientAddress(TestConfigs.slidegate(Map.of())));
+    private static final Policy LONG_NAME = new Policy("p".repeat(64), List.of(Limit.parse("1/366d"), Limit.parse("2/1s")),
+            Strategy.FIXED_WINDOW, "x", false);
+
+    private static MethodPolicy mp(KeySource key, int keyParameter, Map<String, KeyResolver> resolvers) {
+        return new MethodPolicy(null, "C#m", LONG_NAME, key, keyParameter, MethodPolicy.Kind.PLAIN, 1, "/api/items/:id", resolvers);
+    }
+
+    @Test
+    void aResolverParameterAndPathMakeKeys() {
+        assertEquals("arg:acme", keys.resolve(mp(new KeySource.Global(), 0, Map.of()), new Object[] { "acme" }, null));
+        assertEquals("path:/api/items/:id", keys.resolve(mp(new KeySource.Path(), -1, Map.of()), new Object[0], null));
+        KeyResolver tenant = call -> (String) call.arguments()[0];
+        MethodPolicy composite = mp(KeySource.parse("tenant+path"), -1, Map.of("tenant", tenant));
+        assertEquals("key:acme+path:/api/items/:id", keys.resolve(composite, new Object[] { "acme" }, null));
+        assertThrows(MissingRateLimitKeyException.class, () -> keys.resolve(composite, new Object[] { " " }, null));
+    }
+
+    @Test
+    void compositePartsCannotBeConfusedWithEachOther() {
+        KeyResolver first = call -> (String) call.arguments()[0];
+        KeyResolver second = call -> (String) call.arguments()[1];
+        MethodPolicy composite = mp(KeySource.parse("a+b"), -1, Map.of("a", first, "b", second));
+        // "x+key:y" as one value cannot pass for two parts: '+' is never kept, so it is hashed
+        assertNotEquals(keys.resolve(composite, new Object[] { "x", "y" }, null),
+                keys.resolve(composite, new Object[] { "x+key:y", "" + "z" }, null));
+        assertEquals("key:x+key:y", keys.resolve(composite, new Object[] { "x", "y" }, null));
+    }
+
+    @Test
+    void everyRedisKeyStaysWithin200BytesWithoutBraces() {
+        KeyResolver huge = call -> "{" + "\u00e9".repeat(5000) + "}";
+        MethodPolicy composite = mp(KeySource.parse("a+b+c+path"), -1, Map.of("a", huge, "b", huge, "c", huge));
+        String key = keys.resolve(composite, new Object[0], null);
+        assertTrue(key.length() <= CallerKeys.MAX_KEY, key);
+        String arg = keys.resolve(mp(new KeySource.Global(), 0, Map.of()), new Object[] { "y".repeat(100_000) }, null);
+        for (String k : List.of(key, arg)) {
+            for (String redisKey : RedisStore.keys(LONG_NAME, k)) {
+                assertTrue(redisKey.getBytes(StandardCharsets.UTF_8).length <= 200, redisKey.length() + ": " + redisKey);
+                assertEquals(1, redisKey.chars().filter(c -> c == '{').count(), redisKey);
+                assertEquals(1, redisKey.chars().filter(c -> c == '}').count(), redisKey);
+            }
+        }
+    }
+}
