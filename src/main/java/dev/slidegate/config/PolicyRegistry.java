@@ -23,8 +23,20 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class PolicyRegistry {
 
-    /** A policy and where its callers' keys come from. */
-    public record Resolved(Policy policy, KeySource key) {
+    /**
+     * A policy and where its callers' keys come from.
+     *
+     * @param policy what callers without a plan get (the default plan's policy when one is set)
+     * @param key the key source
+     * @param plans the policy of each plan, by plan name ({@code <policy>.<plan>}); empty without plans
+     */
+    public record Resolved(Policy policy, KeySource key, Map<String, Policy> plans) {
+
+        /** The policy for a caller on {@code plan} ({@code null}: none); an unknown plan gets the default. */
+        public Policy forPlan(String plan) {
+            Policy p = plan == null ? null : plans.get(plan);
+            return p == null ? policy : p;
+        }
     }
 
     /** The members an annotation gives, each possibly absent. */
@@ -38,8 +50,11 @@ public class PolicyRegistry {
     }
 
     private record Overrides(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
-            Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost) {
+            Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
+            Optional<String> defaultPlan) {
     }
+
+    private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
     private record Definition(Resolved resolved, String where) {
     }
@@ -64,7 +79,24 @@ public class PolicyRegistry {
         p.cost().filter(c -> c < 1).ifPresent(c -> {
             throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
         });
-        return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost());
+        Map<String, List<Limit>> plans = new TreeMap<>();
+        Map<String, String> lowerCase = new TreeMap<>();
+        p.plans().forEach((plan, planConfig) -> {
+            if (!PLAN_NAME.matcher(plan).matches()) {
+                throw fail(prefix + "plans: '" + plan + "' is not a plan name: use 1 to 32 letters, digits, '_' or '-'");
+            }
+            String other = lowerCase.put(plan.toLowerCase(java.util.Locale.ROOT), plan);
+            if (other != null) {
+                throw fail(prefix + "plans: '" + other + "' and '" + plan + "' overlap (plan names ignore case): keep one");
+            }
+            List<String> texts = planConfig.limits().orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
+                    + Limit.EXPECTED));
+            plans.put(plan, parseLimits(texts, prefix + "plans." + plan + ".limits"));
+        });
+        p.defaultPlan().filter(d -> !plans.containsKey(d)).ifPresent(d -> {
+            throw fail(prefix + "default-plan: '" + d + "' is not one of the plans " + plans.keySet());
+        });
+        return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans), p.defaultPlan());
     }
 
     private static List<Limit> parseLimits(List<String> texts, String property) {
@@ -101,7 +133,9 @@ public class PolicyRegistry {
         Overrides cfg = configured.get(name);
         String origin = where + ": @RateLimited";
         List<Limit> limits;
-        if (cfg != null && cfg.limits().isPresent()) {
+        if (cfg != null && cfg.defaultPlan().isPresent()) {
+            limits = cfg.plans().get(cfg.defaultPlan().get());
+        } else if (cfg != null && cfg.limits().isPresent()) {
             limits = cfg.limits().get();
         } else if (!declared.limits().isEmpty()) {
             limits = parseLimits(declared.limits(), origin + "(limits)");
@@ -116,8 +150,14 @@ public class PolicyRegistry {
                 : declared.key().isBlank() ? new KeySource.Ip() : check(() -> KeySource.parse(declared.key()), origin + "(key)");
         boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get() : declared.countRejected();
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun();
-        Policy policy = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun), origin);
-        Resolved resolved = new Resolved(policy, key);
+        Map<String, Policy> plans = new TreeMap<>();
+        if (cfg != null) {
+            cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
+                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun), origin)));
+        }
+        Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
+                : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun), origin);
+        Resolved resolved = new Resolved(policy, key, Map.copyOf(plans));
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().equals(resolved)) {
             throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where() + " defines it as "
@@ -146,13 +186,13 @@ public class PolicyRegistry {
     /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */
     public void checkConfiguredPoliciesComplete() {
         configured.forEach((name, o) -> {
-            if (o.limits().isEmpty() && !defined.containsKey(name)) {
+            if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && !defined.containsKey(name)) {
                 throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
             }
         });
     }
 
-    /** The policies known so far, by name: every one an annotation resolved. */
+    /** The policies known so far, by name: every one an annotation resolved (plans inside their policy). */
     public Map<String, Resolved> policies() {
         Map<String, Resolved> all = new TreeMap<>();
         defined.forEach((n, d) -> all.put(n, d.resolved()));

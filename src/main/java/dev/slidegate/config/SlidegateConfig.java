@@ -33,6 +33,9 @@ public interface SlidegateConfig {
     /** How callers are identified over HTTP. */
     HttpConfig http();
 
+    /** How the shipped {@code PlanResolver} finds a caller's plan. */
+    PlansConfig plans();
+
     /** The in-process store. */
     MemoryConfig memory();
 
@@ -64,6 +67,39 @@ public interface SlidegateConfig {
 
         /** Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1. */
         Optional<Integer> cost();
+
+        /**
+         * Limits per plan: {@code slidegate.policies.<name>.plans.<plan>.limits=10000/1h}. A caller's plan
+         * comes from the {@code PlanResolver} bean; callers without one (or with a plan this policy does
+         * not list) get the {@code default-plan}, or the policy's own {@code limits} without one.
+         */
+        Map<String, PlanConfig> plans();
+
+        /** The plan of callers who have none, one of {@code plans}. Default: the policy's own {@code limits}. */
+        @WithName("default-plan")
+        Optional<String> defaultPlan();
+    }
+
+    /** One plan of a policy. */
+    interface PlanConfig {
+
+        /** Comma-separated limits of this plan, as for a policy. */
+        Optional<List<String>> limits();
+    }
+
+    /** Plans, as the shipped {@code PlanResolver} assigns them: by API key. */
+    interface PlansConfig {
+
+        /** The request header that carries the caller's API key. */
+        @WithDefault("X-Api-Key")
+        String header();
+
+        /**
+         * API keys per plan, {@code slidegate.plans.api-keys.pro=key-1,key-2}. A key listed under
+         * two plans stops start-up. Keys not listed (and callers without one) have no plan.
+         */
+        @WithName("api-keys")
+        Map<String, List<String>> apiKeys();
     }
 
     /** How callers are identified over HTTP. */

@@ -67,7 +67,7 @@ public class MethodPolicies {
         r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
                 "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost, l,
                 r.policy().name()));
-        return new MethodPolicy(m, where, r.policy(), r.key(), keyParameter(m, where), kind(m, where), cost, route(m, where),
+        return new MethodPolicy(m, where, r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where), cost, route(m, where),
                 resolversOf(r, where));
     }
 

@@ -10,15 +10,16 @@ import java.util.Map;
  *
  * @param method the method
  * @param where {@code Class#method}, for messages
- * @param policy the merged policy
+ * @param policy the merged policy (for callers without a plan)
  * @param key the policy's key source
+ * @param plans the policy of each plan, empty without plans
  * @param keyParameter index of the {@link RateLimitKey} parameter, or -1
  * @param kind how the method returns its result
  * @param cost permits one call weighs
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
  * @param resolvers the {@link KeyResolver} beans the key source names, by name
  */
-record MethodPolicy(Method method, String where, Policy policy, KeySource key, int keyParameter, Kind kind, int cost, String route,
+record MethodPolicy(Method method, String where, Policy policy, KeySource key, Map<String, Policy> plans, int keyParameter, Kind kind, int cost, String route,
         Map<String, KeyResolver> resolvers) {
 
     /** How a method returns: the interceptor never blocks for {@code UNI} and {@code STAGE}. */

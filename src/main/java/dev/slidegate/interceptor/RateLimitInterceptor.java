@@ -3,6 +3,7 @@ package dev.slidegate.interceptor;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
 import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.http.HttpDecisions;
 import io.quarkus.arc.Arc;
@@ -39,10 +40,12 @@ public class RateLimitInterceptor {
     private final LimiterStore store;
     private final CurrentVertxRequest currentRequest;
     private final boolean enabled;
+    private final PlanResolver plans;
     private final DryRunLog dryRunLog = new DryRunLog();
 
     RateLimitInterceptor(MethodPolicies policies, CallerKeys keys, LimiterStore store, CurrentVertxRequest currentRequest,
-            SlidegateConfig config) {
+            SlidegateConfig config, PlanResolver plans) {
+        this.plans = plans;
         this.policies = policies;
         this.keys = keys;
         this.store = store;
@@ -61,22 +64,29 @@ public class RateLimitInterceptor {
         }
         RoutingContext rc = currentRequest();
         String key = keys.resolve(mp, ctx.getParameters(), rc);
-        return decide(ctx, mp, key, rc);
+        Policy policy = mp.plans().isEmpty() ? mp.policy()
+                : mp.plans().getOrDefault(plan(mp, ctx, rc), mp.policy());
+        return decide(ctx, mp, policy, key, rc);
     }
 
-    private Object decide(InvocationContext ctx, MethodPolicy mp, String key, RoutingContext rc) throws Exception {
+    private String plan(MethodPolicy mp, InvocationContext ctx, RoutingContext rc) {
+        String plan = plans.plan(new KeyResolver.Call(mp.policy().name(), mp.method(), ctx.getParameters(), rc));
+        return plan == null ? "" : plan;
+    }
+
+    private Object decide(InvocationContext ctx, MethodPolicy mp, Policy policy, String key, RoutingContext rc) throws Exception {
         return switch (mp.kind()) {
             case PLAIN -> {
-                admit(await(store.acquire(mp.policy(), key, mp.cost()), mp), mp, rc);
+                admit(await(store.acquire(policy, key, mp.cost()), mp), mp, rc);
                 yield ctx.proceed();
             }
-            case UNI -> Uni.createFrom().completionStage(() -> store.acquire(mp.policy(), key, mp.cost()))
+            case UNI -> Uni.createFrom().completionStage(() -> store.acquire(policy, key, mp.cost()))
                     .emitOn(onCallerContext())
                     .onItem().transformToUni(d -> {
                         admit(d, mp, rc);
                         return (Uni<?>) proceed(ctx);
                     });
-            case STAGE -> store.acquire(mp.policy(), key, mp.cost())
+            case STAGE -> store.acquire(policy, key, mp.cost())
                     .thenComposeAsync(d -> {
                         admit(d, mp, rc);
                         return (CompletionStage<?>) proceed(ctx);

@@ -25,7 +25,7 @@ class CallerKeysTest {
             Strategy.FIXED_WINDOW, "x", false);
 
     private static MethodPolicy mp(KeySource key, int keyParameter, Map<String, KeyResolver> resolvers) {
-        return new MethodPolicy(null, "C#m", LONG_NAME, key, keyParameter, MethodPolicy.Kind.PLAIN, 1, "/api/items/:id", resolvers);
+        return new MethodPolicy(null, "C#m", LONG_NAME, key, Map.of(), keyParameter, MethodPolicy.Kind.PLAIN, 1, "/api/items/:id", resolvers);
     }
 
     @Test

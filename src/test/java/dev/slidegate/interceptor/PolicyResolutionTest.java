@@ -191,6 +191,32 @@ class PolicyResolutionTest {
     }
 
     @Test
+    void plansAreValidatedAtStartUp() {
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.r.plans: 'Pro' and 'pro' overlap (plan names ignore case): keep one",
+                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
+                        "slidegate.policies.r.plans.pro.limits", "5/1s", "slidegate.policies.r.plans.Pro.limits", "9/1s")))).getMessage());
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.r.default-plan: 'gold' is not one of the plans [pro]",
+                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.default-plan", "gold",
+                        "slidegate.policies.r.plans.pro.limits", "5/1s")))).getMessage());
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
+                "slidegate.policies.r.plans.pro.limits", "0/1s")))).getMessage().contains("slidegate.policies.r.plans.pro.limits: '0/1s'"));
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new ApiKeyPlans(config(Map.of("slidegate.plans.api-keys.pro", "k1,k2", "slidegate.plans.api-keys.free", "k2"))))
+                .getMessage().contains("an API key is listed under both plan"));
+    }
+
+    @Test
+    void aDefaultPlanIsWhatCallersWithoutAPlanGet() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.r.plans.free.limits", "5/1m",
+                "slidegate.policies.r.plans.pro.limits", "50/1m", "slidegate.policies.r.default-plan", "free")));
+        PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared("r", List.of(), "", "", false), "X#m");
+        assertEquals("r.free", r.policy().name());
+        assertEquals("r.pro", r.forPlan("pro").name());
+        assertEquals("r.free", r.forPlan("gold").name());
+        registry.checkConfiguredPoliciesComplete();
+    }
+
+    @Test
     void aConfiguredPolicyWithoutLimitsThatNothingUsesIsAnError() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.lonely.strategy", "fixed-window")));
         assertEquals("Invalid Slidegate configuration: slidegate.policies.lonely.limits is missing: expected " + Limit.EXPECTED,

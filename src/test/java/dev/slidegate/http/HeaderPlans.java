@@ -1,0 +1,17 @@
+package dev.slidegate.http;
+
+import dev.slidegate.interceptor.KeyResolver;
+import dev.slidegate.interceptor.PlanResolver;
+import jakarta.enterprise.inject.Alternative;
+import jakarta.inject.Singleton;
+
+/** A replacement PlanResolver for {@code PlanSwitchTest}: the plan is whatever the X-Plan header says. */
+@Alternative
+@Singleton
+public class HeaderPlans implements PlanResolver {
+
+    @Override
+    public String plan(KeyResolver.Call call) {
+        return call.request() == null ? null : call.request().request().getHeader("X-Plan");
+    }
+}

@@ -1,0 +1,63 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Plans chosen by API key (the shipped PlanResolver): each caller gets, and is told, its own plan's limits. */
+@QuarkusTest
+@TestProfile(PlansTest.WithPlans.class)
+class PlansTest {
+
+    public static class WithPlans extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
+            config.put("slidegate.policies.reports.plans.pro.limits", "5/1h");
+            config.put("slidegate.policies.reports.plans.team.limits", "4/1h,100/1d");
+            config.put("slidegate.plans.api-keys.pro", "pro-key-1,pro-key-2");
+            config.put("slidegate.plans.api-keys.team", "team-key");
+            return config;
+        }
+    }
+
+    private static void reports(String apiKey, int status, String policy, String rateLimit) {
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(status)
+                .header("RateLimit-Policy", policy).header("RateLimit", rateLimit);
+    }
+
+    @Test
+    void aCallerWithoutAPlanGetsThePolicyLimits() {
+        String key = UUID.randomUUID().toString();
+        for (int r = 2; r >= 0; r--) {
+            given().header("X-Api-Key", key).get("/api/reports").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"reports-1h\";q=3;w=3600");
+        }
+        given().header("X-Api-Key", key).get("/api/reports").then().statusCode(429).body("policy", equalTo("reports"));
+    }
+
+    @Test
+    void proKeysGetTheProPlanAndItsFields() {
+        for (int r = 4; r >= 0; r--) {
+            given().header("X-Api-Key", "pro-key-1").get("/api/reports").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"reports.pro-1h\";q=5;w=3600")
+                    .header("RateLimit", org.hamcrest.Matchers.startsWith("\"reports.pro-1h\";r=" + r + ";"));
+        }
+        given().header("X-Api-Key", "pro-key-1").get("/api/reports").then().statusCode(429)
+                .body("policy", equalTo("reports.pro")).body("limit", equalTo("5/1h"));
+        // another key on the same plan has its own window
+        given().header("X-Api-Key", "pro-key-2").get("/api/reports").then().statusCode(200);
+    }
+
+    @Test
+    void aPlanWithSeveralLimitsReportsThemAll() {
+        given().header("X-Api-Key", "team-key").get("/api/reports").then().statusCode(200)
+                .header("RateLimit-Policy", "\"reports.team-1h\";q=4;w=3600, \"reports.team-1d\";q=100;w=86400");
+    }
+}
