@@ -30,7 +30,7 @@ public class MethodPolicies {
 
     private final PolicyRegistry registry;
     private final Function<String, KeyResolver> resolvers;
-    private final Map<Method, MethodPolicy> cache = new ConcurrentHashMap<>();
+    private final Map<Method, List<MethodPolicy>> cache = new ConcurrentHashMap<>();
 
     @Inject
     MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers) {
@@ -46,15 +46,30 @@ public class MethodPolicies {
         this.resolvers = resolvers;
     }
 
-    /** The policy of {@code method} if it was resolved before, else {@code null}. */
-    MethodPolicy cached(Method method) {
+    /** The policies of {@code method} if they were resolved before, else {@code null}. */
+    List<MethodPolicy> cached(Method method) {
         return cache.get(method);
     }
 
-    /** The policy of {@code method}, whose effective binding is {@code binding}. */
+    /** The policies of {@code method}, whose effective bindings are {@code bindings}, in order. */
+    List<MethodPolicy> of(Method method, List<RateLimited> bindings) {
+        List<MethodPolicy> known = cache.get(method);
+        return known != null ? known : cache.computeIfAbsent(method, m -> resolveAll(m, bindings));
+    }
+
+    /** The policy of {@code method} with a single binding. */
     MethodPolicy of(Method method, RateLimited binding) {
-        MethodPolicy known = cache.get(method);
-        return known != null ? known : cache.computeIfAbsent(method, m -> resolve(m, binding));
+        return of(method, List.of(binding)).get(0);
+    }
+
+    private List<MethodPolicy> resolveAll(Method m, List<RateLimited> bindings) {
+        List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b)).toList();
+        long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
+        if (distinct < resolved.size()) {
+            throw new ConfigurationException("Invalid Slidegate configuration: " + resolved.get(0).where()
+                    + " names the same policy in two @RateLimited annotations: keep one");
+        }
+        return resolved;
     }
 
     private MethodPolicy resolve(Method m, RateLimited ann) {

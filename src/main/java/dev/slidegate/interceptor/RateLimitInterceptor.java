@@ -7,6 +7,7 @@ import dev.slidegate.core.Policy;
 import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.http.HttpDecisions;
 import io.quarkus.arc.Arc;
+import io.quarkus.arc.ArcInvocationContext;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.smallrye.mutiny.Uni;
@@ -17,14 +18,15 @@ import jakarta.annotation.Priority;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 
 /**
- * Applies {@link RateLimited}: resolves the method's policy (cached), computes the caller's key, asks
- * the store, and lets the call through or refuses it. It computes nothing itself.
+ * Applies {@link RateLimited}: resolves the method's policies (cached), computes the caller's key and
+ * plan, asks the store, and lets the call through or refuses it. It computes nothing itself.
  *
  * <p>{@code Uni} and {@code CompletionStage} methods never block: the method runs when the store
  * answers, back on the caller's Vert.x context. Plain methods wait for the store, which is only
@@ -45,12 +47,16 @@ public class RateLimitInterceptor {
 
     RateLimitInterceptor(MethodPolicies policies, CallerKeys keys, LimiterStore store, CurrentVertxRequest currentRequest,
             SlidegateConfig config, PlanResolver plans) {
-        this.plans = plans;
         this.policies = policies;
         this.keys = keys;
         this.store = store;
         this.currentRequest = currentRequest;
         this.enabled = config.enabled();
+        this.plans = plans;
+    }
+
+    /** One policy's part in one call: what to ask the store. */
+    private record Ask(MethodPolicy mp, Policy policy, String key) {
     }
 
     @AroundInvoke
@@ -58,41 +64,48 @@ public class RateLimitInterceptor {
         if (!enabled) {
             return ctx.proceed();
         }
-        MethodPolicy mp = policies.cached(ctx.getMethod());
-        if (mp == null) { // first call of a method the start-up check did not see
-            mp = policies.of(ctx.getMethod(), ctx.getInterceptorBinding(RateLimited.class));
+        List<MethodPolicy> mps = policies.cached(ctx.getMethod());
+        if (mps == null) { // first call of a method the start-up check did not see
+            mps = policies.of(ctx.getMethod(), ArcInvocationContext.findIterceptorBindings(ctx, RateLimited.class));
         }
         RoutingContext rc = currentRequest();
-        String key = keys.resolve(mp, ctx.getParameters(), rc);
-        Policy policy = mp.plans().isEmpty() ? mp.policy()
-                : mp.plans().getOrDefault(plan(mp, ctx, rc), mp.policy());
-        return decide(ctx, mp, policy, key, rc);
+        // keys and plans are read now, on the caller's thread, where the request is
+        Ask[] asks = new Ask[mps.size()];
+        for (int i = 0; i < asks.length; i++) {
+            MethodPolicy mp = mps.get(i);
+            String key = keys.resolve(mp, ctx.getParameters(), rc);
+            Policy policy = mp.plans().isEmpty() ? mp.policy() : mp.plans().getOrDefault(plan(mp, ctx, rc), mp.policy());
+            asks[i] = new Ask(mp, policy, key);
+        }
+        return switch (mps.get(0).kind()) {
+            case PLAIN -> {
+                for (Ask a : asks) {
+                    admit(await(store.acquire(a.policy(), a.key(), a.mp().cost()), a.mp()), a.mp(), rc);
+                }
+                yield ctx.proceed();
+            }
+            case UNI -> {
+                Uni<Void> decided = Uni.createFrom().voidItem();
+                for (Ask a : asks) {
+                    decided = decided.chain(() -> Uni.createFrom().completionStage(() -> store.acquire(a.policy(), a.key(), a.mp().cost()))
+                            .invoke(d -> admit(d, a.mp(), rc)).replaceWithVoid());
+                }
+                yield decided.emitOn(onCallerContext()).chain(() -> (Uni<?>) proceed(ctx));
+            }
+            case STAGE -> {
+                CompletionStage<Void> decided = CompletableFuture.completedFuture(null);
+                for (Ask a : asks) {
+                    decided = decided.thenCompose(v -> store.acquire(a.policy(), a.key(), a.mp().cost()))
+                            .thenAccept(d -> admit(d, a.mp(), rc));
+                }
+                yield decided.thenComposeAsync(v -> (CompletionStage<?>) proceed(ctx), onCallerContext()).toCompletableFuture();
+            }
+        };
     }
 
     private String plan(MethodPolicy mp, InvocationContext ctx, RoutingContext rc) {
         String plan = plans.plan(new KeyResolver.Call(mp.policy().name(), mp.method(), ctx.getParameters(), rc));
         return plan == null ? "" : plan;
-    }
-
-    private Object decide(InvocationContext ctx, MethodPolicy mp, Policy policy, String key, RoutingContext rc) throws Exception {
-        return switch (mp.kind()) {
-            case PLAIN -> {
-                admit(await(store.acquire(policy, key, mp.cost()), mp), mp, rc);
-                yield ctx.proceed();
-            }
-            case UNI -> Uni.createFrom().completionStage(() -> store.acquire(policy, key, mp.cost()))
-                    .emitOn(onCallerContext())
-                    .onItem().transformToUni(d -> {
-                        admit(d, mp, rc);
-                        return (Uni<?>) proceed(ctx);
-                    });
-            case STAGE -> store.acquire(policy, key, mp.cost())
-                    .thenComposeAsync(d -> {
-                        admit(d, mp, rc);
-                        return (CompletionStage<?>) proceed(ctx);
-                    }, onCallerContext())
-                    .toCompletableFuture();
-        };
     }
 
     private void admit(Decision d, MethodPolicy mp, RoutingContext rc) {

@@ -4,6 +4,7 @@ import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
+import java.lang.annotation.Repeatable;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
@@ -22,9 +23,23 @@ import java.lang.annotation.Target;
  */
 @InterceptorBinding
 @Inherited
+@Repeatable(RateLimited.List.class)
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ ElementType.TYPE, ElementType.METHOD })
 public @interface RateLimited {
+
+    /**
+     * Several policies on one method, each its own: {@code @RateLimited("per-user")
+     * @RateLimited("per-tenant")}. They are checked in order; every one must admit the call. A call
+     * refused by a later policy has been charged by the earlier ones (they are separate policies,
+     * possibly with different keys): to check limits together, all or nothing, put them in one policy.
+     */
+    @Inherited
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target({ ElementType.TYPE, ElementType.METHOD })
+    @interface List {
+        RateLimited[] value();
+    }
 
     /**
      * The policy name. With inline {@link #limits()} it names that policy (so configuration can

@@ -11,6 +11,7 @@ import jakarta.enterprise.inject.spi.BeanManager;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -40,7 +41,7 @@ class StartupCheck {
 
     private static int check(Class<?> type, MethodPolicies policies) {
         int count = 0;
-        RateLimited onClass = type.getAnnotation(RateLimited.class);
+        RateLimited[] onClass = type.getAnnotationsByType(RateLimited.class);
         Method[] declared;
         try {
             declared = type.getDeclaredMethods();
@@ -48,12 +49,12 @@ class StartupCheck {
             return 0;
         }
         for (Method m : declared) {
-            RateLimited binding = m.getAnnotation(RateLimited.class);
-            if (binding == null && onClass != null && isBusinessMethod(m)) {
-                binding = onClass;
+            RateLimited[] bindings = m.getAnnotationsByType(RateLimited.class);
+            if (bindings.length == 0 && onClass.length > 0 && isBusinessMethod(m)) {
+                bindings = onClass;
             }
-            if (binding != null) {
-                policies.of(m, binding);
+            if (bindings.length > 0) {
+                policies.of(m, List.of(bindings));
                 count++;
             }
         }

@@ -63,6 +63,22 @@ class BeanLimitTest {
     }
 
     @Test
+    void repeatedAnnotationsAllApplyEachItsOwnPolicy() {
+        assertEquals("twice", service.twice());
+        assertEquals("twice", service.twice());
+        assertEquals("bean-rep-b", assertThrows(RateLimitExceededException.class, service::twice).decision().policy().name());
+
+        assertEquals("twice", service.twiceUni().await().indefinitely());
+        assertEquals("twice", service.twiceUni().await().indefinitely());
+        assertEquals("bean-rep-uni-a",
+                assertThrows(RateLimitExceededException.class, () -> service.twiceUni().await().indefinitely()).decision().policy().name());
+
+        assertEquals("twice", service.twiceStage().toCompletableFuture().join());
+        CompletionException e = assertThrows(CompletionException.class, () -> service.twiceStage().toCompletableFuture().join());
+        assertEquals("bean-rep-stage-b", ((RateLimitExceededException) e.getCause()).decision().policy().name());
+    }
+
+    @Test
     void anAddressKeyOutsideARequestIsAClearError() {
         IllegalStateException e = assertThrows(IllegalStateException.class, service::needsARequest);
         assertTrue(e.getMessage().contains("LimitedService#needsARequest: policy 'bean-ip' keys callers by ip, which needs an HTTP request"),

@@ -29,6 +29,24 @@ public class LimitedService {
         return Uni.createFrom().item("done");
     }
 
+    @RateLimited(value = "bean-rep-a", limits = "3/1h", key = "global")
+    @RateLimited(value = "bean-rep-b", limits = "2/1h", key = "global")
+    public String twice() {
+        return "twice";
+    }
+
+    @RateLimited(value = "bean-rep-uni-a", limits = "2/1h", key = "global")
+    @RateLimited(value = "bean-rep-uni-b", limits = "5/1h", key = "global")
+    public Uni<String> twiceUni() {
+        return Uni.createFrom().item("twice");
+    }
+
+    @RateLimited(value = "bean-rep-stage-a", limits = "5/1h", key = "global")
+    @RateLimited(value = "bean-rep-stage-b", limits = "1/1h", key = "global")
+    public CompletionStage<String> twiceStage() {
+        return CompletableFuture.completedFuture("twice");
+    }
+
     @RateLimited(value = "bean-ip", limits = "1/1h")
     public String needsARequest() {
         return "never";
