@@ -60,19 +60,22 @@ public class PolicyRegistry {
     }
 
     private final Map<String, Overrides> configured = new TreeMap<>();
+    private final Overrides defaults;
     private final Map<String, Definition> defined = new ConcurrentHashMap<>();
 
     public PolicyRegistry(SlidegateConfig config) {
-        config.policies().forEach((name, p) -> configured.put(name, parse(name, p)));
+        defaults = parse("slidegate.defaults.", config.defaults());
+        config.policies().forEach((name, p) -> {
+            try {
+                new Policy(name, List.of(new Limit(1, 1000)), Strategy.SLIDING_LOG, "ip", false);
+            } catch (IllegalArgumentException e) {
+                throw fail("slidegate.policies." + name + ".*: " + e.getMessage());
+            }
+            configured.put(name, parse("slidegate.policies." + name + ".", p));
+        });
     }
 
-    private static Overrides parse(String name, SlidegateConfig.PolicyConfig p) {
-        String prefix = "slidegate.policies." + name + ".";
-        try {
-            new Policy(name, List.of(new Limit(1, 1000)), Strategy.SLIDING_LOG, "ip", false);
-        } catch (IllegalArgumentException e) {
-            throw fail(prefix + "*: " + e.getMessage());
-        }
+    private static Overrides parse(String prefix, SlidegateConfig.PolicyConfig p) {
         Optional<List<Limit>> limits = p.limits().map(list -> parseLimits(list, prefix + "limits"));
         Optional<Strategy> strategy = p.strategy().map(s -> check(() -> Strategy.parse(s), prefix + "strategy"));
         Optional<KeySource> key = p.key().map(k -> check(() -> KeySource.parse(k), prefix + "key"));
@@ -139,17 +142,22 @@ public class PolicyRegistry {
             limits = cfg.limits().get();
         } else if (!declared.limits().isEmpty()) {
             limits = parseLimits(declared.limits(), origin + "(limits)");
+        } else if (defaults.limits().isPresent()) {
+            limits = defaults.limits().get();
         } else {
             throw fail(where + ": @RateLimited(\"" + name + "\") names no configured policy and gives no limits: set slidegate.policies."
                     + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet());
         }
+        // each member: the policy's configuration, else the annotation (where it says something), else the defaults
         Strategy strategy = cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
-                : declared.strategy().isBlank() ? Strategy.SLIDING_LOG
-                        : check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)");
+                : !declared.strategy().isBlank() ? check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)")
+                        : defaults.strategy().orElse(Strategy.SLIDING_LOG);
         KeySource key = cfg != null && cfg.key().isPresent() ? cfg.key().get()
-                : declared.key().isBlank() ? new KeySource.Ip() : check(() -> KeySource.parse(declared.key()), origin + "(key)");
-        boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get() : declared.countRejected();
-        boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun();
+                : !declared.key().isBlank() ? check(() -> KeySource.parse(declared.key()), origin + "(key)")
+                        : defaults.key().orElse(new KeySource.Ip());
+        boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
+                : declared.countRejected() || defaults.countRejected().orElse(false);
+        boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun() || defaults.dryRun().orElse(false);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
@@ -180,13 +188,13 @@ public class PolicyRegistry {
         if (declared.cost() < 1) {
             throw fail(where + ": @RateLimited(cost): '" + declared.cost() + "' is not a cost: expected a whole number of permits, at least 1");
         }
-        return declared.cost();
+        return declared.cost() != 1 ? declared.cost() : defaults.cost().orElse(1);
     }
 
     /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */
     public void checkConfiguredPoliciesComplete() {
         configured.forEach((name, o) -> {
-            if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && !defined.containsKey(name)) {
+            if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && defaults.limits().isEmpty() && !defined.containsKey(name)) {
                 throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
             }
         });

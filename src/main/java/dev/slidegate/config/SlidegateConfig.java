@@ -30,6 +30,13 @@ public interface SlidegateConfig {
     /** Named policies, by name: {@code slidegate.policies.<name>.*}. */
     Map<String, PolicyConfig> policies();
 
+    /**
+     * The template every policy inherits from: {@code slidegate.defaults.strategy=fixed-window}. A
+     * member set here applies wherever neither the policy's configuration nor its annotation sets it.
+     * Its {@code plans}, {@code default-plan}, {@code paths} and {@code methods} are not inherited.
+     */
+    PolicyConfig defaults();
+
     /** How callers are identified over HTTP. */
     HttpConfig http();
 

@@ -191,6 +191,35 @@ class PolicyResolutionTest {
     }
 
     @Test
+    void theDefaultsTemplateFillsWhatNeitherConfigurationNorTheAnnotationSets() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of(
+                "slidegate.defaults.limits", "30/1m", "slidegate.defaults.strategy", "fixed-window",
+                "slidegate.defaults.key", "header:X-Api-Key", "slidegate.defaults.dry-run", "true", "slidegate.defaults.cost", "2",
+                "slidegate.policies.own.strategy", "sliding-log", "slidegate.policies.own.dry-run", "false")));
+        PolicyRegistry.Declared bare = new PolicyRegistry.Declared("bare", List.of(), "", "", false);
+        PolicyRegistry.Resolved r = registry.resolve(bare, "X#bare");
+        assertEquals(List.of(Limit.parse("30/1m")), r.policy().limits());
+        assertEquals(Strategy.FIXED_WINDOW, r.policy().strategy());
+        assertEquals(new KeySource.Header("X-Api-Key"), r.key());
+        assertTrue(r.policy().dryRun());
+        assertEquals(2, registry.cost(bare, "X#bare"));
+
+        PolicyRegistry.Declared annotated = new PolicyRegistry.Declared("annotated", List.of("5/1s"), "sliding-log", "ip", false, false, 3);
+        PolicyRegistry.Resolved a = registry.resolve(annotated, "X#annotated");
+        assertEquals(List.of(Limit.parse("5/1s")), a.policy().limits(), "the annotation beats the defaults");
+        assertEquals(Strategy.SLIDING_LOG, a.policy().strategy());
+        assertEquals(new KeySource.Ip(), a.key());
+        assertEquals(3, registry.cost(annotated, "X#annotated"));
+
+        PolicyRegistry.Resolved own = registry.resolve(new PolicyRegistry.Declared("own", List.of(), "fixed-window", "", false), "X#own");
+        assertEquals(Strategy.SLIDING_LOG, own.policy().strategy(), "the policy's configuration beats both");
+        assertEquals(false, own.policy().dryRun());
+        assertEquals(List.of(Limit.parse("30/1m")), own.policy().limits());
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.defaults.strategy", "x"))))
+                .getMessage().startsWith("Invalid Slidegate configuration: slidegate.defaults.strategy: 'x' is not a strategy"));
+    }
+
+    @Test
     void plansAreValidatedAtStartUp() {
         assertEquals("Invalid Slidegate configuration: slidegate.policies.r.plans: 'Pro' and 'pro' overlap (plan names ignore case): keep one",
                 assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
