@@ -61,6 +61,20 @@ public class PolicyRegistry {
 
     private final Map<String, Overrides> configured = new TreeMap<>();
     private final Overrides defaults;
+    private final List<Attachment> attachments = new ArrayList<>();
+
+    /**
+     * A policy attached to requests by configuration alone.
+     *
+     * @param policy the policy's name
+     * @param paths glob patterns ({@code *} one segment, {@code **} any rest)
+     * @param methods upper-case HTTP methods; empty for all
+     */
+    public record Attachment(String policy, List<String> paths, List<String> methods) {
+    }
+
+    private static final java.util.regex.Pattern PATH = java.util.regex.Pattern.compile("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*");
+    private static final java.util.regex.Pattern METHOD = java.util.regex.Pattern.compile("[A-Z]{1,16}");
     private final Map<String, Definition> defined = new ConcurrentHashMap<>();
 
     public PolicyRegistry(SlidegateConfig config) {
@@ -72,7 +86,35 @@ public class PolicyRegistry {
                 throw fail("slidegate.policies." + name + ".*: " + e.getMessage());
             }
             configured.put(name, parse("slidegate.policies." + name + ".", p));
+            p.paths().ifPresent(paths -> attachments.add(attachment(name, paths, p.methods().orElse(List.of()))));
+            if (p.paths().isEmpty() && p.methods().isPresent()) {
+                throw fail("slidegate.policies." + name + ".methods is set without slidegate.policies." + name
+                        + ".paths: say which paths it applies to, e.g. /api/things/*");
+            }
         });
+    }
+
+    private static Attachment attachment(String name, List<String> paths, List<String> methods) {
+        String prefix = "slidegate.policies." + name + ".";
+        for (String path : paths) {
+            if (!PATH.matcher(path.trim()).matches()) {
+                throw fail(prefix + "paths: '" + path + "' is not a path pattern: expected e.g. /api/things/* or /files/**");
+            }
+        }
+        List<String> upper = new ArrayList<>();
+        for (String m : methods) {
+            String u = m.trim().toUpperCase(java.util.Locale.ROOT);
+            if (!METHOD.matcher(u).matches()) {
+                throw fail(prefix + "methods: '" + m + "' is not an HTTP method: expected e.g. GET,POST");
+            }
+            upper.add(u);
+        }
+        return new Attachment(name, paths.stream().map(String::trim).toList(), List.copyOf(upper));
+    }
+
+    /** The policies attached to requests by {@code paths} in configuration. */
+    public List<Attachment> attachments() {
+        return List.copyOf(attachments);
     }
 
     private static Overrides parse(String prefix, SlidegateConfig.PolicyConfig p) {

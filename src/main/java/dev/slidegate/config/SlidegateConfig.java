@@ -85,6 +85,15 @@ public interface SlidegateConfig {
         /** The plan of callers who have none, one of {@code plans}. Default: the policy's own {@code limits}. */
         @WithName("default-plan")
         Optional<String> defaultPlan();
+
+        /**
+         * Attaches this policy to requests by path, without touching code: comma-separated patterns
+         * where {@code *} is one path segment and {@code **} any rest, e.g. {@code /api/things/*,/files/**}.
+         */
+        Optional<List<String>> paths();
+
+        /** With {@code paths}: the HTTP methods it applies to, e.g. {@code GET,POST}. Default: all. */
+        Optional<List<String>> methods();
     }
 
     /** One plan of a policy. */

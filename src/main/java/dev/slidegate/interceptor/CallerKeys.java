@@ -2,8 +2,10 @@ package dev.slidegate.interceptor;
 
 import dev.slidegate.config.KeySource;
 import dev.slidegate.http.ClientAddress;
+import io.quarkus.arc.Arc;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.security.identity.SecurityIdentity;
+import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -73,7 +75,7 @@ class CallerKeys {
             return "qp:" + KeyEncoder.part(required(rc.request().getParam(p.name()), "The query parameter " + p.name(), mp));
         }
         if (key instanceof KeySource.User) {
-            String user = principal();
+            String user = principal(rc);
             if (user != null) {
                 return "user:" + KeyEncoder.part(user);
             }
@@ -93,11 +95,14 @@ class CallerKeys {
         return key.length() <= MAX_KEY ? key : KeyEncoder.part(key);
     }
 
-    private String principal() {
-        if (!identity.isResolvable()) {
-            return null;
+    /** The authenticated caller's name: from the HTTP layer's user, else the CDI identity; null when anonymous. */
+    private String principal(RoutingContext rc) {
+        SecurityIdentity id = null;
+        if (rc.user() instanceof QuarkusHttpUser user) {
+            id = user.getSecurityIdentity();
+        } else if (identity.isResolvable() && Arc.container().requestContext().isActive()) {
+            id = identity.get().getIdentity();
         }
-        SecurityIdentity id = identity.get().getIdentity();
         return id == null || id.isAnonymous() ? null : id.getPrincipal().getName();
     }
 }

@@ -57,6 +57,18 @@ public class MethodPolicies {
         return known != null ? known : cache.computeIfAbsent(method, m -> resolveAll(m, bindings));
     }
 
+    /**
+     * The policy attached by configuration to requests matching {@code pattern}: as for an
+     * annotation without members, so the policy's configuration and the defaults decide everything.
+     */
+    MethodPolicy attached(String policy, String pattern) {
+        String where = "slidegate.policies." + policy + ".paths";
+        PolicyRegistry.Declared declared = new PolicyRegistry.Declared(policy, List.of(), "", "", false);
+        PolicyRegistry.Resolved r = registry.resolve(declared, where);
+        return new MethodPolicy(null, where, r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN, registry.cost(declared, where),
+                pattern, resolversOf(r, where));
+    }
+
     /** The policy of {@code method} with a single binding. */
     MethodPolicy of(Method method, RateLimited binding) {
         return of(method, List.of(binding)).get(0);

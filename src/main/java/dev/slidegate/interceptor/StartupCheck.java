@@ -26,7 +26,7 @@ class StartupCheck {
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     void onStart(@Observes StartupEvent event, BeanManager beans, MethodPolicies policies, PolicyRegistry registry,
-            LimiterStore store, ClientAddress clientAddress, PlanResolver plans) {
+            LimiterStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter) {
         Set<Class<?>> seen = new HashSet<>();
         int methods = 0;
         for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {

@@ -30,6 +30,8 @@ class RedisDemoApiTest extends DemoApiContract {
         public Map<String, String> getConfigOverrides() {
             Map<String, String> config = new HashMap<>(super.getConfigOverrides());
             config.put("slidegate.store", "auto");
+            config.put("slidegate.policies.plain-get.limits", "2/1h");
+            config.put("slidegate.policies.plain-get.paths", "/test/plain/*");
             return config;
         }
 
@@ -55,6 +57,17 @@ class RedisDemoApiTest extends DemoApiContract {
         given().get("/api/products/reactive").then().statusCode(200);
         try (Resp r = RedisTestResource.server().connect()) {
             assertEquals(1L, r.number("ZCARD", "slidegate:{products:ip:127.0.0.1}:log"));
+        }
+    }
+
+    // the path limiter waits for Redis without blocking the event loop
+    @Test
+    void policiesAttachedByPathAreDecidedOnRedis() {
+        given().get("/test/plain/1").then().statusCode(200).header("RateLimit", "\"plain-get-1h\";r=1;t=3600");
+        given().get("/test/plain/2").then().statusCode(200);
+        given().get("/test/plain/3").then().statusCode(429).contentType("application/problem+json");
+        try (Resp r = RedisTestResource.server().connect()) {
+            assertEquals(2L, r.number("ZCARD", "slidegate:{plain-get:ip:127.0.0.1}:log"));
         }
     }
 

@@ -220,6 +220,24 @@ class PolicyResolutionTest {
     }
 
     @Test
+    void pathAttachmentsAreValidated() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                "slidegate.policies.a.paths", "/x/*,/y/**", "slidegate.policies.a.methods", "get,POST")));
+        assertEquals(List.of(new PolicyRegistry.Attachment("a", List.of("/x/*", "/y/**"), List.of("GET", "POST"))), registry.attachments());
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                "slidegate.policies.a.paths", "x/*")))).getMessage().contains("slidegate.policies.a.paths: 'x/*' is not a path pattern"));
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                "slidegate.policies.a.paths", "/x", "slidegate.policies.a.methods", "GE T")))).getMessage()
+                .contains("slidegate.policies.a.methods: 'GE T' is not an HTTP method"));
+        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                "slidegate.policies.a.methods", "GET")))).getMessage().contains("methods is set without"));
+        assertTrue(PathLimiter.glob("/a/*/c").matcher("/a/b/c").matches());
+        assertTrue(!PathLimiter.glob("/a/*/c").matcher("/a/b/x/c").matches());
+        assertTrue(PathLimiter.glob("/a/**").matcher("/a/b/x/c").matches());
+        assertTrue(!PathLimiter.glob("/a.b").matcher("/axb").matches(), "everything but * is literal");
+    }
+
+    @Test
     void plansAreValidatedAtStartUp() {
         assertEquals("Invalid Slidegate configuration: slidegate.policies.r.plans: 'Pro' and 'pro' overlap (plan names ignore case): keep one",
                 assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",

@@ -1,0 +1,42 @@
+package dev.slidegate.http;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.RateLimitExceededException;
+
+/** The problem bodies Slidegate answers with, built in one place for the JAX-RS mappers and the path limiter. */
+public final class Problems {
+
+    static final String TYPES = "https://slidegate.dev/problems/";
+
+    private Problems() {
+    }
+
+    /** The 429 body of a refusal. */
+    public static Problem rateLimited(RateLimitExceededException e) {
+        Decision d = e.decision();
+        String limit = d.trippedLimit().map(Limit::toString).orElse(null);
+        long retry = d.retryAfterSeconds();
+        String detail = e.neverAdmissible()
+                ? "This call costs " + e.cost() + " permits, more than policy '" + d.policy().name() + "' grants in " + limit
+                        + "; it can never be admitted."
+                : "Policy '" + d.policy().name() + "' allows " + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
+                        + " per caller; retry in " + retry + " s.";
+        return new Problem(TYPES + "rate-limited", "Too Many Requests", 429, detail, d.policy().name(), limit, retry);
+    }
+
+    /** The 400 body of a request without the key its policy needs. */
+    public static Problem missingKey(String policy, String detail) {
+        return new Problem(TYPES + "missing-key", "Missing rate-limit key", 400, detail, policy, null, null);
+    }
+
+    /** The 503 body of a decision the store could not make. */
+    public static Problem storeUnavailable() {
+        return new Problem(TYPES + "store-unavailable", "Rate limiter unavailable", 503,
+                "The rate limiter could not decide this request; retry shortly.", null, null, 1L);
+    }
+
+    private static String describe(Limit l) {
+        return l.permits() + (l.permits() == 1 ? " call per " : " calls per ") + l.windowText();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Policies attached to endpoints by configuration alone: by path pattern and HTTP method. */
+@QuarkusTest
+@TestProfile(PathPoliciesTest.Attached.class)
+class PathPoliciesTest {
+
+    public static class Attached extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
+            config.put("slidegate.policies.plain-get.limits", "2/1h");
+            config.put("slidegate.policies.plain-get.key", "ip+path");
+            config.put("slidegate.policies.plain-get.paths", "/test/plain/*");
+            config.put("slidegate.policies.plain-get.methods", "GET");
+            config.put("slidegate.policies.files.limits", "3/1h");
+            config.put("slidegate.policies.files.key", "header:X-Api-Key");
+            config.put("slidegate.policies.files.paths", "/test/plain/files/**");
+            return config;
+        }
+    }
+
+    // /test/plain/* by ip+path, GET only: /1 and /2 share the pattern's window; POST is not limited
+    @Test
+    void aPatternAndMethodLimitAnEndpointWithoutAnnotations() {
+        given().get("/test/plain/1").then().statusCode(200).header("RateLimit", "\"plain-get-1h\";r=1;t=3600");
+        given().get("/test/plain/2").then().statusCode(200);
+        given().get("/test/plain/3").then().statusCode(429).contentType("application/problem+json")
+                .header("Retry-After", matchesPattern("\\d+")).body("policy", equalTo("plain-get"));
+        given().post("/test/plain/3").then().statusCode(200);
+    }
+
+    // ** spans segments; the key source applies (a missing header is a 400 problem)
+    @Test
+    void doubleStarMatchesAnyRestAndKeysApply() {
+        given().get("/test/plain/files/a/b").then().statusCode(400).contentType("application/problem+json")
+                .body("policy", equalTo("files"));
+        for (int i = 0; i < 3; i++) {
+            given().header("X-Api-Key", "f1").get("/test/plain/files/x/" + i).then().statusCode(200)
+                    .header("RateLimit-Policy", "\"files-1h\";q=3;w=3600");
+        }
+        given().header("X-Api-Key", "f1").get("/test/plain/files/y/z").then().statusCode(429);
+        given().header("X-Api-Key", "f2").get("/test/plain/files/y/z").then().statusCode(200);
+    }
+}
