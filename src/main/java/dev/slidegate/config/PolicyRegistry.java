@@ -132,7 +132,9 @@ public class PolicyRegistry {
             }
             String other = lowerCase.put(plan.toLowerCase(java.util.Locale.ROOT), plan);
             if (other != null) {
-                throw fail(prefix + "plans: '" + other + "' and '" + plan + "' overlap (plan names ignore case): keep one");
+                String first = other.compareTo(plan) < 0 ? other : plan; // a stable message, whatever the map's order
+                String second = first.equals(other) ? plan : other;
+                throw fail(prefix + "plans: '" + first + "' and '" + second + "' overlap (plan names ignore case): keep one");
             }
             List<String> texts = planConfig.limits().orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
                     + Limit.EXPECTED));

@@ -42,6 +42,25 @@ class PackagedJarIT {
         }
     }
 
+    // behind a trusted proxy the forwarded client is limited, a forged leftmost entry changes nothing;
+    // a key on the pro plan gets the pro limits and fields
+    @Test
+    void theJarHonoursTrustedProxiesAndPlans() {
+        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.policies.products.limits=2/10s",
+                "-Dslidegate.http.trusted-proxies=127.0.0.0/8,::1")) {
+            assertEquals(200, service.get("/api/products", "X-Forwarded-For", "203.0.113.5").statusCode());
+            assertEquals(200, service.get("/api/products", "X-Forwarded-For", "1.1.1.1, 203.0.113.5").statusCode());
+            assertEquals(429, service.get("/api/products", "X-Forwarded-For", "2.2.2.2, 203.0.113.5").statusCode());
+            assertEquals(200, service.get("/api/products", "X-Forwarded-For", "203.0.113.6").statusCode());
+
+            HttpResponse<String> pro = service.get("/api/reports", "X-Api-Key", "demo-pro-key");
+            assertEquals(200, pro.statusCode());
+            assertEquals("\"reports.pro-1h\";q=10000;w=3600", pro.headers().firstValue("RateLimit-Policy").orElseThrow());
+            HttpResponse<String> free = service.get("/api/reports", "X-Api-Key", "someone-else");
+            assertEquals("\"reports-1h\";q=100;w=3600", free.headers().firstValue("RateLimit-Policy").orElseThrow());
+        }
+    }
+
     // bad configuration stops start-up with one sentence naming the property, and no stack trace
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
@@ -53,6 +72,8 @@ class PackagedJarIT {
             "-Dslidegate.policies.reports.key=ip+ | slidegate.policies.reports.key: 'ip+' is not a key source",
             "-Dslidegate.http.trusted-proxies=10.0.0.0/33 | slidegate.http.trusted-proxies: '10.0.0.0/33' is not an address or CIDR",
             "-Dslidegate.policies.products.cost=0 | slidegate.policies.products.cost: '0' is not a cost",
+            "-Dslidegate.policies.reports.plans.Pro.limits=5/1s | slidegate.policies.reports.plans: 'Pro' and 'pro' overlap",
+            "-Dslidegate.policies.products.paths=nope | slidegate.policies.products.paths: 'nope' is not a path pattern",
             "-Dslidegate.store=disk | slidegate.store: 'disk' is not a store: expected auto, memory or redis",
             "-Dslidegate.store=redis | slidegate.store=redis needs quarkus.redis.hosts",
             "-Dslidegate.policies.orphan.key=global | slidegate.policies.orphan.limits is missing" })
