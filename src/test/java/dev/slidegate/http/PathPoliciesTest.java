@@ -6,7 +6,6 @@ import static org.hamcrest.Matchers.matchesPattern;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -18,15 +17,13 @@ class PathPoliciesTest {
     public static class Attached extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.put("slidegate.policies.plain-get.limits", "2/1h");
-            config.put("slidegate.policies.plain-get.key", "ip+path");
-            config.put("slidegate.policies.plain-get.paths", "/test/plain/*");
-            config.put("slidegate.policies.plain-get.methods", "GET");
-            config.put("slidegate.policies.files.limits", "3/1h");
-            config.put("slidegate.policies.files.key", "header:X-Api-Key");
-            config.put("slidegate.policies.files.paths", "/test/plain/files/**");
-            return config;
+            return plus("slidegate.policies.plain-get.limits", "2/1h",
+                    "slidegate.policies.plain-get.key", "ip+path",
+                    "slidegate.policies.plain-get.paths", "/test/plain/*",
+                    "slidegate.policies.plain-get.methods", "GET",
+                    "slidegate.policies.files.limits", "3/1h",
+                    "slidegate.policies.files.key", "header:X-Api-Key",
+                    "slidegate.policies.files.paths", "/test/plain/files/**");
         }
     }
 

@@ -4,7 +4,6 @@ import static io.restassured.RestAssured.given;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -19,12 +18,10 @@ class PlanSwitchTest {
     public static class Switching extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.put("quarkus.arc.selected-alternatives", HeaderPlans.class.getName());
-            config.put("slidegate.policies.reports.plans.free.limits", "2/1h");
-            config.put("slidegate.policies.reports.plans.pro.limits", "4/1h");
-            config.put("slidegate.policies.reports.default-plan", "free");
-            return config;
+            return plus("quarkus.arc.selected-alternatives", HeaderPlans.class.getName(),
+                    "slidegate.policies.reports.plans.free.limits", "2/1h",
+                    "slidegate.policies.reports.plans.pro.limits", "4/1h",
+                    "slidegate.policies.reports.default-plan", "free");
         }
     }
 

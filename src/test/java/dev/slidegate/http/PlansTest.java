@@ -5,7 +5,6 @@ import static org.hamcrest.Matchers.equalTo;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -18,12 +17,10 @@ class PlansTest {
     public static class WithPlans extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.put("slidegate.policies.reports.plans.pro.limits", "5/1h");
-            config.put("slidegate.policies.reports.plans.team.limits", "4/1h,100/1d");
-            config.put("slidegate.plans.api-keys.pro", "pro-key-1,pro-key-2");
-            config.put("slidegate.plans.api-keys.team", "team-key");
-            return config;
+            return plus("slidegate.policies.reports.plans.pro.limits", "5/1h",
+                    "slidegate.policies.reports.plans.team.limits", "4/1h,100/1d",
+                    "slidegate.plans.api-keys.pro", "pro-key-1,pro-key-2",
+                    "slidegate.plans.api-keys.team", "team-key");
         }
     }
 

@@ -10,7 +10,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -28,11 +27,9 @@ class RedisDemoApiTest extends DemoApiContract {
     public static class OnRedis extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.put("slidegate.store", "auto");
-            config.put("slidegate.policies.plain-get.limits", "2/1h");
-            config.put("slidegate.policies.plain-get.paths", "/test/plain/*");
-            return config;
+            return plus("slidegate.store", "auto",
+                    "slidegate.policies.plain-get.limits", "2/1h",
+                    "slidegate.policies.plain-get.paths", "/test/plain/*");
         }
 
         @Override

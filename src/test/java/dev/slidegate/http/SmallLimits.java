@@ -9,10 +9,23 @@ public class SmallLimits implements QuarkusTestProfile {
 
     @Override
     public Map<String, String> getConfigOverrides() {
+        return base();
+    }
+
+    private static Map<String, String> base() {
         Map<String, String> config = new HashMap<>();
         config.put("slidegate.store", "memory");
         config.put("slidegate.policies.products.limits", "3/10m,5/1h");
         config.put("slidegate.policies.reports.limits", "3/1h");
+        return config;
+    }
+
+    /** These limits with more settings, given as key, value, key, value, ... */
+    protected Map<String, String> plus(String... keyValues) {
+        Map<String, String> config = base();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            config.put(keyValues[i], keyValues[i + 1]);
+        }
         return config;
     }
 }

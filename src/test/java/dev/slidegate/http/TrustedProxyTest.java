@@ -13,7 +13,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -28,9 +27,7 @@ class TrustedProxyTest {
     public static class BehindProxy extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            Map<String, String> config = new HashMap<>(super.getConfigOverrides());
-            config.put("slidegate.http.trusted-proxies", "127.0.0.0/8,::1");
-            return config;
+            return plus("slidegate.http.trusted-proxies", "127.0.0.0/8,::1");
         }
     }
 
