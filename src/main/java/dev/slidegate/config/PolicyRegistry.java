@@ -51,7 +51,7 @@ public class PolicyRegistry {
 
     private record Overrides(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
             Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
-            Optional<String> defaultPlan) {
+            Optional<String> defaultPlan, Optional<Integer> cells) {
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -143,7 +143,11 @@ public class PolicyRegistry {
         p.defaultPlan().filter(d -> !plans.containsKey(d)).ifPresent(d -> {
             throw fail(prefix + "default-plan: '" + d + "' is not one of the plans " + plans.keySet());
         });
-        return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans), p.defaultPlan());
+        p.cells().filter(c -> c < 1 || c > 100).ifPresent(c -> {
+            throw fail(prefix + "cells: '" + c + "' is not a number of cells: expected 1 to 100, e.g. 10");
+        });
+        return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans), p.defaultPlan(),
+                p.cells());
     }
 
     private static List<Limit> parseLimits(List<String> texts, String property) {
@@ -202,13 +206,14 @@ public class PolicyRegistry {
         boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
                 : declared.countRejected() || defaults.countRejected().orElse(false);
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun() || defaults.dryRun().orElse(false);
+        int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
-                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun), origin)));
+                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun, cells), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
-                : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun), origin);
+                : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells), origin);
         Resolved resolved = new Resolved(policy, key, Map.copyOf(plans));
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().equals(resolved)) {

@@ -55,7 +55,7 @@ public interface SlidegateConfig {
         /** Comma-separated limits, all checked together: {@code 500/2s,2000/10s}. Units ms, s, m, h, d. */
         Optional<List<String>> limits();
 
-        /** {@code sliding-log} (exact; the default) or {@code fixed-window}. */
+        /** {@code sliding-log} (exact; the default), {@code fixed-window}, {@code sliding-counter} or {@code token-bucket}. */
         Optional<String> strategy();
 
         /** Whose calls are counted together: {@code ip}, {@code user}, {@code global} or {@code header:<Name>}. Default {@code ip}. */
@@ -71,6 +71,9 @@ public interface SlidegateConfig {
          */
         @WithName("dry-run")
         Optional<Boolean> dryRun();
+
+        /** For {@code strategy=sliding-counter}: cells per window, 1 to 100. More cells admit closer to N. Default 10. */
+        Optional<Integer> cells();
 
         /** Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1. */
         Optional<Integer> cost();

@@ -16,8 +16,13 @@ import java.util.regex.Pattern;
  *        {@code header:<Name>}); interpreted by the layer that calls the store
  * @param countRejected whether refused attempts are charged too (brute-force protection)
  * @param dryRun whether refusals are only reported (headers, logs), never enforced: for rolling out a limit
+ * @param cells for {@link Strategy#SLIDING_COUNTER}: cells per window, 1 to 100
  */
-public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun) {
+public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
+        int cells) {
+
+    /** The number of cells per window when none is configured. */
+    public static final int DEFAULT_CELLS = 10;
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._#-]{1,64}");
 
@@ -39,6 +44,14 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         if (strategy == null) {
             throw new IllegalArgumentException("policy '" + name + "' has no strategy");
         }
+        if (cells < 1 || cells > 100) {
+            throw new IllegalArgumentException("'" + cells + "' cells: expected 1 to 100");
+        }
+    }
+
+    /** A policy with the default number of cells. */
+    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun) {
+        this(name, limits, strategy, key, countRejected, dryRun, DEFAULT_CELLS);
     }
 
     /** A policy that enforces its refusals. */

@@ -15,7 +15,18 @@ public enum Strategy {
      * One counter per epoch-aligned window. O(1) memory, but up to 2N can pass in an interval of
      * length W that straddles a window edge.
      */
-    FIXED_WINDOW;
+    FIXED_WINDOW,
+    /**
+     * Counters per cell (W / cells) per limit, counting the oldest, partly overlapping cell in full: never
+     * more than N in any interval of length W, O(cells) memory, at the price of admitting somewhat
+     * fewer than N.
+     */
+    SLIDING_COUNTER,
+    /**
+     * GCRA: one theoretical arrival time per limit; a smooth rate of N per W with bursts up to N. O(1)
+     * memory; up to 2N - 1 can pass in an interval of length W (a full burst, then the refill).
+     */
+    TOKEN_BUCKET;
 
     /** The configuration spelling, e.g. {@code sliding-log}. */
     public String configName() {

@@ -13,7 +13,7 @@ import dev.slidegate.core.Policy;
  * is <em>retired</em>: {@link #decide} then answers {@code null} and the store looks the key up again,
  * so no permit is ever charged to a state that is no longer in the map.
  */
-abstract sealed class KeyState permits SlidingLogState, FixedWindowState {
+abstract sealed class KeyState permits SlidingLogState, FixedWindowState, SlidingCounterState, TokenBucketState {
 
     protected final Policy policy;
     protected final int[] permits;

@@ -117,6 +117,8 @@ public final class MemoryStore implements LimiterStore {
         return switch (policy.strategy()) {
             case SLIDING_LOG -> new SlidingLogState(policy);
             case FIXED_WINDOW -> new FixedWindowState(policy);
+            case SLIDING_COUNTER -> new SlidingCounterState(policy);
+            case TOKEN_BUCKET -> new TokenBucketState(policy);
         };
     }
 

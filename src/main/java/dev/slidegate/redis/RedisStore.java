@@ -29,6 +29,8 @@ public final class RedisStore implements LimiterStore {
 
     static final LuaScript SLIDING_LOG = LuaScript.load("sliding_log.lua");
     static final LuaScript FIXED_WINDOW = LuaScript.load("fixed_window.lua");
+    static final LuaScript SLIDING_COUNTER = LuaScript.load("sliding_counter.lua");
+    static final LuaScript TOKEN_BUCKET = LuaScript.load("token_bucket.lua");
 
     private final ReactiveRedisDataSource redis;
     private final Duration timeout;
@@ -65,6 +67,8 @@ public final class RedisStore implements LimiterStore {
         return switch (policy.strategy()) {
             case SLIDING_LOG -> List.of(prefix + ":log");
             case FIXED_WINDOW -> policy.limits().stream().map(l -> prefix + ":fw:" + l.windowText()).toList();
+            case SLIDING_COUNTER -> List.of(prefix + ":sc");
+            case TOKEN_BUCKET -> List.of(prefix + ":tb");
         };
     }
 
@@ -92,6 +96,11 @@ public final class RedisStore implements LimiterStore {
                 yield SLIDING_LOG;
             }
             case FIXED_WINDOW -> FIXED_WINDOW;
+            case SLIDING_COUNTER -> {
+                args.add(Integer.toString(policy.cells()));
+                yield SLIDING_COUNTER;
+            }
+            case TOKEN_BUCKET -> TOKEN_BUCKET;
         };
         policy.limits().forEach(l -> {
             args.add(Integer.toString(l.permits()));

@@ -55,7 +55,7 @@ class LimitTest {
         assertEquals(Strategy.SLIDING_LOG, Strategy.parse("sliding-log"));
         assertEquals(Strategy.FIXED_WINDOW, Strategy.parse("Fixed-Window"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Strategy.parse("leaky"));
-        assertEquals("'leaky' is not a strategy: expected one of sliding-log, fixed-window", e.getMessage());
+        assertEquals("'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket", e.getMessage());
     }
 
     @Test

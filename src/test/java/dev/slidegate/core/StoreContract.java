@@ -90,15 +90,23 @@ public abstract class StoreContract {
         Decision refused = call(p, k);
         assertRefused(refused, 0);
         assertEquals(0, refused.remaining());
-        assertTrue(refused.retryAfterMicros() <= w());
+        // when the first permit can be had again: the log's entry leaves, the window ends, the oldest
+        // counted cell (of 10) drops, the bucket refills one permit (W / 5)
+        long expected = switch (s) {
+            case SLIDING_LOG -> w();
+            case FIXED_WINDOW -> w() - edge();
+            case SLIDING_COUNTER -> w() + w() / 10 - edge();
+            case TOKEN_BUCKET -> w() / 5;
+        };
+        assertTrue(refused.retryAfterMicros() <= expected + edge(), refused.retryAfterMicros() + " > " + expected);
         if (exactTime()) {
-            assertEquals(s == Strategy.SLIDING_LOG ? w() : w() - edge(), refused.retryAfterMicros());
+            assertEquals(expected, refused.retryAfterMicros());
         }
     }
 
     // t=0 x5; t=W-edge refused; t=W+edge x5 admitted again, 6th refused
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, names = { "SLIDING_LOG", "FIXED_WINDOW" })
     void permitsReturnWhenTheWindowHasPassed(Strategy s) {
         Policy p = policy(s, false, lim(5, 1));
         String k = newKey();
@@ -159,7 +167,7 @@ public abstract class StoreContract {
     // 2/W and 3/2W: t=0 x2 admitted, x3 refused by the first limit (charging neither);
     // t=W+edge: 1 admitted (the second limit held only 2), then refused by the second limit.
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, names = { "SLIDING_LOG", "FIXED_WINDOW" })
     void allLimitsAreCheckedAndChargedTogether(Strategy s) {
         Policy p = policy(s, false, lim(2, 1), lim(3, 2));
         String k = newKey();
@@ -184,7 +192,7 @@ public abstract class StoreContract {
     // count-rejected, 3/W: t=0 x3 admitted; t=W/2 one refused attempt (charged);
     // t=W+edge: the three left, the refused attempt still counts: 2 admitted, then refused.
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, names = { "SLIDING_LOG", "FIXED_WINDOW" })
     void countRejectedChargesRefusedAttempts(Strategy s) {
         Policy counting = policy(s, true, lim(3, 1));
         Policy plain = policy(s, false, lim(3, 1));
@@ -305,5 +313,128 @@ public abstract class StoreContract {
         }
         advance(w());
         assertAdmitted(call(p, k), 2);
+    }
+
+    // every strategy, one instant: 2/W and 3/10W; x2 admitted, then refusals by the first limit charge
+    // the second nothing
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void aRefusalByOneLimitChargesNoOther(Strategy s) {
+        Policy p = policy(s, false, lim(2, 1), lim(3, 10));
+        String k = newKey();
+        alignTo(w());
+        call(p, k);
+        assertEquals(1, call(p, k).states().get(1).remaining());
+        for (int i = 0; i < 3; i++) {
+            Decision refused = call(p, k);
+            assertRefused(refused, 0);
+            assertEquals(1, refused.states().get(1).remaining());
+        }
+    }
+
+    // sliding counter 5/W with 2 cells (of W/2): t=0 x5; t=W+edge: a log would admit, the counter still
+    // counts the first cell in full and refuses until W/2 later; then five again
+    @Test
+    void slidingCounterCountsTheOldestCellInFull() {
+        Policy p = withCells(policy(Strategy.SLIDING_COUNTER, false, lim(5, 1)), 2);
+        String k = newKey();
+        alignTo(w());
+        for (int i = 4; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+        advance(w());
+        Decision refused = call(p, k);
+        assertRefused(refused, 0);
+        if (exactTime()) {
+            assertEquals(w() / 2 - edge(), refused.retryAfterMicros());
+        }
+        advance(w() / 2 + edge());
+        for (int i = 4; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+    }
+
+    // sliding counter 3/W, 2 cells, count-rejected: t=0 x3; t=W/2 one refused attempt (charged in cell 1);
+    // t=1.5W+edge: cell 0 has left, cell 1 still counts: 2 admitted (3 without count-rejected)
+    @Test
+    void slidingCounterCountRejected() {
+        Policy counting = withCells(policy(Strategy.SLIDING_COUNTER, true, lim(3, 1)), 2);
+        Policy plain = withCells(policy(Strategy.SLIDING_COUNTER, false, lim(3, 1)), 2);
+        String k = newKey();
+        alignTo(w());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(call(counting, k).allowed());
+            assertTrue(call(plain, k).allowed());
+        }
+        advance(w() / 2);
+        assertRefused(call(counting, k), 0);
+        assertRefused(call(plain, k), 0);
+        advance(w() + edge());
+        int countingAdmitted = 0;
+        int plainAdmitted = 0;
+        for (int i = 0; i < 4; i++) {
+            countingAdmitted += call(counting, k).allowed() ? 1 : 0;
+            plainAdmitted += call(plain, k).allowed() ? 1 : 0;
+        }
+        assertEquals(2, countingAdmitted);
+        assertEquals(3, plainAdmitted);
+    }
+
+    // token bucket 5 per 4W (one permit every T = 0.8W): t=0 x5, refused with retry T; t=T/2 refused;
+    // t=T+edge one admitted, then refused
+    @Test
+    void tokenBucketRefillsOnePermitPerInterval() {
+        Policy p = policy(Strategy.TOKEN_BUCKET, false, lim(5, 4));
+        long t = 4 * w() / 5;
+        String k = newKey();
+        for (int i = 4; i >= 0; i--) {
+            assertAdmitted(call(p, k), i);
+        }
+        Decision refused = call(p, k);
+        assertRefused(refused, 0);
+        assertTrue(refused.retryAfterMicros() <= t);
+        if (exactTime()) {
+            assertEquals(t, refused.retryAfterMicros());
+        }
+        advance(t / 2);
+        assertRefused(call(p, k), 0);
+        advance(t / 2 + edge());
+        assertAdmitted(call(p, k), 0);
+        assertRefused(call(p, k), 0);
+    }
+
+    // token bucket 5/W: a full burst at t=0, then the refill: 9 admitted within (0, W), the documented
+    // bound 2N - 1; count-rejected: each refused attempt pushes the next permit one interval later
+    @Test
+    void tokenBucketBurstThenRateAndCountRejected() {
+        Policy p = policy(Strategy.TOKEN_BUCKET, false, lim(5, 1));
+        String k = newKey();
+        int admitted = 0;
+        for (int i = 0; i < 6; i++) {
+            admitted += call(p, k).allowed() ? 1 : 0;
+        }
+        advance(w() - 2 * edge());
+        for (int i = 0; i < 6; i++) {
+            admitted += call(p, k).allowed() ? 1 : 0;
+        }
+        assertTrue(admitted <= 9, "admitted " + admitted);
+        if (exactTime()) {
+            assertEquals(9, admitted);
+        }
+        Policy counting = policy(Strategy.TOKEN_BUCKET, true, lim(2, 1));
+        String c = newKey();
+        call(counting, c);
+        call(counting, c);
+        long first = call(counting, c).retryAfterMicros();
+        long second = call(counting, c).retryAfterMicros();
+        assertTrue(second > first, first + " then " + second);
+        if (exactTime()) {
+            assertEquals(w(), first, "one refused attempt charged: two intervals");
+            assertEquals(3 * w() / 2, second);
+        }
+    }
+
+    private static Policy withCells(Policy p, int cells) {
+        return new Policy(p.name(), p.limits(), p.strategy(), p.key(), p.countRejected(), p.dryRun(), cells);
     }
 }

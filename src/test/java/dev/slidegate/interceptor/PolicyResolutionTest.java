@@ -164,7 +164,7 @@ class PolicyResolutionTest {
         assertTrue(assertThrows(ConfigurationException.class,
                 () -> new PolicyRegistry(config(Map.of("slidegate.policies.p.limits", "5/0s")))).getMessage()
                 .startsWith("Invalid Slidegate configuration: slidegate.policies.p.limits: '5/0s' is not a limit"));
-        assertEquals("Invalid Slidegate configuration: slidegate.policies.p.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window",
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.p.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket",
                 assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
                         config(Map.of("slidegate.policies.p.limits", "1/1s", "slidegate.policies.p.strategy", "leaky")))).getMessage());
         assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(

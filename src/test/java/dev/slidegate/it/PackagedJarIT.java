@@ -67,7 +67,7 @@ class PackagedJarIT {
             "-Dslidegate.policies.products.limits=0/1s | slidegate.policies.products.limits: '0/1s' is not a limit",
             "-Dslidegate.policies.products.limits=5/0s | slidegate.policies.products.limits: '5/0s' is not a limit",
             "-Dslidegate.policies.products.limits=abc | slidegate.policies.products.limits: 'abc' is not a limit",
-            "-Dslidegate.policies.login.strategy=leaky | slidegate.policies.login.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window",
+            "-Dslidegate.policies.login.strategy=leaky | slidegate.policies.login.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket",
             "-Dslidegate.policies.reports.key=cookie | ReportResource#list: policy 'reports' keys callers by 'cookie', but there is no @Named(\"cookie\") KeyResolver bean",
             "-Dslidegate.policies.reports.key=ip+ | slidegate.policies.reports.key: 'ip+' is not a key source",
             "-Dslidegate.http.trusted-proxies=10.0.0.0/33 | slidegate.http.trusted-proxies: '10.0.0.0/33' is not an address or CIDR",

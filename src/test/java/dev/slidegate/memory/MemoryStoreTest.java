@@ -26,12 +26,12 @@ class MemoryStoreTest {
         return new Policy(name, List.of(limits).stream().map(Limit::parse).toList(), s, "ip", countRejected);
     }
 
-    // 300 random timelines (random limits, costs, keys and steps, both strategies, with and without
-    // count-rejected): every decision of the store equals the naive reference's, field for field
+    // 600 random timelines (random limits, costs, keys, steps and cells, every strategy, with and
+    // without count-rejected): every decision of the store equals the naive reference's, field for field
     @Test
     void agreesWithTheReferenceOnRandomTimelines() {
         Random random = new Random(20261122);
-        for (int run = 0; run < 300; run++) {
+        for (int run = 0; run < 600; run++) {
             ManualClock c = new ManualClock();
             MemoryStore store = new MemoryStore(c, 1000);
             ReferenceStore reference = new ReferenceStore(c);
@@ -43,7 +43,8 @@ class MemoryStoreTest {
             }
             Policy p;
             try {
-                p = policy("r" + run, strategy, random.nextBoolean(), limits.toArray(String[]::new));
+                p = new Policy("r" + run, limits.stream().map(Limit::parse).toList(), strategy, "ip", random.nextBoolean(), false,
+                        1 + random.nextInt(12));
             } catch (IllegalArgumentException sameWindowTwice) {
                 continue;
             }

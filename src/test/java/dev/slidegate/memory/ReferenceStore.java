@@ -25,6 +25,8 @@ public final class ReferenceStore implements LimiterStore {
     private final Map<String, List<Long>> logs = new HashMap<>();
     private final Map<String, Long> counters = new HashMap<>();
     private final Map<String, Long> last = new HashMap<>();
+    // token bucket as a continuous-state leaky bucket: level (in microseconds of drain) and last conforming time
+    private final Map<String, long[]> buckets = new HashMap<>();
 
     public ReferenceStore(Clock clock) {
         this.clock = clock;
@@ -81,6 +83,20 @@ public final class ReferenceStore implements LimiterStore {
             long used = counters.getOrDefault(id + "\u0000" + i + "\u0000" + now / l.windowMicros(), 0L);
             return used + cost > l.permits() ? (now / l.windowMicros() + 1) * l.windowMicros() - now : 0;
         }
+        if (policy.strategy() == Strategy.SLIDING_COUNTER) {
+            long s = cell(policy, l);
+            long k = now / s;
+            for (long next = k; next <= k + policy.cells() + 1; next++) {
+                if (countFromCell(id, next - policy.cells(), s) + cost <= l.permits()) {
+                    return next == k ? 0 : next * s - now;
+                }
+            }
+            throw new IllegalStateException("unreachable");
+        }
+        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
+            long t = interval(l);
+            return level(id, i, now, t) + cost * t - l.permits() * t;
+        }
         List<Long> inWindow = newestFirstInWindow(id, now, l);
         int k = l.permits() - cost + 1; // admitted iff fewer than k in the window
         return inWindow.size() < k ? 0 : inWindow.get(k - 1) + l.windowMicros() - now;
@@ -92,6 +108,20 @@ public final class ReferenceStore implements LimiterStore {
             long used = counters.getOrDefault(id + "\u0000" + i + "\u0000" + now / l.windowMicros(), 0L);
             long reset = used == 0 ? 0 : (now / l.windowMicros() + 1) * l.windowMicros() - now;
             return new LimitState(l, Math.max(0, l.permits() - used), reset);
+        }
+        if (policy.strategy() == Strategy.SLIDING_COUNTER) {
+            long s = cell(policy, l);
+            long from = now / s - policy.cells();
+            long used = countFromCell(id, from, s);
+            long oldest = logs.getOrDefault(id, List.of()).stream().mapToLong(t -> t / s).filter(c -> c >= from).min().orElse(-1);
+            long reset = used == 0 ? 0 : (oldest + policy.cells() + 1) * s - now;
+            return new LimitState(l, Math.max(0, l.permits() - used), reset);
+        }
+        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
+            long t = interval(l);
+            long level = level(id, i, now, t);
+            long used = (level + t - 1) / t;
+            return new LimitState(l, Math.max(0, l.permits() - used), level == 0 ? 0 : (level - 1) % t + 1);
         }
         List<Long> inWindow = newestFirstInWindow(id, now, l);
         int used = Math.min(inWindow.size(), l.permits());
@@ -117,10 +147,37 @@ public final class ReferenceStore implements LimiterStore {
             }
             return;
         }
+        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
+            for (int i = 0; i < policy.limits().size(); i++) {
+                long t = interval(policy.limits().get(i));
+                long level = level(id, i, now, t);
+                buckets.put(id + "\u0000" + i, new long[] { level + cost * t, now });
+            }
+            return;
+        }
         List<Long> log = logs.computeIfAbsent(id, k -> new ArrayList<>());
         for (int j = 0; j < cost; j++) {
             log.add(now);
         }
+    }
+
+    private static long cell(Policy policy, Limit l) {
+        return (l.windowMicros() + policy.cells() - 1) / policy.cells();
+    }
+
+    /** Permits recorded in cells at or after {@code fromCell}. */
+    private long countFromCell(String id, long fromCell, long cellSize) {
+        return logs.getOrDefault(id, List.of()).stream().filter(t -> t / cellSize >= fromCell).count();
+    }
+
+    private static long interval(Limit l) {
+        return Math.max(1, (l.windowMicros() + l.permits() - 1) / l.permits());
+    }
+
+    /** The bucket's level at {@code now}: what it held at the last conforming call, drained since. */
+    private long level(String id, int i, long now, long t) {
+        long[] b = buckets.get(id + "\u0000" + i);
+        return b == null ? 0 : Math.max(0, b[0] - (now - b[1]));
     }
 
     @Override
@@ -128,6 +185,7 @@ public final class ReferenceStore implements LimiterStore {
         String id = policy.name() + "\u0000" + key;
         logs.remove(id);
         counters.keySet().removeIf(k -> k.startsWith(id + "\u0000"));
+        buckets.keySet().removeIf(k -> k.startsWith(id + "\u0000"));
         return CompletableFuture.completedFuture(null);
     }
 }
