@@ -220,6 +220,21 @@ class PolicyResolutionTest {
     }
 
     @Test
+    void everyStrategyIsSelectableByAnnotationAndConfiguration() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.sc.strategy", "sliding-counter",
+                "slidegate.policies.sc.cells", "4")));
+        PolicyRegistry.Resolved tb = registry.resolve(new PolicyRegistry.Declared("tb", List.of("10/1s"), "token-bucket", "", false), "X#tb");
+        assertEquals(Strategy.TOKEN_BUCKET, tb.policy().strategy());
+        PolicyRegistry.Resolved sc = registry.resolve(new PolicyRegistry.Declared("sc", List.of("10/1s"), "token-bucket", "", false), "X#sc");
+        assertEquals(Strategy.SLIDING_COUNTER, sc.policy().strategy(), "configuration beats the annotation");
+        assertEquals(4, sc.policy().cells());
+        assertEquals(10, tb.policy().cells(), "the default");
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.sc.cells: '0' is not a number of cells: expected 1 to 100, e.g. 10",
+                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.sc.cells", "0"))))
+                        .getMessage());
+    }
+
+    @Test
     void pathAttachmentsAreValidated() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
                 "slidegate.policies.a.paths", "/x/*,/y/**", "slidegate.policies.a.methods", "get,POST")));
