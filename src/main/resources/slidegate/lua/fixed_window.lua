@@ -3,7 +3,7 @@
 -- KEYS[i]  one hash per limit: field w = index of the epoch-aligned window it counts, c = count.
 --          The key expires at the end of that window (PEXPIREAT, set once when the window's counter
 --          is created and never extended).
--- ARGV[1]  cost (permits this call weighs, >= 1)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3], ARGV[4], ...  N and W (microseconds) of each limit, in the order of KEYS
 --
@@ -43,7 +43,7 @@ for i = 1, nlimits do
 end
 
 local allowed = tripped < 0
-if allowed or count_rejected then
+if cost > 0 and (allowed or count_rejected) then
   for i = 1, nlimits do
     if used[i] == 0 then
       -- a new window's counter: its expiry is set here, once

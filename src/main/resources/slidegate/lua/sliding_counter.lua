@@ -2,7 +2,7 @@
 --
 -- KEYS[1]  one hash per (policy, key): field '<limit>:<cell>' = permits counted in that cell
 --          (limit is 1-based, cell = floor(now / cell size)), field 't' = the newest instant seen
--- ARGV[1]  cost (permits this call weighs, >= 1)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  cells per window C
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
@@ -52,7 +52,7 @@ for i = 1, nlimits do
     end
   end
 end
-if #expired > 0 then redis.call('HDEL', key, unpack(expired)) end
+if #expired > 0 and cost > 0 then redis.call('HDEL', key, unpack(expired)) end
 
 local function sum(i, from, to)
   local s = 0
@@ -83,7 +83,7 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
-if allowed or count_rejected then
+if cost > 0 and (allowed or count_rejected) then
   for i = 1, nlimits do
     redis.call('HINCRBY', key, i .. ':' .. string.format('%d', cell[i]), cost)
     counts[i][cell[i]] = (counts[i][cell[i]] or 0) + cost

@@ -1,7 +1,7 @@
 -- Sliding log: decide and charge every limit of one policy for one key, all or nothing.
 --
 -- KEYS[1]  sorted set of recorded permits: score = instant in microseconds, member unique per permit
--- ARGV[1]  cost (permits this call weighs, >= 1)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  capacity: the largest N of the policy (older entries never matter)
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
@@ -33,8 +33,12 @@ for i = 1, nlimits do
   local w = tonumber(ARGV[3 + 2 * i])
   if w > max_window then max_window = w end
 end
--- Trim before counting: entries at or before now - W_max count in no window.
-redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', now - max_window))
+-- Trim before counting: entries at or before now - W_max count in no window. (A read leaves them:
+-- every count below is bounded by the window anyway.)
+local peek = cost == 0
+if not peek then
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', now - max_window))
+end
 
 local function kth_newest(k)
   local r = redis.call('ZRANGE', key, -k, -k, 'WITHSCORES')
@@ -83,7 +87,7 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
-if allowed or count_rejected then
+if not peek and (allowed or count_rejected) then
   charge()
   if not allowed then
     tripped, retry = waits()

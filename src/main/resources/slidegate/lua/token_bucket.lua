@@ -1,7 +1,7 @@
 -- Token bucket (GCRA): decide and charge every limit of one policy for one key, all or nothing.
 --
 -- KEYS[1]  one hash per (policy, key): field '<limit>' (1-based) = theoretical arrival time (TAT) in us
--- ARGV[1]  cost (permits this call weighs, >= 1)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3], ARGV[4], ...  N and W (microseconds) of each limit
 --
@@ -47,7 +47,7 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
-if allowed or count_rejected then
+if cost > 0 and (allowed or count_rejected) then
   local args, latest = {}, now
   for i = 1, nlimits do
     tat[i] = tat[i] + cost * interval[i]

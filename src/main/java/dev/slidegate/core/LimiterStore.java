@@ -26,4 +26,30 @@ public interface LimiterStore {
 
     /** Forgets everything recorded for {@code key} under {@code policy}. */
     CompletionStage<Void> reset(Policy policy, String key);
+
+    /**
+     * The state of {@code key} under {@code policy} now, as the next decision would see it (same clock,
+     * same trimming rules), charging and writing nothing. A key without state shows every limit unused.
+     */
+    CompletionStage<Decision> peek(Policy policy, String key);
+
+    /**
+     * A page of the keys that hold state under {@code policy}.
+     *
+     * @param cursor {@code ""} for the first page, else the {@link KeyPage#next()} of the previous one
+     * @param limit the most keys to return (a page may hold fewer and still have a next one)
+     */
+    CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit);
+
+    /** How many keys hold state under {@code policy} (on Redis, a full scan: for summaries, not per request). */
+    CompletionStage<Long> count(Policy policy);
+
+    /**
+     * One page of keys.
+     *
+     * @param keys the keys, in the store's order
+     * @param next the cursor of the next page, or {@code null} after the last
+     */
+    record KeyPage(java.util.List<String> keys, String next) {
+    }
 }

@@ -86,6 +86,21 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
         return allowed;
     }
 
+    /** The state at {@code now}, charging nothing (time never steps back here either). */
+    final synchronized Decision peek(long now) {
+        now = Math.max(now, lastMicros);
+        LimitState[] states = new LimitState[permits.length];
+        for (int i = 0; i < states.length; i++) {
+            states[i] = state(i, now);
+        }
+        return new Decision(policy, true, -1, 0, now, java.util.List.of(states));
+    }
+
+    /** Whether this state still counts anything at {@code now}. */
+    final synchronized boolean activeAt(long now) {
+        return !retired && !idle(now);
+    }
+
     /** Retires this state if it holds nothing that counts at {@code now}, or unconditionally with {@code force}. */
     final synchronized boolean retire(long now, boolean force) {
         if (!retired && (force || idle(now))) {

@@ -4,7 +4,9 @@ import dev.slidegate.core.Clock;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
+import dev.slidegate.core.LimitState;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -131,6 +133,39 @@ public final class MemoryStore implements LimiterStore {
             keyCount.decrementAndGet();
         }
         return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Decision> peek(Policy policy, String key) {
+        long now = clock.nowMicros();
+        Map<String, KeyState> keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.get(key);
+        if (state == null) {
+            List<LimitState> unused = policy.limits().stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
+            return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, unused));
+        }
+        return CompletableFuture.completedFuture(state.peek(now));
+    }
+
+    /** Keys in name order; the cursor is the last key of the previous page. */
+    @Override
+    public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+        long now = clock.nowMicros();
+        Map<String, KeyState> keys = policies.getOrDefault(policy.name(), new ConcurrentHashMap<>());
+        List<String> page = keys.entrySet().stream()
+                .filter(e -> cursor.isEmpty() || e.getKey().compareTo(cursor) > 0)
+                .filter(e -> e.getValue().activeAt(now))
+                .map(Map.Entry::getKey).sorted().limit(limit + 1L).toList();
+        boolean more = page.size() > limit;
+        List<String> shown = more ? page.subList(0, limit) : page;
+        return CompletableFuture.completedFuture(new KeyPage(shown, more ? shown.get(shown.size() - 1) : null));
+    }
+
+    @Override
+    public CompletionStage<Long> count(Policy policy) {
+        long now = clock.nowMicros();
+        Map<String, KeyState> keys = policies.get(policy.name());
+        return CompletableFuture.completedFuture(keys == null ? 0L : keys.values().stream().filter(s -> s.activeAt(now)).count());
     }
 
     /** How many keys the store holds now, over all policies. */

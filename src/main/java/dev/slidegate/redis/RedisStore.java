@@ -55,7 +55,7 @@ public final class RedisStore implements LimiterStore {
      * every key of one decision hash to one Redis Cluster slot.
      */
     public static String keyPrefix(Policy policy, String key) {
-        if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0) {
+        if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0 || (key.indexOf('*') >= 0 && !key.equals("*"))) {
             throw new IllegalArgumentException("a store key must not contain '{' or '}'");
         }
         return "slidegate:{" + policy.name() + ":" + key + "}";
@@ -107,6 +107,85 @@ public final class RedisStore implements LimiterStore {
             args.add(Long.toString(l.windowMicros()));
         });
         return new Prepared(script, List.copyOf(args));
+    }
+
+    /** A read-only decision: the script with cost 0 writes nothing. */
+    @Override
+    public CompletionStage<Decision> peek(Policy policy, String key) {
+        Prepared p = prepared.computeIfAbsent(policy, RedisStore::prepare);
+        List<String> args = new ArrayList<>(2 + p.limitArgs().size());
+        args.add("0");
+        args.add("0");
+        args.addAll(p.limitArgs());
+        return run(p.script(), keys(policy, key), args).map(r -> toDecision(policy, r)).subscribeAsCompletionStage();
+    }
+
+    private static final int SCAN_COUNT = 1000;
+
+    /**
+     * Keys by {@code SCAN} (never {@code KEYS}) of each client's first key, in Redis' order. The cursor
+     * is {@code <scan cursor>:<keys of that step already returned>}, so a page never exceeds the
+     * limit; like SCAN itself, a key may appear twice across pages while the keyspace changes.
+     */
+    @Override
+    public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+        String scan = "0";
+        int skip = 0;
+        if (!cursor.isEmpty()) {
+            int colon = cursor.indexOf(':');
+            try {
+                scan = cursor.substring(0, colon);
+                skip = Integer.parseInt(cursor.substring(colon + 1));
+                Long.parseUnsignedLong(scan);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("'" + cursor + "' is not a cursor of this listing");
+            }
+        }
+        return page(policy, scan, skip, limit, new ArrayList<>()).subscribeAsCompletionStage();
+    }
+
+    private Uni<KeyPage> page(Policy policy, String scan, int skip, int limit, List<String> found) {
+        return scanStep(policy, scan).chain(step -> {
+            List<String> clients = step.getValue();
+            int take = Math.min(clients.size() - skip, limit - found.size());
+            found.addAll(clients.subList(skip, skip + Math.max(0, take)));
+            if (skip + take < clients.size()) {
+                return Uni.createFrom().item(new KeyPage(List.copyOf(found), scan + ":" + (skip + take)));
+            }
+            if ("0".equals(step.getKey())) {
+                return Uni.createFrom().item(new KeyPage(List.copyOf(found), null));
+            }
+            if (found.size() >= limit) {
+                return Uni.createFrom().item(new KeyPage(List.copyOf(found), step.getKey() + ":0"));
+            }
+            return page(policy, step.getKey(), 0, limit, found);
+        });
+    }
+
+    /** One SCAN step: the next cursor and the client keys it found. */
+    private Uni<Map.Entry<String, List<String>>> scanStep(Policy policy, String scan) {
+        String first = keys(policy, "*").get(0);
+        String prefix = keyPrefix(policy, "").replace("}", "");
+        return withTimeout(redis.execute(Command.SCAN, scan, "MATCH", first, "COUNT", Integer.toString(SCAN_COUNT)), "SCAN")
+                .map(r -> {
+                    List<String> clients = new ArrayList<>(r.get(1).size());
+                    for (Response k : r.get(1)) {
+                        String key = k.toString();
+                        clients.add(key.substring(prefix.length(), key.indexOf('}', prefix.length())));
+                    }
+                    return Map.entry(r.get(0).toString(), clients);
+                });
+    }
+
+    @Override
+    public CompletionStage<Long> count(Policy policy) {
+        return countFrom(policy, "0", 0).subscribeAsCompletionStage();
+    }
+
+    private Uni<Long> countFrom(Policy policy, String scan, long counted) {
+        return scanStep(policy, scan).chain(step -> "0".equals(step.getKey())
+                ? Uni.createFrom().item(counted + step.getValue().size())
+                : countFrom(policy, step.getKey(), counted + step.getValue().size()));
     }
 
     @Override

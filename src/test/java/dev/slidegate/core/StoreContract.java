@@ -434,6 +434,55 @@ public abstract class StoreContract {
         }
     }
 
+    // reads never consume: peeking five times changes nothing the next decision sees
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void peekingChargesNothing(Strategy s) {
+        Policy p = policy(s, false, lim(3, 1));
+        String k = newKey();
+        alignTo(w());
+        call(p, k);
+        call(p, k);
+        for (int i = 0; i < 5; i++) {
+            Decision seen = store().peek(p, k).toCompletableFuture().join();
+            assertEquals(1, seen.remaining(), () -> "peek: " + seen);
+            assertTrue(seen.states().get(0).resetMicros() > 0);
+        }
+        assertAdmitted(call(p, k), 0);
+        assertEquals(0, store().peek(p, k).toCompletableFuture().join().remaining());
+        Decision unknown = store().peek(p, newKey()).toCompletableFuture().join();
+        assertEquals(3, unknown.remaining());
+        assertEquals(0, unknown.states().get(0).resetMicros());
+    }
+
+    // listing: pages of at most the limit, together every key once; count agrees; reset removes a key
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void keysAreListedInPagesAndCounted(Strategy s) {
+        Policy p = policy(s, false, lim(3, 1), lim(5, 2));
+        java.util.Set<String> expected = new java.util.TreeSet<>();
+        for (int i = 0; i < 5; i++) {
+            String k = newKey();
+            expected.add(k);
+            call(p, k);
+        }
+        java.util.List<String> listed = new java.util.ArrayList<>();
+        String cursor = "";
+        int pages = 0;
+        do {
+            LimiterStore.KeyPage page = store().keys(p, cursor, 2).toCompletableFuture().join();
+            assertTrue(page.keys().size() <= 2, "page " + page);
+            listed.addAll(page.keys());
+            cursor = page.next();
+            assertTrue(++pages <= 10, "too many pages");
+        } while (cursor != null);
+        assertEquals(expected, new java.util.TreeSet<>(listed));
+        assertEquals(5, listed.size(), "each key once: " + listed);
+        assertEquals(5L, store().count(p).toCompletableFuture().join());
+        store().reset(p, expected.iterator().next()).toCompletableFuture().join();
+        assertEquals(4L, store().count(p).toCompletableFuture().join());
+    }
+
     private static Policy withCells(Policy p, int cells) {
         return new Policy(p.name(), p.limits(), p.strategy(), p.key(), p.countRejected(), p.dryRun(), cells);
     }

@@ -141,6 +141,7 @@ public final class ReferenceStore implements LimiterStore {
     }
 
     private void record(Policy policy, String id, long now, int cost) {
+        keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(id.substring(id.indexOf('\u0000') + 1));
         if (policy.strategy() == Strategy.FIXED_WINDOW) {
             for (int i = 0; i < policy.limits().size(); i++) {
                 counters.merge(id + "\u0000" + i + "\u0000" + now / policy.limits().get(i).windowMicros(), (long) cost, Long::sum);
@@ -180,8 +181,39 @@ public final class ReferenceStore implements LimiterStore {
         return b == null ? 0 : Math.max(0, b[0] - (now - b[1]));
     }
 
+    private final Map<String, java.util.TreeSet<String>> keysByPolicy = new HashMap<>();
+
+    @Override
+    public synchronized CompletionStage<Decision> peek(Policy policy, String key) {
+        String id = policy.name() + "\u0000" + key;
+        long now = Math.max(clock.nowMicros(), last.getOrDefault(id, Long.MIN_VALUE));
+        List<LimitState> states = new ArrayList<>();
+        for (int i = 0; i < policy.limits().size(); i++) {
+            states.add(state(policy, id, i, now));
+        }
+        return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, states));
+    }
+
+    @Override
+    public synchronized CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+        List<String> after = keysByPolicy.getOrDefault(policy.name(), new java.util.TreeSet<>()).stream()
+                .filter(k -> cursor.isEmpty() || k.compareTo(cursor) > 0).limit(limit + 1L).toList();
+        boolean more = after.size() > limit;
+        List<String> page = more ? after.subList(0, limit) : after;
+        return CompletableFuture.completedFuture(new KeyPage(page, more ? page.get(page.size() - 1) : null));
+    }
+
+    @Override
+    public synchronized CompletionStage<Long> count(Policy policy) {
+        return CompletableFuture.completedFuture((long) keysByPolicy.getOrDefault(policy.name(), new java.util.TreeSet<>()).size());
+    }
+
     @Override
     public synchronized CompletionStage<Void> reset(Policy policy, String key) {
+        java.util.Set<String> known = keysByPolicy.get(policy.name());
+        if (known != null) {
+            known.remove(key);
+        }
         String id = policy.name() + "\u0000" + key;
         logs.remove(id);
         counters.keySet().removeIf(k -> k.startsWith(id + "\u0000"));

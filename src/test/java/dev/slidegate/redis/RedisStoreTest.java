@@ -150,6 +150,23 @@ class RedisStoreTest {
         assertEquals(3, call(f, "a").remaining());
     }
 
+    // a read (admin view) writes nothing: an unknown key is not created, a known one is left as it was
+    @Test
+    void peeksWriteNothing() {
+        for (Strategy s : Strategy.values()) {
+            Policy p = policy("peek-" + s.configName(), s, false, "5/1m", "50/1h");
+            store.peek(p, "nobody").toCompletableFuture().join();
+            for (String k : RedisStore.keys(p, "nobody")) {
+                assertEquals(0L, resp.number("EXISTS", k), s + " created " + k);
+            }
+            call(p, "somebody");
+            List<Object> before = RedisStore.keys(p, "somebody").stream().map(k -> resp.call("DUMP", k)).toList();
+            assertEquals(4, store.peek(p, "somebody").toCompletableFuture().join().remaining());
+            List<Object> after = RedisStore.keys(p, "somebody").stream().map(k -> resp.call("DUMP", k)).toList();
+            assertEquals(before, after, s + " changed its keys on a read");
+        }
+    }
+
     // every key of one decision carries the same hash tag, so all live in one cluster slot
     @Test
     void keysShareOneHashTag() {
