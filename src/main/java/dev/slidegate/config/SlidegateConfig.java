@@ -43,6 +43,17 @@ public interface SlidegateConfig {
     /** How the shipped {@code PlanResolver} finds a caller's plan. */
     PlansConfig plans();
 
+    /** The operators' view at {@code /admin}. */
+    AdminConfig admin();
+
+    /** The operators' view at {@code /admin}. */
+    interface AdminConfig {
+
+        /** {@code false}: {@code /admin} and everything below it answer 404, for everyone. */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
     /** The in-process store. */
     MemoryConfig memory();
 

@@ -3,6 +3,7 @@ package dev.slidegate.interceptor;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.admin.DecisionStats;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
@@ -50,9 +51,11 @@ public class PathLimiter {
     private final PlanResolver plans;
     private final ObjectMapper json;
     private final boolean enabled;
+    private final DecisionStats stats;
 
     PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, CallerKeys keys, LimiterStore store,
-            PlanResolver plans, ObjectMapper json) {
+            PlanResolver plans, ObjectMapper json, DecisionStats stats) {
+        this.stats = stats;
         this.keys = keys;
         this.store = store;
         this.plans = plans;
@@ -124,6 +127,7 @@ public class PathLimiter {
                 respond(rc, Problems.storeUnavailable());
                 return;
             }
+            stats.record(d);
             HttpDecisions.record(rc, d);
             if (!d.allowed() && !d.policy().dryRun()) {
                 respond(rc, Problems.rateLimited(new RateLimitExceededException(d, mp.cost())));

@@ -1,5 +1,6 @@
 package dev.slidegate.interceptor;
 
+import dev.slidegate.admin.DecisionStats;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
@@ -44,9 +45,11 @@ public class RateLimitInterceptor {
     private final boolean enabled;
     private final PlanResolver plans;
     private final DryRunLog dryRunLog = new DryRunLog();
+    private final DecisionStats stats;
 
     RateLimitInterceptor(MethodPolicies policies, CallerKeys keys, LimiterStore store, CurrentVertxRequest currentRequest,
-            SlidegateConfig config, PlanResolver plans) {
+            SlidegateConfig config, PlanResolver plans, DecisionStats stats) {
+        this.stats = stats;
         this.policies = policies;
         this.keys = keys;
         this.store = store;
@@ -109,6 +112,7 @@ public class RateLimitInterceptor {
     }
 
     private void admit(Decision d, MethodPolicy mp, RoutingContext rc) {
+        stats.record(d);
         if (rc != null) {
             HttpDecisions.record(rc, d);
         }

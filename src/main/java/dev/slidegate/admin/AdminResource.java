@@ -1,0 +1,99 @@
+package dev.slidegate.admin;
+
+import dev.slidegate.admin.AdminViews.KeyList;
+import dev.slidegate.admin.AdminViews.KeyView;
+import dev.slidegate.admin.AdminViews.Summary;
+import dev.slidegate.core.Policy;
+import dev.slidegate.http.Problem;
+import io.smallrye.mutiny.Uni;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * The operators' API: live window counts per policy and key, and resetting a key. Every endpoint
+ * needs the role {@code slidegate-admin}; none consumes a permit.
+ */
+@Path("/admin")
+@RolesAllowed("slidegate-admin")
+public class AdminResource {
+
+    private static final String TYPES = "https://slidegate.dev/problems/";
+
+    private final AdminService admin;
+
+    AdminResource(AdminService admin) {
+        this.admin = admin;
+    }
+
+    /** The store, and per policy its limits, active keys and decisions since start. */
+    @GET
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<Summary> summary() {
+        return admin.summary();
+    }
+
+    /**
+     * The active keys of a policy, a page at a time ({@code cursor} from the previous page), or with
+     * {@code sort=usage} the callers closest to their limit first.
+     */
+    @GET
+    @Path("policies/{policy}/keys")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<KeyList> keys(@PathParam("policy") String policy, @QueryParam("limit") @DefaultValue("100") int limit,
+            @QueryParam("cursor") @DefaultValue("") String cursor, @QueryParam("sort") @DefaultValue("") String sort) {
+        Policy p = known(policy);
+        if (limit < 1 || limit > 1000) {
+            throw badRequest("limit must be between 1 and 1000, was " + limit);
+        }
+        if (!sort.isEmpty() && !sort.equals("usage")) {
+            throw badRequest("sort '" + sort + "' is not known: use sort=usage, or none for the store's order");
+        }
+        if (sort.equals("usage") && !cursor.isEmpty() && !cursor.matches("\\d{1,9}")) {
+            throw badRequest("'" + cursor + "' is not a cursor of this listing");
+        }
+        return admin.keys(p, cursor, limit, sort.equals("usage"))
+                .onFailure(IllegalArgumentException.class).transform(e -> badRequest(e.getMessage()));
+    }
+
+    /** One key: per limit, used, remaining and the time until the next permit frees. */
+    @GET
+    @Path("policies/{policy}/keys/{key: .+}")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<KeyView> key(@PathParam("policy") String policy, @PathParam("key") String key) {
+        return admin.key(known(policy), key);
+    }
+
+    /** Forgets everything recorded for one key: the caller starts afresh. */
+    @DELETE
+    @Path("policies/{policy}/keys/{key: .+}")
+    public Uni<Response> reset(@PathParam("policy") String policy, @PathParam("key") String key) {
+        return admin.reset(known(policy), key).map(v -> Response.noContent().build());
+    }
+
+    private Policy known(String name) {
+        Policy p = admin.policy(name);
+        if (p == null) {
+            throw new WebApplicationException(problem(404, "Not Found", "There is no policy '" + name + "'; known: "
+                    + admin.policies().keySet()));
+        }
+        return p;
+    }
+
+    private static WebApplicationException badRequest(String detail) {
+        return new WebApplicationException(problem(400, "Bad Request", detail));
+    }
+
+    private static Response problem(int status, String title, String detail) {
+        return Response.status(status).type(Problem.MEDIA_TYPE)
+                .entity(new Problem(TYPES + (status == 404 ? "not-found" : "bad-request"), title, status, detail, null, null, null)).build();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.slidegate.admin;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import java.util.List;
+
+/** The JSON shapes of {@code /admin}. */
+public final class AdminViews {
+
+    private AdminViews() {
+    }
+
+    /** {@code GET /admin}. */
+    @RegisterForReflection
+    public record Summary(String store, boolean enabled, List<PolicySummary> policies) {
+    }
+
+    /** One policy in the summary; admitted and refused count since this instance started. */
+    @RegisterForReflection
+    public record PolicySummary(String name, List<String> limits, String strategy, String key, boolean countRejected, boolean dryRun,
+            long activeKeys, long admitted, long refused) {
+    }
+
+    /** One limit of one key, as the next decision would see it. */
+    @RegisterForReflection
+    public record LimitView(String limit, long used, long remaining, long resetMs) {
+    }
+
+    /** One key: its limits, and its usage (the highest used / N over its limits, 0 to 1). */
+    @RegisterForReflection
+    public record KeyView(String key, double usage, List<LimitView> limits) {
+    }
+
+    /** {@code GET /admin/policies/{policy}/keys}: a page, and the cursor of the next one ({@code null} after the last). */
+    @RegisterForReflection
+    public record KeyList(String policy, List<KeyView> keys, String next) {
+    }
+
+    /** One policy in the live stream: counters and its busiest keys. */
+    @RegisterForReflection
+    public record PolicyLive(String name, List<String> limits, long admitted, long refused, List<KeyView> busiest) {
+    }
+
+    /** One event of {@code /admin/stream}. */
+    @RegisterForReflection
+    public record Snapshot(long at, String store, List<PolicyLive> policies) {
+    }
+}

@@ -1,0 +1,118 @@
+package dev.slidegate.admin;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.slidegate.http.SmallLimits;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.specification.RequestSpecification;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** The admin API: security, every endpoint and status, counts that follow traffic, reads that consume nothing, reset. */
+@QuarkusTest
+@TestProfile(SmallLimits.class)
+class AdminApiTest {
+
+    static RequestSpecification admin() {
+        return given().auth().preemptive().basic("admin", "slidegate-demo");
+    }
+
+    @Test
+    void nobodyGetsInWithoutTheAdminRole() {
+        given().get("/admin").then().statusCode(401);
+        given().get("/admin/policies/products/keys").then().statusCode(401);
+        given().delete("/admin/policies/products/keys/ip:127.0.0.1").then().statusCode(401);
+        given().auth().preemptive().basic("admin", "wrong").get("/admin").then().statusCode(401);
+        given().auth().preemptive().basic("viewer", "viewer-secret").get("/admin").then().statusCode(403);
+        given().auth().preemptive().basic("viewer", "viewer-secret").get("/admin/policies/products/keys").then().statusCode(403);
+        admin().get("/admin").then().statusCode(200);
+    }
+
+    @Test
+    void theSummaryListsEveryPolicyWithItsCounts() {
+        String apiKey = UUID.randomUUID().toString();
+        long admittedBefore = admin().get("/admin").jsonPath().getLong("policies.find { it.name == 'reports' }.admitted");
+        long refusedBefore = admin().get("/admin").jsonPath().getLong("policies.find { it.name == 'reports' }.refused");
+        for (int i = 0; i < 4; i++) {
+            given().header("X-Api-Key", apiKey).get("/api/reports");
+        }
+        admin().accept("application/json").get("/admin").then().statusCode(200).contentType("application/json")
+                .body("store", equalTo("memory")).body("enabled", equalTo(true))
+                .body("policies.name", hasItem("products")).body("policies.name", hasItem("reports.pro"))
+                .body("policies.find { it.name == 'reports' }.limits", equalTo(java.util.List.of("3/1h")))
+                .body("policies.find { it.name == 'reports' }.strategy", equalTo("fixed-window"))
+                .body("policies.find { it.name == 'reports' }.key", equalTo("header:X-Api-Key"))
+                .body("policies.find { it.name == 'reports' }.admitted", equalTo((int) admittedBefore + 3))
+                .body("policies.find { it.name == 'reports' }.refused", equalTo((int) refusedBefore + 1));
+    }
+
+    // traffic moves the counts; reading them five times consumes nothing; a reset lets the caller in again
+    @Test
+    void countsFollowTrafficAndAResetLetsTheCallerIn() {
+        String apiKey = "admin-" + UUID.randomUUID();
+        String path = "/admin/policies/reports/keys/hdr:" + apiKey;
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+        for (int i = 0; i < 5; i++) {
+            admin().get(path).then().statusCode(200).body("key", equalTo("hdr:" + apiKey))
+                    .body("limits[0].limit", equalTo("3/1h")).body("limits[0].used", equalTo(2))
+                    .body("limits[0].remaining", equalTo(1));
+        }
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(429);
+        admin().get(path).then().body("limits[0].used", equalTo(3)).body("usage", equalTo(1.0f));
+        admin().delete(path).then().statusCode(204);
+        admin().get(path).then().body("limits[0].used", equalTo(0));
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+    }
+
+    @Test
+    void keysArePagedAndSortableByUsage() {
+        String busy = "busy-" + UUID.randomUUID();
+        String calm = "calm-" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) {
+            given().header("X-Api-Key", busy).get("/api/reports");
+        }
+        given().header("X-Api-Key", calm).get("/api/reports");
+        String first = admin().get("/admin/policies/reports/keys?sort=usage&limit=1").then().statusCode(200)
+                .body("policy", equalTo("reports")).body("keys", hasSize(1)).extract().path("keys[0].key");
+        assertEquals(1.0f, admin().get("/admin/policies/reports/keys?sort=usage&limit=1").jsonPath().getFloat("keys[0].usage"));
+        assertEquals(true, first.startsWith("hdr:"), first);
+        java.util.List<String> all = new java.util.ArrayList<>();
+        String cursor = "";
+        do {
+            var page = admin().queryParam("limit", 1).queryParam("cursor", cursor).get("/admin/policies/reports/keys").then().statusCode(200)
+                    .body("keys", hasSize(1)).extract().jsonPath();
+            all.add(page.getString("keys[0].key"));
+            cursor = page.getString("next");
+        } while (cursor != null && all.size() < 100);
+        assertEquals(true, all.contains("hdr:" + busy) && all.contains("hdr:" + calm), all.toString());
+    }
+
+    @Test
+    void badRequestsGetProblems() {
+        admin().get("/admin/policies/nope/keys").then().statusCode(404).contentType("application/problem+json")
+                .body("detail", containsString("There is no policy 'nope'"));
+        admin().get("/admin/policies/products/keys?limit=0").then().statusCode(400).body("detail", containsString("limit must be"));
+        admin().get("/admin/policies/products/keys?sort=name").then().statusCode(400).body("detail", containsString("sort 'name'"));
+        admin().get("/admin/policies/products/keys?sort=usage&cursor=x").then().statusCode(400);
+        admin().get("/admin/policies/products/keys/nobody").then().statusCode(200).body("limits[0].used", equalTo(0))
+                .body("limits[0].resetMs", equalTo(0));
+    }
+
+    @Test
+    void keysWithSlashesAndColonsCanBeAddressed() {
+        given().get("/test/keys/items/7").then().statusCode(200); // per-route: ip+path, a key with '/' and ':'
+        String key = admin().get("/admin/policies/per-route/keys").then().statusCode(200).extract().path("keys[0].key");
+        admin().get("/admin/policies/per-route/keys/" + key).then().statusCode(200).body("key", equalTo(key))
+                .body("limits[0].used", org.hamcrest.Matchers.greaterThan(0));
+        admin().get("/admin/policies/per-route/keys?cursor=&limit=5").then().body("next", nullValue());
+    }
+}

@@ -1,0 +1,31 @@
+package dev.slidegate.admin;
+
+import static io.restassured.RestAssured.given;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code slidegate.admin.enabled=false}: 404 for everyone, credentials or not. */
+@QuarkusTest
+@TestProfile(AdminDisabledTest.Off.class)
+class AdminDisabledTest {
+
+    public static class Off implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("slidegate.admin.enabled", "false");
+        }
+    }
+
+    @Test
+    void adminAnswers404() {
+        given().get("/admin").then().statusCode(404);
+        AdminApiTest.admin().get("/admin").then().statusCode(404);
+        AdminApiTest.admin().get("/admin/policies/products/keys").then().statusCode(404);
+        AdminApiTest.admin().get("/admin/stream").then().statusCode(404);
+        given().get("/api/products").then().statusCode(200);
+    }
+}
