@@ -2,19 +2,29 @@ package dev.slidegate.admin;
 
 import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.admin.AdminViews.KeyView;
+import dev.slidegate.admin.AdminViews.Snapshot;
 import dev.slidegate.admin.AdminViews.Summary;
 import dev.slidegate.core.Policy;
 import dev.slidegate.http.Problem;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.jboss.resteasy.reactive.RestStreamElementType;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
@@ -34,11 +44,38 @@ public class AdminResource {
         this.admin = admin;
     }
 
-    /** The store, and per policy its limits, active keys and decisions since start. */
+    /**
+     * For API clients, the summary: the store, and per policy its limits, active keys and decisions
+     * since start. For browsers ({@code Accept: text/html}), the live page.
+     */
     @GET
-    @Produces(MediaType.APPLICATION_JSON)
-    public Uni<Summary> summary() {
-        return admin.summary();
+    @Produces({ MediaType.APPLICATION_JSON, MediaType.TEXT_HTML })
+    public Uni<Response> summary(@HeaderParam(HttpHeaders.ACCEPT) String accept) {
+        if (accept != null && accept.contains(MediaType.TEXT_HTML)) {
+            return Uni.createFrom().item(Response.ok(page(), MediaType.TEXT_HTML_TYPE.withCharset("UTF-8")).build());
+        }
+        return admin.summary().map(s -> Response.ok(s, MediaType.APPLICATION_JSON_TYPE).build());
+    }
+
+    /** About once a second: every policy's counters and its busiest keys, for the live page. */
+    @GET
+    @Path("stream")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RestStreamElementType(MediaType.APPLICATION_JSON)
+    public Multi<Snapshot> stream() {
+        return Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(Duration.ofSeconds(1))
+                .onItem().transformToUniAndConcatenate(tick -> admin.snapshot(10));
+    }
+
+    private static String page() {
+        try (InputStream in = AdminResource.class.getClassLoader().getResourceAsStream("META-INF/resources/admin/index.html")) {
+            if (in == null) {
+                throw new IllegalStateException("the admin page is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

@@ -1,0 +1,119 @@
+package dev.slidegate.admin;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.http.SmallLimits;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.NoAlertPresentException;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The live admin page in headless Chromium (Debian's chromium and chromedriver): it loads with the
+ * admin user, a caller's bar moves as it sends requests, hostile key text is never run, and the reset
+ * button lets the caller in again. Saves target/admin-page.png.
+ */
+@QuarkusTest
+@TestProfile(AdminPageBrowserTest.Clean.class)
+class AdminPageBrowserTest {
+
+    /** A profile of its own: a fresh application whose busiest keys are this test's. */
+    public static class Clean extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return plus("slidegate.memory.max-keys", "99999");
+        }
+    }
+
+    private static final String CHROMIUM = "/usr/bin/chromium";
+    private static final String DRIVER = "/usr/bin/chromedriver";
+
+    private static WebDriver browser() throws Exception {
+        if (!Files.isExecutable(Path.of(CHROMIUM)) || !Files.isExecutable(Path.of(DRIVER))) {
+            String reason = "the browser test needs " + CHROMIUM + " and " + DRIVER + " (apt-get install chromium chromium-driver)";
+            if (System.getenv("CI") != null) {
+                Assertions.fail(reason + "; .ci/run installs them");
+            }
+            System.out.println("SKIPPED AdminPageBrowserTest: " + reason);
+            Assumptions.abort(reason);
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
+                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--window-size=1280,1000", "--user-data-dir=" + Files.createTempDirectory("chromium"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER)).usingAnyFreePort().build();
+        return new ChromeDriver(service, options);
+    }
+
+    @Test
+    void thePageShowsCountsMovingAndResetsACaller() throws Exception {
+        WebDriver page = browser();
+        try {
+            page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+            WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
+            wait.until(d -> !d.findElements(By.cssSelector("section[data-policy='reports']")).isEmpty());
+
+            String apiKey = "browser-" + UUID.randomUUID().toString().substring(0, 8);
+            String row = "section[data-policy='reports'] tr[data-key='hdr:" + apiKey + "']";
+            for (int i = 0; i < 2; i++) {
+                given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+            }
+            wait.until(d -> !d.findElements(By.cssSelector(row + " .bar[data-used='2']")).isEmpty());
+            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(429);
+            wait.until(d -> !d.findElements(By.cssSelector(row + " .bar.full[data-used='3']")).isEmpty());
+            wait.until(d -> !d.findElement(By.cssSelector("section[data-policy='reports'] .refused")).getText().equals("0"));
+
+            // a caller-controlled key never becomes markup: it reaches the store hashed, and the page writes text only
+            given().header("X-Api-Key", "<img src=x onerror=\"document.title='owned'\">").get("/api/reports");
+            wait.until(d -> d.findElements(By.cssSelector("section[data-policy='reports'] tbody tr")).size() >= 2);
+            assertFalse(page.getTitle().contains("owned"));
+            assertTrue(page.findElements(By.cssSelector("section[data-policy='reports'] td.key img")).isEmpty());
+            assertNoAlert(page);
+
+            ((org.openqa.selenium.JavascriptExecutor) page).executeScript("arguments[0].scrollIntoView()",
+                    page.findElement(By.cssSelector("section[data-policy='reports']")));
+            Path shot = Path.of("target", "admin-page.png");
+            Files.createDirectories(shot.getParent());
+            Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(), shot, StandardCopyOption.REPLACE_EXISTING);
+
+            page.findElement(By.cssSelector(row + " button.reset")).click();
+            wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
+            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+            assertEquals("store: memory", page.findElement(By.id("store")).getText());
+        } finally {
+            page.quit();
+        }
+    }
+
+    private static void assertNoAlert(WebDriver page) {
+        try {
+            page.switchTo().alert();
+            Assertions.fail("a script ran from caller-controlled text");
+        } catch (NoAlertPresentException expected) {
+            // nothing ran
+        }
+    }
+}
