@@ -60,16 +60,44 @@ public class AdminService {
         return policies().get(name);
     }
 
+    /** Active-key counts: a whole-keyspace SCAN on Redis, so shared by all summaries for up to a second. */
+    private record Counted(List<String> policies, Map<String, Long> counts, long at) {
+    }
+
+    private static final long COUNTS_MAX_AGE_MS = 1000;
+    private volatile Counted counted;
+    private final java.util.concurrent.atomic.AtomicBoolean counting = new java.util.concurrent.atomic.AtomicBoolean();
+
     Uni<Summary> summary() {
-        List<Uni<PolicySummary>> each = policies().values().stream()
-                .map(p -> Uni.createFrom().completionStage(() -> store.count(p)).map(count -> new PolicySummary(p.name(), texts(p.limits()),
-                        p.strategy().configName(), p.key(), p.countRejected(), p.dryRun(), count, stats.admitted(p.name()),
-                        stats.refused(p.name()))))
-                .toList();
-        if (each.isEmpty()) {
-            return Uni.createFrom().item(new Summary(store.name(), enabled, List.of()));
+        List<Policy> all = List.copyOf(policies().values());
+        return counts(all).map(c -> new Summary(store.name(), enabled, c.at(),
+                all.stream().map(p -> new PolicySummary(p.name(), texts(p.limits()), p.strategy().configName(), p.key(), p.countRejected(),
+                        p.dryRun(), c.counts().getOrDefault(p.name(), 0L), stats.admitted(p.name()), stats.refused(p.name()))).toList()));
+    }
+
+    /**
+     * The counts of at most a second ago; an older result is served while a new count runs in the
+     * background (stale while revalidating), so a summary never waits for a scan once one has run.
+     */
+    private Uni<Counted> counts(List<Policy> all) {
+        List<String> names = all.stream().map(Policy::name).toList();
+        Counted c = counted;
+        if (c == null || !c.policies().equals(names)) {
+            return count(all, names);
         }
-        return Uni.join().all(each).andFailFast().map(list -> new Summary(store.name(), enabled, list));
+        if (System.currentTimeMillis() - c.at() > COUNTS_MAX_AGE_MS && counting.compareAndSet(false, true)) {
+            count(all, names).subscribe().with(fresh -> counting.set(false), failure -> counting.set(false));
+        }
+        return Uni.createFrom().item(c);
+    }
+
+    private Uni<Counted> count(List<Policy> all, List<String> names) {
+        long at = System.currentTimeMillis();
+        return Uni.createFrom().completionStage(() -> store.counts(all)).map(m -> {
+            Counted fresh = new Counted(names, m, at);
+            counted = fresh;
+            return fresh;
+        });
     }
 
     Uni<KeyView> key(Policy p, String key) {

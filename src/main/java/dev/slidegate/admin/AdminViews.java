@@ -9,9 +9,9 @@ public final class AdminViews {
     private AdminViews() {
     }
 
-    /** {@code GET /admin}. */
+    /** {@code GET /admin}; {@code countedAt}: when the active keys were counted (epoch ms; at most about a second ago). */
     @RegisterForReflection
-    public record Summary(String store, boolean enabled, List<PolicySummary> policies) {
+    public record Summary(String store, boolean enabled, long countedAt, List<PolicySummary> policies) {
     }
 
     /** One policy in the summary; admitted and refused count since this instance started. */

@@ -44,6 +44,15 @@ public interface LimiterStore {
     /** How many keys hold state under {@code policy} (on Redis, a full scan: for summaries, not per request). */
     CompletionStage<Long> count(Policy policy);
 
+    /** {@link #count} of several policies, by policy name; a store may answer them in one pass. */
+    default CompletionStage<java.util.Map<String, Long>> counts(java.util.Collection<Policy> policies) {
+        java.util.Map<String, Long> counts = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.CompletableFuture<?>[] each = policies.stream()
+                .map(p -> count(p).thenAccept(c -> counts.put(p.name(), c)).toCompletableFuture())
+                .toArray(java.util.concurrent.CompletableFuture[]::new);
+        return java.util.concurrent.CompletableFuture.allOf(each).thenApply(v -> counts);
+    }
+
     /**
      * One page of keys.
      *

@@ -177,6 +177,40 @@ public final class RedisStore implements LimiterStore {
                 });
     }
 
+    /** One SCAN pass over every Slidegate key, however many policies: a policy counts the keys of its first limit. */
+    @Override
+    public CompletionStage<Map<String, Long>> counts(java.util.Collection<Policy> policies) {
+        Map<String, String> suffixByPolicy = new java.util.HashMap<>();
+        for (Policy p : policies) {
+            String first = keys(p, "*").get(0);
+            suffixByPolicy.put(p.name(), first.substring(first.indexOf('}') + 1));
+        }
+        Map<String, Long> counts = new java.util.HashMap<>();
+        policies.forEach(p -> counts.put(p.name(), 0L));
+        return countAll("0", suffixByPolicy, counts).subscribeAsCompletionStage();
+    }
+
+    private Uni<Map<String, Long>> countAll(String scan, Map<String, String> suffixByPolicy, Map<String, Long> counts) {
+        return withTimeout(redis.execute(Command.SCAN, scan, "MATCH", "slidegate:{*", "COUNT", "10000"), "SCAN").chain(r -> {
+            for (Response k : r.get(1)) {
+                String key = k.toString();
+                int open = key.indexOf('{');
+                int colon = key.indexOf(':', open);
+                int close = key.indexOf('}', open);
+                if (open < 0 || colon < 0 || close < colon) {
+                    continue;
+                }
+                String policy = key.substring(open + 1, colon);
+                String suffix = suffixByPolicy.get(policy);
+                if (suffix != null && key.length() == close + 1 + suffix.length() && key.endsWith(suffix)) {
+                    counts.merge(policy, 1L, Long::sum);
+                }
+            }
+            String next = r.get(0).toString();
+            return "0".equals(next) ? Uni.createFrom().item(counts) : countAll(next, suffixByPolicy, counts);
+        });
+    }
+
     @Override
     public CompletionStage<Long> count(Policy policy) {
         return countFrom(policy, "0", 0).subscribeAsCompletionStage();

@@ -479,6 +479,9 @@ public abstract class StoreContract {
         assertEquals(expected, new java.util.TreeSet<>(listed));
         assertEquals(5, listed.size(), "each key once: " + listed);
         assertEquals(5L, store().count(p).toCompletableFuture().join());
+        Policy empty = policy(s, false, lim(3, 1));
+        assertEquals(java.util.Map.of(p.name(), 5L, empty.name(), 0L),
+                store().counts(java.util.List.of(p, empty)).toCompletableFuture().join(), "counts in one pass");
         store().reset(p, expected.iterator().next()).toCompletableFuture().join();
         assertEquals(4L, store().count(p).toCompletableFuture().join());
     }
