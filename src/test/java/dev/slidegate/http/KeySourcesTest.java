@@ -20,6 +20,14 @@ class KeySourcesTest {
     @Inject
     PolicyRegistry registry;
 
+    @org.junit.jupiter.api.BeforeEach
+    void resetRouteWindows() {
+        var perRoute = registry.policies().get("per-route").policy();
+        for (String route : new String[] { "/test/keys/items/:id", "/test/keys/other/:id" }) {
+            store.reset(perRoute, "ip:127.0.0.1+path:" + route).toCompletableFuture().join();
+        }
+    }
+
     // ip+path: /items/1 and /items/2 are one route, /other/1 another
     @Test
     void pathKeysCallersPerRouteTemplate() {
