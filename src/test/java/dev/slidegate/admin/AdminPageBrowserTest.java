@@ -30,19 +30,24 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The live admin page in headless Chromium (Debian's chromium and chromedriver): it loads with the
- * admin user, a caller's bar moves as it sends requests, hostile key text is never run, and the reset
+ * The live admin page in headless Chromium (Debian's chromium and chromedriver), on the Redis store:
+ * it loads with the admin user, a caller's bar moves as it sends requests, hostile key text is never run, and the reset
  * button lets the caller in again. Saves target/admin-page.png.
  */
 @QuarkusTest
 @TestProfile(AdminPageBrowserTest.Clean.class)
 class AdminPageBrowserTest {
 
-    /** A profile of its own: a fresh application whose busiest keys are this test's. */
+    /** A profile of its own, on a real redis-server: a fresh application whose busiest keys are this test's. */
     public static class Clean extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.memory.max-keys", "99999");
+            return plus("slidegate.store", "redis");
+        }
+
+        @Override
+        public java.util.List<TestResourceEntry> testResources() {
+            return java.util.List.of(new TestResourceEntry(dev.slidegate.testing.RedisTestResource.class));
         }
     }
 
@@ -102,7 +107,7 @@ class AdminPageBrowserTest {
             page.findElement(By.cssSelector(row + " button.reset")).click();
             wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
             given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
-            assertEquals("store: memory", page.findElement(By.id("store")).getText());
+            assertEquals("store: redis", page.findElement(By.id("store")).getText());
         } finally {
             page.quit();
         }
