@@ -26,4 +26,13 @@ record MethodPolicy(Method method, String where, Policy policy, KeySource key, M
     enum Kind {
         PLAIN, UNI, STAGE
     }
+
+    /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */
+    Policy policyFor(PlanResolver plans, Object[] arguments, io.vertx.ext.web.RoutingContext request) {
+        if (this.plans.isEmpty()) {
+            return policy;
+        }
+        String plan = plans.plan(new KeyResolver.Call(policy.name(), method, arguments, request));
+        return plan == null ? policy : this.plans.getOrDefault(plan, policy);
+    }
 }

@@ -120,7 +120,7 @@ public class PathLimiter {
             respond(rc, Problems.missingKey(e.policy(), e.getMessage()));
             return;
         }
-        Policy policy = mp.plans().isEmpty() ? mp.policy() : forPlan(mp, rc);
+        Policy policy = mp.policyFor(plans, NO_ARGUMENTS, rc);
         store.acquire(policy, key, mp.cost()).whenComplete((d, error) -> onContext(context, () -> {
             if (error != null) {
                 LOG.warnf("Rate-limit store unavailable: %s", error.getMessage());
@@ -135,11 +135,6 @@ public class PathLimiter {
                 decide(rc, matched, i + 1, context);
             }
         }));
-    }
-
-    private Policy forPlan(MethodPolicy mp, RoutingContext rc) {
-        String plan = plans.plan(new KeyResolver.Call(mp.policy().name(), null, NO_ARGUMENTS, rc));
-        return plan == null ? mp.policy() : mp.plans().getOrDefault(plan, mp.policy());
     }
 
     private void respond(RoutingContext rc, Problem problem) {

@@ -77,8 +77,7 @@ public class RateLimitInterceptor {
         for (int i = 0; i < asks.length; i++) {
             MethodPolicy mp = mps.get(i);
             String key = keys.resolve(mp, ctx.getParameters(), rc);
-            Policy policy = mp.plans().isEmpty() ? mp.policy() : mp.plans().getOrDefault(plan(mp, ctx, rc), mp.policy());
-            asks[i] = new Ask(mp, policy, key);
+            asks[i] = new Ask(mp, mp.policyFor(plans, ctx.getParameters(), rc), key);
         }
         return switch (mps.get(0).kind()) {
             case PLAIN -> {
@@ -104,11 +103,6 @@ public class RateLimitInterceptor {
                 yield decided.thenComposeAsync(v -> (CompletionStage<?>) proceed(ctx), onCallerContext()).toCompletableFuture();
             }
         };
-    }
-
-    private String plan(MethodPolicy mp, InvocationContext ctx, RoutingContext rc) {
-        String plan = plans.plan(new KeyResolver.Call(mp.policy().name(), mp.method(), ctx.getParameters(), rc));
-        return plan == null ? "" : plan;
     }
 
     private void admit(Decision d, MethodPolicy mp, RoutingContext rc) {
