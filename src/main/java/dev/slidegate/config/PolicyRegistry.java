@@ -1,5 +1,6 @@
 package dev.slidegate.config;
 
+import dev.slidegate.core.FailMode;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
@@ -51,7 +52,7 @@ public class PolicyRegistry {
 
     private record Overrides(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
             Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
-            Optional<String> defaultPlan, Optional<Integer> cells) {
+            Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode) {
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -61,6 +62,7 @@ public class PolicyRegistry {
 
     private final Map<String, Overrides> configured = new TreeMap<>();
     private final Overrides defaults;
+    private final FailMode globalFailMode;
     private final List<Attachment> attachments = new ArrayList<>();
 
     /**
@@ -78,6 +80,10 @@ public class PolicyRegistry {
     private final Map<String, Definition> defined = new ConcurrentHashMap<>();
 
     public PolicyRegistry(SlidegateConfig config) {
+        globalFailMode = check(() -> FailMode.parse(config.failMode()), "slidegate.fail-mode");
+        if (config.fallback().instances() < 1) {
+            throw fail("slidegate.fallback.instances: '" + config.fallback().instances() + "' is not a number of instances: expected 1 or more");
+        }
         defaults = parse("slidegate.defaults.", config.defaults());
         config.policies().forEach((name, p) -> {
             try {
@@ -146,8 +152,9 @@ public class PolicyRegistry {
         p.cells().filter(c -> c < 1 || c > 100).ifPresent(c -> {
             throw fail(prefix + "cells: '" + c + "' is not a number of cells: expected 1 to 100, e.g. 10");
         });
+        Optional<FailMode> failMode = p.failMode().map(m -> check(() -> FailMode.parse(m), prefix + "fail-mode"));
         return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans), p.defaultPlan(),
-                p.cells());
+                p.cells(), failMode);
     }
 
     private static List<Limit> parseLimits(List<String> texts, String property) {
@@ -207,13 +214,14 @@ public class PolicyRegistry {
                 : declared.countRejected() || defaults.countRejected().orElse(false);
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun() || defaults.dryRun().orElse(false);
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
+        FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get() : defaults.failMode().orElse(globalFailMode);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
-                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun, cells), origin)));
+                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
-                : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells), origin);
+                : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin);
         Resolved resolved = new Resolved(policy, key, Map.copyOf(plans));
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().equals(resolved)) {

@@ -57,6 +57,26 @@ public interface SlidegateConfig {
     /** The in-process store. */
     MemoryConfig memory();
 
+    /**
+     * What every policy does when Redis cannot decide, unless it sets its own {@code fail-mode}:
+     * {@code local} (decide in process at N ÷ {@code slidegate.fallback.instances}), {@code open}
+     * (admit) or {@code closed} (refuse with 503).
+     */
+    @WithName("fail-mode")
+    @WithDefault("local")
+    String failMode();
+
+    /** The fail mode {@code local}. */
+    FallbackConfig fallback();
+
+    /** The fail mode {@code local}. */
+    interface FallbackConfig {
+
+        /** How many instances share the limits: in process each decides at N ÷ this, so the fleet stays near N. */
+        @WithDefault("1")
+        int instances();
+    }
+
     /** The Redis store. */
     RedisConfig redis();
 
@@ -85,6 +105,10 @@ public interface SlidegateConfig {
 
         /** For {@code strategy=sliding-counter}: cells per window, 1 to 100. More cells admit closer to N. Default 10. */
         Optional<Integer> cells();
+
+        /** {@code local}, {@code open} or {@code closed}: what this policy does when Redis cannot decide. Default: {@code slidegate.fail-mode}. */
+        @WithName("fail-mode")
+        Optional<String> failMode();
 
         /** Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1. */
         Optional<Integer> cost();
@@ -168,8 +192,21 @@ public interface SlidegateConfig {
     /** The Redis store; the connection itself is Quarkus' {@code quarkus.redis.*}. */
     interface RedisConfig {
 
-        /** The longest a decision may wait for Redis; past it the request fails with 503 rather than hang. */
-        @WithDefault("1s")
+        /**
+         * The time budget of one decision on Redis, on the blocking and the reactive path alike; past it
+         * the policy's fail mode decides. A hung Redis never hangs a request.
+         */
+        @WithDefault("50ms")
         Duration timeout();
+
+        /** After this many failed decisions in a row, Redis is skipped (the fail mode decides) for {@code cool-down}. */
+        @WithName("failure-threshold")
+        @WithDefault("3")
+        int failureThreshold();
+
+        /** How long Redis is skipped after {@code failure-threshold} failures; then one decision probes it. */
+        @WithName("cool-down")
+        @WithDefault("500ms")
+        Duration coolDown();
     }
 }

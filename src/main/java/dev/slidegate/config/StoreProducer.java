@@ -1,6 +1,8 @@
 package dev.slidegate.config;
 
+import dev.slidegate.core.Breaker;
 import dev.slidegate.core.Clock;
+import dev.slidegate.core.FallbackStore;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
@@ -57,9 +59,20 @@ public class StoreProducer {
             default -> throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store: '" + config.store()
                     + "' is not a store: expected auto, memory or redis");
         }
-        LimiterStore store = useRedis ? new RedisStore(redis.get(), config.redis().timeout())
+        LimiterStore store = useRedis
+                ? new FallbackStore(new RedisStore(redis.get(), config.redis().timeout()), new MemoryStore(clock, config.memory().maxKeys()),
+                        config.fallback().instances(), new Breaker("Redis", config.redis().failureThreshold(),
+                                config.redis().coolDown().toNanos(), System::nanoTime))
                 : new MemoryStore(clock, config.memory().maxKeys());
         LOG.infof("Slidegate store: %s (%s)%s", store.name(), why, config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
+        if (useRedis) {
+            try { // connect now, so the first request is not the one that pays for it
+                redis.get().execute("PING").await().atMost(java.time.Duration.ofSeconds(2));
+            } catch (RuntimeException e) {
+                LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does", hosts.get(),
+                        e.getMessage());
+            }
+        }
         return store;
     }
 }

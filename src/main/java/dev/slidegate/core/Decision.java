@@ -15,12 +15,19 @@ import java.util.Optional;
  * @param atMicros the instant the store decided at, on the store's clock (Redis {@code TIME} for Redis),
  *        in microseconds since the epoch; admitted permits are recorded at this instant
  * @param states per limit, in the policy's order, the state after this decision
+ * @param fallback whether the store could not decide and the policy's fail mode did ({@code open}
+ *        or {@code local}); headers and metrics say so
  */
 public record Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros,
-        List<LimitState> states) {
+        List<LimitState> states, boolean fallback) {
 
     public Decision {
         states = List.copyOf(states);
+    }
+
+    /** A decision the store made itself. */
+    public Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros, List<LimitState> states) {
+        this(policy, allowed, trippedIndex, retryAfterMicros, atMicros, states, false);
     }
 
     /** The limit that refused the call, if it was refused. */

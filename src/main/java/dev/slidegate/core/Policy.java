@@ -17,9 +17,10 @@ import java.util.regex.Pattern;
  * @param countRejected whether refused attempts are charged too (brute-force protection)
  * @param dryRun whether refusals are only reported (headers, logs), never enforced: for rolling out a limit
  * @param cells for {@link Strategy#SLIDING_COUNTER}: cells per window, 1 to 100
+ * @param failMode what to do when a remote store cannot decide
  */
 public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
-        int cells) {
+        int cells, FailMode failMode) {
 
     /** The number of cells per window when none is configured. */
     public static final int DEFAULT_CELLS = 10;
@@ -47,6 +48,14 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         if (cells < 1 || cells > 100) {
             throw new IllegalArgumentException("'" + cells + "' cells: expected 1 to 100");
         }
+        if (failMode == null) {
+            failMode = FailMode.LOCAL;
+        }
+    }
+
+    /** A policy with the default fail mode. */
+    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun, int cells) {
+        this(name, limits, strategy, key, countRejected, dryRun, cells, FailMode.LOCAL);
     }
 
     /** A policy with the default number of cells. */

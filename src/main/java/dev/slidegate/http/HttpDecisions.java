@@ -17,8 +17,14 @@ public final class HttpDecisions {
     private HttpDecisions() {
     }
 
-    /** Remembers {@code decision} for the response of {@code rc}. */
+    /**
+     * Remembers {@code decision} for the response of {@code rc}. A decision admitted because the store
+     * failed open says nothing about the quota, so it sends no RateLimit fields.
+     */
     public static void record(RoutingContext rc, Decision decision) {
+        if (decision.fallback() && decision.policy().failMode() == dev.slidegate.core.FailMode.OPEN) {
+            return;
+        }
         List<Decision> decisions = rc.get(KEY);
         if (decisions == null) {
             List<Decision> created = new ArrayList<>(2);

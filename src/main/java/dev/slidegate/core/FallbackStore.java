@@ -1,0 +1,105 @@
+package dev.slidegate.core;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A remote store with a way out: when it fails (an error, or no answer within its time budget) or
+ * its {@link Breaker} is open, each policy's {@link FailMode} decides: {@code open} admits,
+ * {@code closed} refuses (the caller gets 503), {@code local} decides in process at N ÷ instances.
+ * Nothing is retried here: a call that timed out may have run and charged the caller already.
+ * Admin reads ({@code peek}, {@code keys}, {@code count}) and {@code reset} always go to the remote store.
+ */
+public final class FallbackStore implements LimiterStore {
+
+    private final LimiterStore remote;
+    private final LimiterStore local;
+    private final int instances;
+    private final Breaker breaker;
+    private final Map<Policy, Policy> shares = new ConcurrentHashMap<>();
+
+    public FallbackStore(LimiterStore remote, LimiterStore local, int instances, Breaker breaker) {
+        this.remote = remote;
+        this.local = local;
+        this.instances = Math.max(1, instances);
+        this.breaker = breaker;
+    }
+
+    @Override
+    public String name() {
+        return remote.name();
+    }
+
+    public Breaker breaker() {
+        return breaker;
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        if (!breaker.allowRequest()) {
+            return fallback(policy, key, cost, null);
+        }
+        return remote.acquire(policy, key, cost).handle((d, error) -> {
+            if (error == null) {
+                breaker.success();
+                return CompletableFuture.completedFuture(d);
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+            breaker.failure(cause);
+            return fallback(policy, key, cost, cause);
+        }).thenCompose(stage -> stage);
+    }
+
+    private CompletionStage<Decision> fallback(Policy policy, String key, int cost, Throwable cause) {
+        return switch (policy.failMode()) {
+            case OPEN -> {
+                List<LimitState> unknown = policy.limits().stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
+                yield CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, 0, unknown, true));
+            }
+            case CLOSED -> CompletableFuture.failedFuture(new StoreUnavailableException(
+                    "the " + remote.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
+                            + (cause == null ? " (skipped while it recovers)" : ": " + cause.getMessage()), cause));
+            case LOCAL -> local.acquire(share(policy), key, cost).thenApply(d -> new Decision(policy, d.allowed(), d.trippedIndex(),
+                    d.retryAfterMicros(), d.atMicros(), d.states(), true));
+        };
+    }
+
+    /** This instance's share of a policy: every N divided by the number of instances (at least 1). */
+    private Policy share(Policy p) {
+        if (instances == 1) {
+            return p;
+        }
+        return shares.computeIfAbsent(p, q -> new Policy(q.name(), q.limits().stream()
+                .map(l -> new Limit(Math.max(1, l.permits() / instances), l.windowMicros())).toList(), q.strategy(), q.key(),
+                q.countRejected(), q.dryRun(), q.cells(), q.failMode()));
+    }
+
+    @Override
+    public CompletionStage<Void> reset(Policy policy, String key) {
+        local.reset(share(policy), key);
+        return remote.reset(policy, key);
+    }
+
+    @Override
+    public CompletionStage<Decision> peek(Policy policy, String key) {
+        return remote.peek(policy, key);
+    }
+
+    @Override
+    public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+        return remote.keys(policy, cursor, limit);
+    }
+
+    @Override
+    public CompletionStage<Long> count(Policy policy) {
+        return remote.count(policy);
+    }
+
+    @Override
+    public CompletionStage<Map<String, Long>> counts(java.util.Collection<Policy> policies) {
+        return remote.counts(policies);
+    }
+}

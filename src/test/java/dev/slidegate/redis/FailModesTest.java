@@ -1,0 +1,135 @@
+package dev.slidegate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.FailMode;
+import dev.slidegate.core.FallbackStore;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.StoreUnavailableException;
+import dev.slidegate.core.Strategy;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.Resp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import org.junit.jupiter.api.Test;
+
+/** When Redis is frozen or gone: each fail mode, the breaker, its log lines, and no replay of a timed-out call. */
+class FailModesTest {
+
+    private static final long COOL_DOWN_MS = 300;
+
+    private static Policy policy(String name, FailMode mode) {
+        return new Policy(name, List.of(Limit.parse("4/1m")), Strategy.SLIDING_LOG, "ip", false, false, 10, mode);
+    }
+
+    private static FallbackStore store(RedisClients clients, int instances) {
+        return new FallbackStore(new RedisStore(clients.dataSource(), Duration.ofMillis(150)), new MemoryStore(Clock.system(), 1000), instances,
+                new Breaker("Redis", 3, Duration.ofMillis(COOL_DOWN_MS).toNanos(), System::nanoTime));
+    }
+
+    private static Decision call(FallbackStore s, Policy p, String key) {
+        return s.acquire(p, key, 1).toCompletableFuture().join();
+    }
+
+    // Redis gone (the process killed): open admits, closed refuses with a store error, local limits in
+    // process at N / instances (4 / 2 = 2)
+    @Test
+    void eachFailModeDecidesWhenRedisIsGone() {
+        RedisServer server = RedisServer.start();
+        try (RedisClients clients = new RedisClients(server)) {
+            FallbackStore store = store(clients, 2);
+            Policy open = policy("fm-open", FailMode.OPEN);
+            Policy closed = policy("fm-closed", FailMode.CLOSED);
+            Policy local = policy("fm-local", FailMode.LOCAL);
+            assertFalse(call(store, local, "a").fallback(), "Redis decides while it is up");
+            server.signal("KILL");
+            for (int i = 0; i < 6; i++) {
+                Decision d = call(store, open, "a");
+                assertTrue(d.allowed() && d.fallback());
+            }
+            CompletionException e = assertThrows(CompletionException.class, () -> call(store, closed, "a"));
+            assertTrue(e.getCause() instanceof StoreUnavailableException, e.toString());
+            assertTrue(e.getCause().getMessage().contains("policy 'fm-closed' fails closed"), e.getCause().getMessage());
+            int admitted = 0;
+            for (int i = 0; i < 5; i++) {
+                Decision d = call(store, local, "a");
+                assertTrue(d.fallback());
+                admitted += d.allowed() ? 1 : 0;
+            }
+            assertEquals(2, admitted, "in process at 4 / 2 instances");
+        } finally {
+            server.close();
+        }
+    }
+
+    // Redis frozen (SIGSTOP): calls end at the time budget, the breaker opens after 3 (one WARNING),
+    // calls then skip Redis; after it thaws and the cool-down passes, a probe finds it and it is used
+    // again (one INFO). A call that timed out is not replayed: after the thaw it counted at most once.
+    @Test
+    void aFrozenRedisOpensTheBreakerAndItsReturnClosesIt() throws Exception {
+        List<LogRecord> logged = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                synchronized (logged) {
+                    logged.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger("dev.slidegate");
+        log.addHandler(capture);
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server); Resp resp = server.connect()) {
+            FallbackStore store = store(clients, 1);
+            Policy p = policy("fm-frozen", FailMode.OPEN);
+            call(store, p, "warm");
+            server.signal("STOP");
+            try {
+                Decision first = call(store, p, "once"); // queued in the socket, answered by nobody: times out
+                assertTrue(first.fallback());
+                for (int i = 0; i < 20; i++) {
+                    assertTrue(call(store, p, "b").fallback());
+                }
+                assertEquals(Breaker.State.OPEN, store.breaker().state());
+            } finally {
+                server.signal("CONT");
+            }
+            Thread.sleep(COOL_DOWN_MS + 100);
+            Decision back = call(store, p, "c"); // the probe
+            assertFalse(back.fallback(), "Redis decides again after the cool-down");
+            assertEquals(Breaker.State.CLOSED, store.breaker().state());
+            // the call that timed out is not sent again: whether the frozen server got to run it or the
+            // client dropped it with its connection, it counted at most once
+            assertTrue(resp.number("ZCARD", "slidegate:{fm-frozen:once}:log") <= 1, "the timed-out call was replayed");
+        } finally {
+            log.removeHandler(capture);
+        }
+        long warnings = logged.stream().filter(r -> r.getLevel() == Level.WARNING && r.getMessage().contains("failed 3 decisions in a row"))
+                .count();
+        long recoveries = logged.stream().filter(r -> r.getLevel() == Level.INFO && r.getMessage().contains("answers again")).count();
+        assertEquals(1, warnings, "one line when Redis is skipped, not one per request");
+        assertEquals(1, recoveries, "one line when it is back");
+    }
+}
