@@ -44,10 +44,19 @@ public final class RedisServer implements AutoCloseable {
         return bundledBinary().map(RedisServer::start);
     }
 
+    /** Starts the default binary on a given port, e.g. to bring a killed server back empty where it was. */
+    public static RedisServer startOn(int port) {
+        return start(defaultBinary(), port);
+    }
+
     public static RedisServer start(String binary, String... extraArgs) {
+        return start(binary, -1, extraArgs);
+    }
+
+    private static RedisServer start(String binary, int fixedPort, String... extraArgs) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
-            int port = freePort();
+            int port = fixedPort > 0 ? fixedPort : freePort();
             List<String> cmd = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"));
             cmd.addAll(List.of(extraArgs));

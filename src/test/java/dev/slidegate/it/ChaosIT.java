@@ -1,0 +1,208 @@
+package dev.slidegate.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.testing.ProvableOracle;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.Resp;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Chaos against real processes: three instances of the packaged service on one redis-server, one per
+ * fail mode (open, closed, local), each under load on its own key (products at 20/1s, the production
+ * budget of 50 ms). Faults in turn: Redis killed (kill -9) for 5 s then restarted empty on its port;
+ * Redis frozen (SIGSTOP) for 5 s; SCRIPT FLUSH every 500 ms for 10 s. It asserts behaviour (no
+ * unexpected 5xx, each mode's bound, coming back) and reports times (p99 during the fault, time back
+ * on Redis) in target/chaos.md, asserting none of them.
+ */
+class ChaosIT {
+
+    private static final int N = 20;
+    private static final long W = 1_000_000_000L;
+    private static final String[] MODES = { "open", "closed", "local" };
+
+    /** One answered request: when sent and answered (nanoTime), its status, and whether it carried RateLimit fields. */
+    private record Sample(long sent, long received, int status, boolean fields) {
+    }
+
+    private volatile RedisServer redis;
+
+    @Test
+    void faultsAreAnsweredByTheFailModesAndRedisIsUsedAgainAfterwards() throws Exception {
+        redis = RedisServer.start();
+        int port = redis.port();
+        List<ServiceProcess> services = new ArrayList<>();
+        StringBuilder report = new StringBuilder(String.format(Locale.ROOT,
+                "| fault | mode | requests during the fault | p99 during the fault | unexpected 5xx | back on Redis after the fault |%n"
+                        + "|---|---|---|---|---|---|%n"));
+        try {
+            for (String mode : MODES) {
+                services.add(ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=" + N + "/1s",
+                        "-Dslidegate.policies.products.key=header:X-Client", "-Dslidegate.policies.products.fail-mode=" + mode));
+            }
+            scenario("Redis killed 5 s, restarted empty", services, report, () -> redis.signal("KILL"), () -> {
+                redis = RedisServer.startOn(port);
+            }, 5000);
+            scenario("Redis frozen 5 s (SIGSTOP)", services, report, () -> redis.signal("STOP"), () -> redis.signal("CONT"), 5000);
+            AtomicBoolean flushing = new AtomicBoolean();
+            Thread[] flusher = new Thread[1];
+            scenario("SCRIPT FLUSH every 500 ms for 10 s", services, report, () -> {
+                flushing.set(true);
+                flusher[0] = new Thread(() -> {
+                    try (Resp r = redis.connect()) {
+                        while (flushing.get()) {
+                            r.call("SCRIPT", "FLUSH");
+                            Thread.sleep(500);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                flusher[0].start();
+            }, () -> {
+                flushing.set(false);
+                try {
+                    flusher[0].join();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, 10_000);
+        } finally {
+            services.forEach(ServiceProcess::close);
+            redis.close();
+        }
+        Files.createDirectories(Path.of("target"));
+        Files.writeString(Path.of("target", "chaos.md"), report.toString());
+        System.out.println(report);
+    }
+
+    private void scenario(String name, List<ServiceProcess> services, StringBuilder report, Runnable fault, Runnable heal, long faultMillis)
+            throws Exception {
+        List<List<Sample>> samples = new ArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        List<Thread> load = new ArrayList<>();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        for (int s = 0; s < services.size(); s++) {
+            List<Sample> mine = new ArrayList<>();
+            samples.add(mine);
+            ServiceProcess target = services.get(s);
+            String client = "chaos-" + MODES[s] + "-" + System.nanoTime();
+            for (int t = 0; t < 3; t++) {
+                Thread th = new Thread(() -> {
+                    while (running.get()) {
+                        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + "/api/products"))
+                                .header("X-Client", client).timeout(Duration.ofSeconds(10)).GET().build();
+                        long sent = System.nanoTime();
+                        int status;
+                        boolean fields = false;
+                        try {
+                            HttpResponse<Void> r = http.send(request, HttpResponse.BodyHandlers.discarding());
+                            status = r.statusCode();
+                            fields = r.headers().firstValue("RateLimit").isPresent();
+                        } catch (Exception e) {
+                            status = -1;
+                        }
+                        long received = System.nanoTime();
+                        synchronized (mine) {
+                            mine.add(new Sample(sent, received, status, fields));
+                        }
+                        try {
+                            Thread.sleep(5);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                });
+                th.start();
+                load.add(th);
+            }
+        }
+        Thread.sleep(1500);
+        long faultAt = System.nanoTime();
+        fault.run();
+        Thread.sleep(faultMillis);
+        long healedAt = System.nanoTime();
+        heal.run();
+        Thread.sleep(4000);
+        running.set(false);
+        for (Thread th : load) {
+            th.join();
+        }
+        for (int s = 0; s < services.size(); s++) {
+            String mode = MODES[s];
+            List<Sample> all;
+            synchronized (samples.get(s)) {
+                all = List.copyOf(samples.get(s));
+            }
+            List<Sample> during = all.stream().filter(x -> x.sent() >= faultAt && x.sent() < healedAt).toList();
+            long unexpected = all.stream().filter(x -> x.status() < 0 || (x.status() >= 500 && !(mode.equals("closed") && x.status() == 503)))
+                    .count();
+            double p99 = percentile(during.stream().mapToLong(x -> x.received() - x.sent()).toArray(), 0.99) / 1e6;
+            String back = backOnRedis(mode, all, healedAt, name);
+            report.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f ms | %d | %s |%n", name, mode, during.size(), p99, unexpected, back));
+            assertEquals(0, unexpected, name + ", " + mode + ": unexpected 5xx or failed requests");
+            long settled = faultAt + 300_000_000L; // in-flight calls and the breaker's first failures are past
+            List<Sample> steady = during.stream().filter(x -> x.sent() >= settled).toList();
+            boolean outage = !name.startsWith("SCRIPT FLUSH");
+            if (outage && mode.equals("open")) {
+                assertTrue(steady.stream().allMatch(x -> x.status() == 200), name + ": fail open admits everything");
+            }
+            if (outage && mode.equals("closed")) {
+                assertTrue(steady.stream().noneMatch(x -> x.status() == 200), name + ": fail closed admits nothing while Redis is away");
+            }
+            // the mode's bound, with the conservative oracle: on Redis N per window throughout; failing
+            // closed admits nothing while Redis is away, so N holds across the fault too; failing local
+            // keeps N (N / 1 instance) in process while Redis is away; failing open promises nothing
+            if (!outage || mode.equals("closed")) {
+                assertWithinN(all, name + ", " + mode);
+            } else if (mode.equals("local")) {
+                assertWithinN(steady, name + ", " + mode + " in process");
+            }
+            assertTrue(!back.startsWith("not"), name + ", " + mode + ": never back on Redis");
+        }
+    }
+
+    /** Time from the end of the fault to the first sign that Redis decides again, as text. */
+    private static String backOnRedis(String mode, List<Sample> all, long healedAt, String name) {
+        if (name.startsWith("SCRIPT FLUSH")) {
+            return "(never away)";
+        }
+        List<Sample> after = all.stream().filter(x -> x.sent() >= healedAt).toList();
+        Sample first = switch (mode) {
+            case "open" -> after.stream().filter(Sample::fields).findFirst().orElse(null); // fail open sends no fields
+            case "closed" -> after.stream().filter(x -> x.status() != 503).findFirst().orElse(null);
+            default -> null; // local decisions carry fields as well: not visible from outside
+        };
+        if (mode.equals("local")) {
+            return "(same breaker as the others)";
+        }
+        return first == null ? "not within 4 s" : String.format(Locale.ROOT, "%.0f ms", (first.sent() - healedAt) / 1e6);
+    }
+
+    private static void assertWithinN(List<Sample> samples, String what) {
+        List<Sample> ok = samples.stream().filter(x -> x.status() == 200).toList();
+        int max = ProvableOracle.maxProvablyWithin(ok.stream().mapToLong(Sample::sent).toArray(),
+                ok.stream().mapToLong(Sample::received).toArray(), W);
+        assertTrue(max <= N, what + ": " + max + " admitted provably within one window");
+    }
+
+    private static double percentile(long[] values, double p) {
+        if (values.length == 0) {
+            return 0;
+        }
+        java.util.Arrays.sort(values);
+        return values[Math.min(values.length - 1, (int) Math.ceil(p * values.length) - 1)];
+    }
+}
