@@ -6,6 +6,7 @@ import dev.slidegate.admin.AdminViews.Snapshot;
 import dev.slidegate.admin.AdminViews.Summary;
 import dev.slidegate.core.Policy;
 import dev.slidegate.http.Problem;
+import dev.slidegate.http.Problems;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import java.io.IOException;
@@ -35,8 +36,6 @@ import jakarta.ws.rs.core.Response;
 @Path("/admin")
 @RolesAllowed("slidegate-admin")
 public class AdminResource {
-
-    private static final String TYPES = "https://slidegate.dev/problems/";
 
     private final AdminService admin;
 
@@ -131,6 +130,6 @@ public class AdminResource {
 
     private static Response problem(int status, String title, String detail) {
         return Response.status(status).type(Problem.MEDIA_TYPE)
-                .entity(new Problem(TYPES + (status == 404 ? "not-found" : "bad-request"), title, status, detail, null, null, null)).build();
+                .entity(Problems.of(status, title, status == 404 ? "not-found" : "bad-request", detail)).build();
     }
 }

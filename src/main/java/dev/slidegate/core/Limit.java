@@ -59,10 +59,6 @@ public record Limit(int permits, long windowMicros) {
         return new Limit((int) permits, amount * unitMicros);
     }
 
-    public static Limit of(int permits, Duration window) {
-        return new Limit(permits, window.toNanos() / 1000);
-    }
-
     public Duration window() {
         return Duration.ofNanos(windowMicros * 1000);
     }

@@ -1,6 +1,7 @@
 package dev.slidegate.demo;
 
 import dev.slidegate.http.Problem;
+import dev.slidegate.http.Problems;
 import dev.slidegate.interceptor.RateLimited;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
@@ -44,8 +45,7 @@ public class LoginResource {
 
     private static Response problem(int status, String title, String detail) {
         return Response.status(status).type(Problem.MEDIA_TYPE)
-                .entity(new Problem("https://slidegate.dev/problems/" + (status == 401 ? "unauthorized" : "bad-request"), title,
-                        status, detail, null, null, null))
+                .entity(Problems.of(status, title, status == 401 ? "unauthorized" : "bad-request", detail))
                 .build();
     }
 

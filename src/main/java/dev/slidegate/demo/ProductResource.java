@@ -1,6 +1,7 @@
 package dev.slidegate.demo;
 
 import dev.slidegate.http.Problem;
+import dev.slidegate.http.Problems;
 import dev.slidegate.interceptor.RateLimited;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
@@ -36,8 +37,7 @@ public class ProductResource {
         return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
                 .map(p -> Response.ok(p).build())
                 .orElseGet(() -> Response.status(404).type(Problem.MEDIA_TYPE)
-                        .entity(new Problem("https://slidegate.dev/problems/not-found", "Not Found", 404,
-                                "There is no product " + id + ".", null, null, null))
+                        .entity(Problems.of(404, "Not Found", "not-found", "There is no product " + id + "."))
                         .build());
     }
 

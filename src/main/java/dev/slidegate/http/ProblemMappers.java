@@ -29,7 +29,7 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response storeUnavailable(StoreUnavailableException e) {
-        LOG.warnf("Rate-limit store unavailable: %s", e.getMessage());
+        LOG.debugf("Rate-limit store unavailable: %s", e.getMessage()); // the breaker logs outages once, not per request
         return Response.status(503).header(HttpHeaders.RETRY_AFTER, 1).type(Problem.MEDIA_TYPE).entity(Problems.storeUnavailable()).build();
     }
 
@@ -58,7 +58,7 @@ public class ProblemMappers {
     }
 
     private static Response badRequest(String detail) {
-        Problem body = new Problem(Problems.TYPES + "bad-request", "Bad Request", 400, detail, null, null, null);
+        Problem body = Problems.of(400, "Bad Request", "bad-request", detail);
         return Response.status(400).type(Problem.MEDIA_TYPE).entity(body).build();
     }
 }

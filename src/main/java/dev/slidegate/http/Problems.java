@@ -7,9 +7,14 @@ import dev.slidegate.core.RateLimitExceededException;
 /** The problem bodies Slidegate answers with, built in one place for the JAX-RS mappers and the path limiter. */
 public final class Problems {
 
-    static final String TYPES = "https://slidegate.dev/problems/";
+    private static final String TYPES = "https://slidegate.dev/problems/";
 
     private Problems() {
+    }
+
+    /** A problem of the kind {@code https://slidegate.dev/problems/<kind>}, without rate-limit members. */
+    public static Problem of(int status, String title, String kind, String detail) {
+        return new Problem(TYPES + kind, title, status, detail, null, null, null);
     }
 
     /** The 429 body of a refusal. */

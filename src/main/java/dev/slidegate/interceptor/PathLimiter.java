@@ -3,13 +3,11 @@ package dev.slidegate.interceptor;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.admin.DecisionStats;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.RateLimitExceededException;
-import dev.slidegate.http.HttpDecisions;
 import dev.slidegate.http.Problem;
 import dev.slidegate.http.Problems;
 import io.quarkus.vertx.http.runtime.RouteConstants;
@@ -51,11 +49,11 @@ public class PathLimiter {
     private final PlanResolver plans;
     private final ObjectMapper json;
     private final boolean enabled;
-    private final DecisionStats stats;
+    private final Admission admission;
 
     PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, CallerKeys keys, LimiterStore store,
-            PlanResolver plans, ObjectMapper json, DecisionStats stats) {
-        this.stats = stats;
+            PlanResolver plans, ObjectMapper json, Admission admission) {
+        this.admission = admission;
         this.keys = keys;
         this.store = store;
         this.plans = plans;
@@ -123,13 +121,11 @@ public class PathLimiter {
         Policy policy = mp.policyFor(plans, NO_ARGUMENTS, rc);
         store.acquire(policy, key, mp.cost()).whenComplete((d, error) -> onContext(context, () -> {
             if (error != null) {
-                LOG.warnf("Rate-limit store unavailable: %s", error.getMessage());
+                LOG.debugf("Rate-limit store unavailable: %s", error.getMessage()); // the breaker logs outages once
                 respond(rc, Problems.storeUnavailable());
                 return;
             }
-            stats.record(d);
-            HttpDecisions.record(rc, d);
-            if (!d.allowed() && !d.policy().dryRun()) {
+            if (admission.refuse(d, rc)) {
                 respond(rc, Problems.rateLimited(new RateLimitExceededException(d, mp.cost())));
             } else {
                 decide(rc, matched, i + 1, context);

@@ -1,12 +1,10 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.admin.DecisionStats;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.RateLimitExceededException;
-import dev.slidegate.http.HttpDecisions;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ArcInvocationContext;
 import io.quarkus.runtime.BlockingOperationControl;
@@ -44,12 +42,11 @@ public class RateLimitInterceptor {
     private final CurrentVertxRequest currentRequest;
     private final boolean enabled;
     private final PlanResolver plans;
-    private final DryRunLog dryRunLog = new DryRunLog();
-    private final DecisionStats stats;
+    private final Admission admission;
 
     RateLimitInterceptor(MethodPolicies policies, CallerKeys keys, LimiterStore store, CurrentVertxRequest currentRequest,
-            SlidegateConfig config, PlanResolver plans, DecisionStats stats) {
-        this.stats = stats;
+            SlidegateConfig config, PlanResolver plans, Admission admission) {
+        this.admission = admission;
         this.policies = policies;
         this.keys = keys;
         this.store = store;
@@ -106,16 +103,8 @@ public class RateLimitInterceptor {
     }
 
     private void admit(Decision d, MethodPolicy mp, RoutingContext rc) {
-        stats.record(d);
-        if (rc != null) {
-            HttpDecisions.record(rc, d);
-        }
-        if (!d.allowed()) {
-            if (d.policy().dryRun()) {
-                dryRunLog.wouldHaveRefused(d);
-            } else {
-                throw new RateLimitExceededException(d, mp.cost());
-            }
+        if (admission.refuse(d, rc)) {
+            throw new RateLimitExceededException(d, mp.cost());
         }
     }
 

@@ -1,0 +1,38 @@
+package dev.slidegate.interceptor;
+
+import dev.slidegate.admin.DecisionStats;
+import dev.slidegate.core.Decision;
+import dev.slidegate.http.HttpDecisions;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.inject.Singleton;
+
+/**
+ * What follows every decision, wherever it was made (the interceptor or the path limiter): count it,
+ * give the HTTP response its RateLimit fields, report a dry-run refusal, and say whether to refuse.
+ */
+@Singleton
+class Admission {
+
+    private final DecisionStats stats;
+    private final DryRunLog dryRunLog = new DryRunLog();
+
+    Admission(DecisionStats stats) {
+        this.stats = stats;
+    }
+
+    /** Records {@code d}; {@code true} when the call must be refused (refused, and not in dry-run). */
+    boolean refuse(Decision d, RoutingContext rc) {
+        stats.record(d);
+        if (rc != null) {
+            HttpDecisions.record(rc, d);
+        }
+        if (d.allowed()) {
+            return false;
+        }
+        if (d.policy().dryRun()) {
+            dryRunLog.wouldHaveRefused(d);
+            return false;
+        }
+        return true;
+    }
+}
