@@ -5,6 +5,8 @@ import dev.slidegate.core.Clock;
 import dev.slidegate.core.FallbackStore;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.redis.ClusterNodes;
+import dev.slidegate.redis.RedisNodes;
 import dev.slidegate.redis.RedisStore;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
@@ -34,7 +36,9 @@ public class StoreProducer {
     @Produces
     @Singleton
     LimiterStore store(SlidegateConfig config, Clock clock, @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
-            Instance<ReactiveRedisDataSource> redis) {
+            @ConfigProperty(name = "quarkus.redis.client-type") Optional<String> clientType,
+            @ConfigProperty(name = "quarkus.redis.password") Optional<String> password,
+            Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx) {
         String mode = config.store().trim().toLowerCase(Locale.ROOT);
         boolean redisConfigured = hosts.filter(h -> !h.isBlank()).isPresent();
         String why;
@@ -59,11 +63,17 @@ public class StoreProducer {
             default -> throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store: '" + config.store()
                     + "' is not a store: expected auto, memory or redis");
         }
+        boolean cluster = clientType.map(t -> t.trim().equalsIgnoreCase("cluster")).orElse(false);
         LimiterStore store = useRedis
-                ? new FallbackStore(new RedisStore(redis.get(), config.redis().timeout()), new MemoryStore(clock, config.memory().maxKeys()),
+                ? new FallbackStore(new RedisStore(redis.get(), config.redis().timeout(), cluster
+                        ? new ClusterNodes(redis.get(), vertx.get(), ClusterNodes.optionsLike(hosts.get().split(",")[0], password.orElse(null)))
+                        : RedisNodes.single(redis.get())), new MemoryStore(clock, config.memory().maxKeys()),
                         config.fallback().instances(), new Breaker("Redis", config.redis().failureThreshold(),
                                 config.redis().coolDown().toNanos(), System::nanoTime))
                 : new MemoryStore(clock, config.memory().maxKeys());
+        if (useRedis && cluster) {
+            why += "; Redis Cluster (quarkus.redis.client-type=cluster)";
+        }
         LOG.infof("Slidegate store: %s (%s)%s", store.name(), why, config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
         if (useRedis) {
             try { // connect now, so the first request is not the one that pays for it

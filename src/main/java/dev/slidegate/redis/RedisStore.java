@@ -34,6 +34,7 @@ public final class RedisStore implements LimiterStore {
 
     private final ReactiveRedisDataSource redis;
     private final Duration timeout;
+    private final RedisNodes nodes;
     private final Map<Policy, Prepared> prepared = new ConcurrentHashMap<>();
 
     /** What a policy contributes to every call: the script and the ARGV tail, built once. */
@@ -41,8 +42,14 @@ public final class RedisStore implements LimiterStore {
     }
 
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout) {
+        this(redis, timeout, RedisNodes.single(redis));
+    }
+
+    /** A store whose admin listing and counts {@code SCAN} the given nodes (every master of a cluster). */
+    public RedisStore(ReactiveRedisDataSource redis, Duration timeout, RedisNodes nodes) {
         this.redis = redis;
         this.timeout = timeout;
+        this.nodes = nodes;
     }
 
     @Override
@@ -123,50 +130,73 @@ public final class RedisStore implements LimiterStore {
     private static final int SCAN_COUNT = 1000;
 
     /**
-     * Keys by {@code SCAN} (never {@code KEYS}) of each client's first key, in Redis' order. The cursor
-     * is {@code <scan cursor>:<keys of that step already returned>}, so a page never exceeds the
-     * limit; like SCAN itself, a key may appear twice across pages while the keyspace changes.
+     * Keys by {@code SCAN} (never {@code KEYS}) of each client's first key, node by node (one node, or
+     * every master of a cluster), in Redis' order. The cursor is {@code <node>:<scan cursor>:<keys of
+     * that step already returned>}, so a page never exceeds the limit; like SCAN itself, a key may
+     * appear twice across pages while the keyspace (or the cluster's topology) changes.
      */
     @Override
     public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+        int node = 0;
         String scan = "0";
         int skip = 0;
         if (!cursor.isEmpty()) {
-            int colon = cursor.indexOf(':');
+            String[] parts = cursor.split(":", -1);
             try {
-                scan = cursor.substring(0, colon);
-                skip = Integer.parseInt(cursor.substring(colon + 1));
+                if (parts.length != 3) {
+                    throw new IllegalArgumentException();
+                }
+                node = Integer.parseInt(parts[0]);
+                scan = parts[1];
                 Long.parseUnsignedLong(scan);
+                skip = Integer.parseInt(parts[2]);
+                if (node < 0 || skip < 0) {
+                    throw new IllegalArgumentException();
+                }
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException("'" + cursor + "' is not a cursor of this listing");
             }
         }
-        return page(policy, scan, skip, limit, new ArrayList<>()).subscribeAsCompletionStage();
+        int fromNode = node;
+        String fromScan = scan;
+        int fromSkip = skip;
+        return withTimeout(nodes.masters(), "CLUSTER SLOTS")
+                .chain(all -> fromNode >= all.size()
+                        ? Uni.createFrom().item(new KeyPage(List.of(), null))
+                        : page(all, policy, fromNode, fromScan, fromSkip, limit, new ArrayList<>()))
+                .subscribeAsCompletionStage();
     }
 
-    private Uni<KeyPage> page(Policy policy, String scan, int skip, int limit, List<String> found) {
-        return scanStep(policy, scan).chain(step -> {
+    private Uni<KeyPage> page(List<RedisNodes.Node> all, Policy policy, int node, String scan, int skip, int limit, List<String> found) {
+        return scanStep(all.get(node), policy, scan).chain(step -> {
             List<String> clients = step.getValue();
-            int take = Math.min(clients.size() - skip, limit - found.size());
-            found.addAll(clients.subList(skip, skip + Math.max(0, take)));
-            if (skip + take < clients.size()) {
-                return Uni.createFrom().item(new KeyPage(List.copyOf(found), scan + ":" + (skip + take)));
+            int take = Math.max(0, Math.min(clients.size() - skip, limit - found.size()));
+            if (skip < clients.size()) {
+                found.addAll(clients.subList(skip, skip + take));
             }
-            if ("0".equals(step.getKey())) {
-                return Uni.createFrom().item(new KeyPage(List.copyOf(found), null));
+            if (skip + take < clients.size()) {
+                return Uni.createFrom().item(new KeyPage(List.copyOf(found), node + ":" + scan + ":" + (skip + take)));
+            }
+            String next = step.getKey();
+            int nextNode = node;
+            if ("0".equals(next)) {
+                nextNode++;
+                if (nextNode >= all.size()) {
+                    return Uni.createFrom().item(new KeyPage(List.copyOf(found), null));
+                }
             }
             if (found.size() >= limit) {
-                return Uni.createFrom().item(new KeyPage(List.copyOf(found), step.getKey() + ":0"));
+                return Uni.createFrom().item(new KeyPage(List.copyOf(found), nextNode + ":" + next + ":0"));
             }
-            return page(policy, step.getKey(), 0, limit, found);
+            return page(all, policy, nextNode, next, 0, limit, found);
         });
     }
 
-    /** One SCAN step: the next cursor and the client keys it found. */
-    private Uni<Map.Entry<String, List<String>>> scanStep(Policy policy, String scan) {
+    /** One SCAN step on one node: the next cursor and the client keys it found. */
+    private Uni<Map.Entry<String, List<String>>> scanStep(RedisNodes.Node node, Policy policy, String scan) {
         String first = keys(policy, "*").get(0);
         String prefix = keyPrefix(policy, "").replace("}", "");
-        return withTimeout(redis.execute(Command.SCAN, scan, "MATCH", first, "COUNT", Integer.toString(SCAN_COUNT)), "SCAN")
+        return withTimeout(node.execute(Command.SCAN, scan, "MATCH", first, "COUNT", Integer.toString(SCAN_COUNT)), "SCAN")
                 .map(r -> {
                     List<String> clients = new ArrayList<>(r.get(1).size());
                     for (Response k : r.get(1)) {
@@ -177,7 +207,10 @@ public final class RedisStore implements LimiterStore {
                 });
     }
 
-    /** One SCAN pass over every Slidegate key, however many policies: a policy counts the keys of its first limit. */
+    /**
+     * One SCAN pass over every Slidegate key on every node, however many policies: a policy counts
+     * the keys of its first limit.
+     */
     @Override
     public CompletionStage<Map<String, Long>> counts(java.util.Collection<Policy> policies) {
         Map<String, String> suffixByPolicy = new java.util.HashMap<>();
@@ -185,13 +218,17 @@ public final class RedisStore implements LimiterStore {
             String first = keys(p, "*").get(0);
             suffixByPolicy.put(p.name(), first.substring(first.indexOf('}') + 1));
         }
-        Map<String, Long> counts = new java.util.HashMap<>();
+        Map<String, Long> counts = new ConcurrentHashMap<>();
         policies.forEach(p -> counts.put(p.name(), 0L));
-        return countAll("0", suffixByPolicy, counts).subscribeAsCompletionStage();
+        return withTimeout(nodes.masters(), "CLUSTER SLOTS")
+                .chain(all -> Uni.join().all(all.stream().map(n -> countAll(n, "0", suffixByPolicy, counts)).toList())
+                        .andFailFast())
+                .map(done -> counts)
+                .subscribeAsCompletionStage();
     }
 
-    private Uni<Map<String, Long>> countAll(String scan, Map<String, String> suffixByPolicy, Map<String, Long> counts) {
-        return withTimeout(redis.execute(Command.SCAN, scan, "MATCH", "slidegate:{*", "COUNT", "10000"), "SCAN").chain(r -> {
+    private Uni<Void> countAll(RedisNodes.Node node, String scan, Map<String, String> suffixByPolicy, Map<String, Long> counts) {
+        return withTimeout(node.execute(Command.SCAN, scan, "MATCH", "slidegate:{*", "COUNT", "10000"), "SCAN").chain(r -> {
             for (Response k : r.get(1)) {
                 String key = k.toString();
                 int open = key.indexOf('{');
@@ -207,19 +244,13 @@ public final class RedisStore implements LimiterStore {
                 }
             }
             String next = r.get(0).toString();
-            return "0".equals(next) ? Uni.createFrom().item(counts) : countAll(next, suffixByPolicy, counts);
+            return "0".equals(next) ? Uni.createFrom().voidItem() : countAll(node, next, suffixByPolicy, counts);
         });
     }
 
     @Override
     public CompletionStage<Long> count(Policy policy) {
-        return countFrom(policy, "0", 0).subscribeAsCompletionStage();
-    }
-
-    private Uni<Long> countFrom(Policy policy, String scan, long counted) {
-        return scanStep(policy, scan).chain(step -> "0".equals(step.getKey())
-                ? Uni.createFrom().item(counted + step.getValue().size())
-                : countFrom(policy, step.getKey(), counted + step.getValue().size()));
+        return counts(List.of(policy)).thenApply(c -> c.get(policy.name()));
     }
 
     @Override
@@ -237,7 +268,7 @@ public final class RedisStore implements LimiterStore {
         return withTimeout(call, script.name());
     }
 
-    private Uni<Response> withTimeout(Uni<Response> call, String what) {
+    private <T> Uni<T> withTimeout(Uni<T> call, String what) {
         return call.ifNoItem().after(timeout).fail()
                 .onFailure().transform(e -> new RedisStoreException(e instanceof TimeoutException
                         ? "Redis did not answer " + what + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)"

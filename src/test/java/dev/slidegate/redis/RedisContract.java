@@ -18,19 +18,30 @@ import org.junit.jupiter.api.TestInstance;
 abstract class RedisContract extends StoreContract {
 
     private final RedisServer server;
+    private final AutoCloseable owner;
     private final RedisClients clients;
     private final RedisStore store;
 
+    /** {@code timeServer} answers {@code TIME} for alignment; {@code owner} is closed after the clients. */
+    record Parts(RedisServer timeServer, AutoCloseable owner, RedisClients clients) {
+    }
+
     RedisContract(RedisServer server) {
-        this.server = server;
-        this.clients = new RedisClients(server);
-        this.store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
+        this(() -> new Parts(server, server, new RedisClients(server)));
+    }
+
+    RedisContract(java.util.function.Supplier<Parts> parts) {
+        Parts p = parts.get();
+        this.server = p.timeServer();
+        this.owner = p.owner();
+        this.clients = p.clients();
+        this.store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5), clients.nodes());
     }
 
     @AfterAll
-    void stop() {
+    void stop() throws Exception {
         clients.close();
-        server.close();
+        owner.close();
     }
 
     @Override

@@ -1,31 +1,55 @@
 package dev.slidegate.testing;
 
+import dev.slidegate.redis.ClusterNodes;
+import dev.slidegate.redis.RedisNodes;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.redis.runtime.datasource.ReactiveRedisDataSourceImpl;
 import io.vertx.mutiny.core.Vertx;
 import io.vertx.mutiny.redis.client.Redis;
 import io.vertx.mutiny.redis.client.RedisAPI;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 
-/** A Quarkus reactive Redis data source outside Quarkus, for store-level tests against a {@link RedisServer}. */
+/** A Quarkus reactive Redis data source outside Quarkus, for store-level tests against a {@link RedisServer} or {@link RedisCluster}. */
 public final class RedisClients implements AutoCloseable {
 
     private final Vertx vertx = Vertx.vertx();
     private final Redis redis;
     private final ReactiveRedisDataSource dataSource;
+    private final RedisNodes nodes;
 
     public RedisClients(RedisServer server) {
-        redis = Redis.createClient(vertx, new RedisOptions().setConnectionString(server.uri()).setMaxPoolSize(16)
-                .setMaxWaitingHandlers(4096).setMaxPoolWaiting(4096));
+        redis = Redis.createClient(vertx, options().setConnectionString(server.uri()));
         dataSource = new ReactiveRedisDataSourceImpl(vertx, redis, RedisAPI.api(redis));
+        nodes = RedisNodes.single(dataSource);
+    }
+
+    /** A cluster client ({@code quarkus.redis.client-type=cluster}) and the masters for listings. */
+    public RedisClients(RedisCluster cluster) {
+        RedisOptions options = options().setType(RedisClientType.CLUSTER);
+        cluster.nodes().forEach(n -> options.addConnectionString(n.uri()));
+        redis = Redis.createClient(vertx, options);
+        dataSource = new ReactiveRedisDataSourceImpl(vertx, redis, RedisAPI.api(redis));
+        nodes = new ClusterNodes(dataSource, vertx, ClusterNodes.optionsLike(cluster.uri(), null));
+    }
+
+    private static RedisOptions options() {
+        return new RedisOptions().setMaxPoolSize(16).setMaxWaitingHandlers(4096).setMaxPoolWaiting(4096);
     }
 
     public ReactiveRedisDataSource dataSource() {
         return dataSource;
     }
 
+    public RedisNodes nodes() {
+        return nodes;
+    }
+
     @Override
     public void close() {
+        if (nodes instanceof ClusterNodes c) {
+            c.close();
+        }
         redis.close();
         vertx.closeAndAwait();
     }

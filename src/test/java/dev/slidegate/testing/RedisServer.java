@@ -53,7 +53,7 @@ public final class RedisServer implements AutoCloseable {
         return start(binary, -1, extraArgs);
     }
 
-    private static RedisServer start(String binary, int fixedPort, String... extraArgs) {
+    static RedisServer start(String binary, int fixedPort, String... extraArgs) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             int port = fixedPort > 0 ? fixedPort : freePort();
