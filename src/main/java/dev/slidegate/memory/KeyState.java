@@ -21,6 +21,13 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
     /** The newest "now" this key has seen: time never steps backwards for a key. */
     protected long lastMicros = Long.MIN_VALUE;
     private boolean retired;
+    /**
+     * Until when (exclusive) every call is surely refused: set under the lock after a refusal of cost 1
+     * (no call can pass before the refusing limits have room for one permit, and nothing is charged
+     * meanwhile), read without the lock, so a caller over its limit is refused without taking the
+     * monitor. Never set for count-rejected policies, whose refusals are charged.
+     */
+    private volatile long refusedUntil = Long.MIN_VALUE;
     // Outputs of computeWaits(), read under the same lock (no allocation per decision).
     protected int tripped;
     protected long retry;
@@ -60,11 +67,16 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
      *
      * @return 1 admitted, 0 refused, -1 retired (look the key up again)
      */
-    final synchronized int tryAcquire(long now, int cost) {
-        if (retired) {
-            return -1;
+    final int tryAcquire(long now, int cost) {
+        if (now < refusedUntil) {
+            return 0;
         }
-        return admitAndCharge(observe(now), cost) ? 1 : 0;
+        synchronized (this) {
+            if (retired) {
+                return -1;
+            }
+            return admitAndCharge(observe(now), cost) ? 1 : 0;
+        }
     }
 
     /** The instant to decide at: never before one this key has already seen. */
@@ -77,6 +89,9 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
     private boolean admitAndCharge(long now, int cost) {
         computeWaits(now, cost);
         boolean allowed = tripped < 0;
+        if (!allowed && cost == 1 && !policy.countRejected()) {
+            refusedUntil = now + retry;
+        }
         if (allowed || policy.countRejected()) {
             charge(now, cost);
             if (!allowed) {
@@ -105,6 +120,7 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
     final synchronized boolean retire(long now, boolean force) {
         if (!retired && (force || idle(now))) {
             retired = true;
+            refusedUntil = Long.MIN_VALUE; // callers must see the retirement and look the key up again
         }
         return retired;
     }

@@ -95,6 +95,26 @@ public final class RedisStore implements LimiterStore {
                 .subscribeAsCompletionStage();
     }
 
+    /**
+     * The exact {@code EVALSHA} arguments of one decision (SHA, key count, keys, arguments), for tools
+     * that replay it outside Java, e.g. {@code redis-benchmark} as the ceiling of this script.
+     */
+    public static List<String> evalshaArguments(Policy policy, String key, int cost) {
+        Prepared p = prepare(policy);
+        List<String> keys = keys(policy, key);
+        List<String> all = new ArrayList<>(List.of(p.script().sha1(), Integer.toString(keys.size())));
+        all.addAll(keys);
+        all.add(Integer.toString(cost));
+        all.add(policy.countRejected() ? "1" : "0");
+        all.addAll(p.limitArgs());
+        return all;
+    }
+
+    /** The script body of a strategy, for {@code SCRIPT LOAD} by tools. */
+    public static String scriptBody(Policy policy) {
+        return prepare(policy).script().body();
+    }
+
     private static Prepared prepare(Policy policy) {
         List<String> args = new ArrayList<>();
         LuaScript script = switch (policy.strategy()) {

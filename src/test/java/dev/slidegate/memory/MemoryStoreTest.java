@@ -28,6 +28,7 @@ class MemoryStoreTest {
 
     // 600 random timelines (random limits, costs, keys, steps and cells, every strategy, with and
     // without count-rejected): every decision of the store equals the naive reference's, field for field
+    // (decide), or in its outcome (tryAcquire, chosen at random per step)
     @Test
     void agreesWithTheReferenceOnRandomTimelines() {
         Random random = new Random(20261122);
@@ -53,8 +54,12 @@ class MemoryStoreTest {
                 String key = "k" + random.nextInt(3);
                 int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(4) : 0);
                 Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
-                Decision actual = store.decide(p, key, cost);
-                assertEquals(expected, actual, "run " + run + " step " + step + " policy " + p);
+                if (random.nextBoolean()) { // the allocation-free form, with its lock-free refusals, agrees too
+                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost), "tryAcquire, run " + run + " step " + step + " policy " + p);
+                } else {
+                    Decision actual = store.decide(p, key, cost);
+                    assertEquals(expected, actual, "run " + run + " step " + step + " policy " + p);
+                }
             }
         }
     }

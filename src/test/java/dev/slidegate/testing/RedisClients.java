@@ -19,7 +19,12 @@ public final class RedisClients implements AutoCloseable {
     private final RedisNodes nodes;
 
     public RedisClients(RedisServer server) {
-        redis = Redis.createClient(vertx, options().setConnectionString(server.uri()));
+        this(server, 16);
+    }
+
+    /** A standalone client with {@code poolSize} connections (the service ships with 32). */
+    public RedisClients(RedisServer server, int poolSize) {
+        redis = Redis.createClient(vertx, options().setConnectionString(server.uri()).setMaxPoolSize(poolSize));
         dataSource = new ReactiveRedisDataSourceImpl(vertx, redis, RedisAPI.api(redis));
         nodes = RedisNodes.single(dataSource);
     }
