@@ -1,5 +1,7 @@
 package dev.slidegate.admin;
 
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.admin.AdminViews.KeyView;
 import dev.slidegate.admin.AdminViews.Snapshot;
@@ -34,6 +36,9 @@ import jakarta.ws.rs.core.Response;
  * needs the role {@code slidegate-admin}; none consumes a permit.
  */
 @Path("/admin")
+@Tag(name = "Admin", description = "Live window counts and resets; needs the slidegate-admin role (HTTP Basic by default)")
+@APIResponse(responseCode = "401", description = "No credentials, or wrong ones")
+@APIResponse(responseCode = "403", description = "The user lacks the slidegate-admin role")
 @RolesAllowed("slidegate-admin")
 public class AdminResource {
 

@@ -1,6 +1,10 @@
 package dev.slidegate.config;
 
 import dev.slidegate.core.Breaker;
+import dev.slidegate.core.Secrets;
+import dev.slidegate.metrics.MeteredStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.FallbackStore;
 import dev.slidegate.core.LimiterStore;
@@ -33,12 +37,31 @@ public class StoreProducer {
         return Clock.system();
     }
 
+    /**
+     * Counts and times decisions ({@link MeteredStore}); with Redis also store errors and fail-mode
+     * transitions: {@code slidegate_store_errors_total{store}} and {@code slidegate_failmode_transitions_total{to}}
+     * ({@code to="fail-mode"} when Redis starts being skipped, {@code to="store"} when it is used again).
+     */
+    private static LimiterStore metered(LimiterStore store, MeterRegistry registry) {
+        if (store instanceof FallbackStore fallback) {
+            Counter errors = Counter.builder("slidegate.store.errors").description("Failed calls to the shared store (each decided by the fail mode)")
+                    .tag("store", fallback.remote().name()).register(registry);
+            Counter toFailMode = Counter.builder("slidegate.failmode.transitions").description("Switches between the store and the fail modes")
+                    .tag("to", "fail-mode").register(registry);
+            Counter toStore = Counter.builder("slidegate.failmode.transitions").description("Switches between the store and the fail modes")
+                    .tag("to", "store").register(registry);
+            fallback.onError(e -> errors.increment());
+            fallback.breaker().onTransition(s -> (s == Breaker.State.OPEN ? toFailMode : toStore).increment());
+        }
+        return new MeteredStore(store, registry);
+    }
+
     @Produces
     @Singleton
     LimiterStore store(SlidegateConfig config, Clock clock, @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
             @ConfigProperty(name = "quarkus.redis.client-type") Optional<String> clientType,
             @ConfigProperty(name = "quarkus.redis.password") Optional<String> password,
-            Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx) {
+            Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx, Instance<MeterRegistry> metrics) {
         String mode = config.store().trim().toLowerCase(Locale.ROOT);
         boolean redisConfigured = hosts.filter(h -> !h.isBlank()).isPresent();
         String why;
@@ -71,6 +94,9 @@ public class StoreProducer {
                         config.fallback().instances(), new Breaker("Redis", config.redis().failureThreshold(),
                                 config.redis().coolDown().toNanos(), System::nanoTime))
                 : new MemoryStore(clock, config.memory().maxKeys());
+        if (metrics.isResolvable()) {
+            store = metered(store, metrics.get());
+        }
         if (useRedis && cluster) {
             why += "; Redis Cluster (quarkus.redis.client-type=cluster)";
         }
@@ -79,8 +105,8 @@ public class StoreProducer {
             try { // connect now, so the first request is not the one that pays for it
                 redis.get().execute("PING").await().atMost(java.time.Duration.ofSeconds(2));
             } catch (RuntimeException e) {
-                LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does", hosts.get(),
-                        e.getMessage());
+                LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does",
+                        Secrets.redact(hosts.get()), Secrets.redact(e.getMessage()));
             }
         }
         return store;

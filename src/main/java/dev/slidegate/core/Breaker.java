@@ -30,6 +30,9 @@ public final class Breaker {
     private volatile State state = State.CLOSED;
     private volatile long openedAt;
 
+    private volatile java.util.function.Consumer<State> listener = s -> {
+    };
+
     public Breaker(String what, int threshold, long coolDownNanos, LongSupplier nanoTime) {
         this.what = what;
         this.threshold = Math.max(1, threshold);
@@ -56,7 +59,13 @@ public final class Breaker {
             state = State.CLOSED;
             probing.set(false);
             LOG.info(what + " answers again: deciding there again");
+            listener.accept(State.CLOSED);
         }
+    }
+
+    /** Called once per transition to {@link State#OPEN} (store skipped) and back to {@link State#CLOSED}; e.g. for metrics. */
+    public void onTransition(java.util.function.Consumer<State> listener) {
+        this.listener = listener;
     }
 
     public void failure(Throwable cause) {
@@ -71,9 +80,10 @@ public final class Breaker {
                 if (state == State.CLOSED) {
                     openedAt = nanoTime.getAsLong();
                     state = State.OPEN;
-                    LOG.log(Level.WARNING, what + " failed " + threshold + " decisions in a row (" + cause.getMessage()
+                    LOG.log(Level.WARNING, what + " failed " + threshold + " decisions in a row (" + Secrets.redact(cause.getMessage())
                             + "): policies decide by their fail mode, and " + what + " is probed every "
                             + coolDownNanos / 1_000_000 + " ms until it answers");
+                    listener.accept(State.OPEN);
                 }
             }
         }

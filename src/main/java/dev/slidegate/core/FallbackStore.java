@@ -21,6 +21,9 @@ public final class FallbackStore implements LimiterStore {
     private final Breaker breaker;
     private final Map<Policy, Policy> shares = new ConcurrentHashMap<>();
 
+    private volatile java.util.function.Consumer<Throwable> onError = e -> {
+    };
+
     public FallbackStore(LimiterStore remote, LimiterStore local, int instances, Breaker breaker) {
         this.remote = remote;
         this.local = local;
@@ -37,6 +40,16 @@ public final class FallbackStore implements LimiterStore {
         return breaker;
     }
 
+    /** The store this one falls back from (Redis). */
+    public LimiterStore remote() {
+        return remote;
+    }
+
+    /** Called on every failed call to the remote store (each one is then decided by the fail mode); e.g. for metrics. */
+    public void onError(java.util.function.Consumer<Throwable> listener) {
+        this.onError = listener;
+    }
+
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
         if (!breaker.allowRequest()) {
@@ -49,6 +62,7 @@ public final class FallbackStore implements LimiterStore {
             }
             Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
             breaker.failure(cause);
+            onError.accept(cause);
             return fallback(policy, key, cost, cause);
         }).thenCompose(stage -> stage);
     }

@@ -2,7 +2,10 @@ package dev.slidegate.demo;
 
 import dev.slidegate.http.Problem;
 import dev.slidegate.http.Problems;
+import dev.slidegate.http.RateLimitApi;
 import dev.slidegate.interceptor.RateLimited;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -30,6 +33,10 @@ public class LoginResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @RateLimited("login")
+    @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
+        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Response login(Credentials credentials) {
         if (credentials == null || blank(credentials.username()) || blank(credentials.password())) {
             return problem(400, "Bad Request", "Send a JSON body with \"username\" and \"password\".");

@@ -2,7 +2,10 @@ package dev.slidegate.demo;
 
 import dev.slidegate.http.Problem;
 import dev.slidegate.http.Problems;
+import dev.slidegate.http.RateLimitApi;
 import dev.slidegate.interceptor.RateLimited;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import io.smallrye.mutiny.Uni;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -26,6 +29,10 @@ public class ProductResource {
 
     @GET
     @RateLimited("products")
+    @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
+        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public List<Product> list() {
         return CATALOGUE;
     }
@@ -33,6 +40,10 @@ public class ProductResource {
     @GET
     @Path("{id}")
     @RateLimited("products")
+    @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
+        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Response get(@PathParam("id") int id) {
         return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
                 .map(p -> Response.ok(p).build())
@@ -45,6 +56,10 @@ public class ProductResource {
     @GET
     @Path("reactive")
     @RateLimited("products")
+    @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
+        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Uni<List<Product>> listReactive() {
         return Uni.createFrom().item(CATALOGUE);
     }

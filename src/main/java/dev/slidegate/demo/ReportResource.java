@@ -1,6 +1,9 @@
 package dev.slidegate.demo;
 
+import dev.slidegate.http.RateLimitApi;
 import dev.slidegate.interceptor.RateLimited;
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -18,6 +21,10 @@ public class ReportResource {
 
     @GET
     @RateLimited("reports")
+    @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
+        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public List<Report> list() {
         return REPORTS;
     }

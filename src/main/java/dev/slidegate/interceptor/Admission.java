@@ -8,13 +8,15 @@ import jakarta.inject.Singleton;
 
 /**
  * What follows every decision, wherever it was made (the interceptor or the path limiter): count it,
- * give the HTTP response its RateLimit fields, report a dry-run refusal, and say whether to refuse.
+ * give the HTTP response its RateLimit fields, summarise refusals in the log (dry-run ones every 10 s,
+ * enforced ones every 60 s, per policy), and say whether to refuse.
  */
 @Singleton
 class Admission {
 
     private final DecisionStats stats;
-    private final DryRunLog dryRunLog = new DryRunLog();
+    private final SummaryLog dryRunLog = new SummaryLog("dev.slidegate.dry-run", "(dry-run) would have refused", 10);
+    private final SummaryLog refusedLog = new SummaryLog("dev.slidegate.refused", "refused", 60);
 
     Admission(DecisionStats stats) {
         this.stats = stats;
@@ -30,9 +32,10 @@ class Admission {
             return false;
         }
         if (d.policy().dryRun()) {
-            dryRunLog.wouldHaveRefused(d);
+            dryRunLog.record(d);
             return false;
         }
+        refusedLog.record(d);
         return true;
     }
 }

@@ -49,6 +49,15 @@ class RedisDownTest {
         DemoApiContract.login("carol", "x").then().statusCode(429).header("RateLimit", containsString("\"login-1m\";r=0"));
     }
 
+    // the default fail mode is local: not ready would take every instance out for nothing; ready, degraded
+    @Test
+    void readyButDegradedWhenTheFailModeIsNotClosed() {
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body("checks.find { it.name == 'Slidegate store' }.data.redis", org.hamcrest.Matchers.startsWith("unreachable"))
+                .body("checks.find { it.name == 'Slidegate store' }.data.degraded", org.hamcrest.Matchers.notNullValue())
+                .body("checks.find { it.name == 'Slidegate store' }.data.'policies failing closed'", equalTo("reports"));
+    }
+
     @Test
     void adminSaysTheStoreIsUnavailable() {
         given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin").then().statusCode(503)

@@ -38,4 +38,24 @@ class DemoApiIT {
                 .body("policy", equalTo("reports")).body("limit", equalTo("100/1h"))
                 .body("detail", containsString("retry in"));
     }
+
+    @Test
+    void theAdminNeedsItsUser() {
+        given().get("/admin").then().statusCode(401);
+        given().auth().preemptive().basic("admin", "wrong").get("/admin").then().statusCode(401);
+        given().auth().preemptive().basic("admin", "slidegate-demo").accept("application/json").get("/admin").then().statusCode(200)
+                .body("store", equalTo("memory")).body("policies.name", org.hamcrest.Matchers.hasItem("products"));
+        given().auth().preemptive().basic("admin", "slidegate-demo").accept("text/html").get("/admin").then().statusCode(200)
+                .contentType(containsString("text/html"));
+    }
+
+    @Test
+    void metricsHealthAndOpenApiAreServed() {
+        given().header("X-Api-Key", UUID.randomUUID().toString()).get("/api/reports").then().statusCode(200);
+        given().get("/q/metrics").then().statusCode(200).body(containsString("slidegate_decisions_total{outcome=\"admitted\",policy=\"reports\"}"));
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+        given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+        given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200)
+                .body("paths.'/api/products'.get.responses.'429'.$ref", equalTo("#/components/responses/TooManyRequests"));
+    }
 }

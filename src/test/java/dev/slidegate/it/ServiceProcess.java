@@ -16,14 +16,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a separate process on a free port. */
-final class ServiceProcess implements AutoCloseable {
+public final class ServiceProcess implements AutoCloseable {
 
     static final Path JAR = Paths.get("target", "quarkus-app", "quarkus-run.jar");
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private final Process process;
     private final Path log;
-    final int port;
+    public final int port;
 
     private ServiceProcess(Process process, Path log, int port) {
         this.process = process;
@@ -32,7 +32,7 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
-    static ServiceProcess start(String... properties) {
+    public static ServiceProcess start(String... properties) {
         int port = freePort();
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Dquarkus.http.port=" + port));
         cmd.addAll(List.of(properties));
@@ -102,7 +102,7 @@ final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    String log() throws IOException {
+    public String log() throws IOException {
         return Files.readString(log);
     }
 

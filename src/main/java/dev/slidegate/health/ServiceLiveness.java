@@ -1,0 +1,20 @@
+package dev.slidegate.health;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Liveness;
+
+/**
+ * Liveness: the process answers. Deliberately independent of Redis: a Redis outage must not get
+ * every instance restarted (readiness and the fail modes handle it).
+ */
+@Liveness
+@ApplicationScoped
+public class ServiceLiveness implements HealthCheck {
+
+    @Override
+    public HealthCheckResponse call() {
+        return HealthCheckResponse.up("Slidegate");
+    }
+}

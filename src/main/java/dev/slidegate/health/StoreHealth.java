@@ -1,0 +1,80 @@
+package dev.slidegate.health;
+
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.FailMode;
+import dev.slidegate.core.FallbackStore;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Secrets;
+import dev.slidegate.metrics.MeteredStore;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import java.time.Duration;
+import java.util.stream.Collectors;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * Readiness of the rate-limit store. The memory store is always ready. The Redis store is pinged: if
+ * Redis answers, ready; if not, the instance is <em>not ready</em> when the default fail mode
+ * ({@code slidegate.fail-mode}) is {@code closed} (it would refuse every limited call with 503), and
+ * otherwise ready but degraded (policies decide by their fail mode), which the data says.
+ */
+@Readiness
+@ApplicationScoped
+public class StoreHealth implements HealthCheck {
+
+    private final LimiterStore store;
+    private final SlidegateConfig config;
+    private final PolicyRegistry registry;
+    private final Instance<ReactiveRedisDataSource> redis;
+
+    StoreHealth(LimiterStore store, SlidegateConfig config, PolicyRegistry registry, Instance<ReactiveRedisDataSource> redis) {
+        this.store = store;
+        this.config = config;
+        this.registry = registry;
+        this.redis = redis;
+    }
+
+    @Override
+    public HealthCheckResponse call() {
+        LimiterStore s = store instanceof MeteredStore m ? m.delegate() : store;
+        HealthCheckResponseBuilder r = HealthCheckResponse.named("Slidegate store").withData("store", s.name())
+                .withData("enabled", config.enabled());
+        if (!(s instanceof FallbackStore fallback)) {
+            return r.up().build();
+        }
+        FailMode mode = FailMode.parse(config.failMode());
+        r.withData("fail-mode", mode.configName());
+        String error = ping();
+        if (error == null) {
+            return r.up().withData("redis", "up").build();
+        }
+        String closed = registry.policies().values().stream().map(p -> p.policy()).filter(p -> p.failMode() == FailMode.CLOSED)
+                .map(p -> p.name()).sorted().collect(Collectors.joining(","));
+        r.withData("redis", "unreachable: " + Secrets.redact(error))
+                .withData("breaker", fallback.breaker().state() == Breaker.State.CLOSED ? "using Redis" : "skipping Redis while it recovers");
+        if (!closed.isEmpty()) {
+            r.withData("policies failing closed", closed);
+        }
+        if (mode == FailMode.CLOSED) {
+            return r.down().build();
+        }
+        return r.up().withData("degraded", "policies decide by their fail mode until Redis answers").build();
+    }
+
+    /** {@code null} when Redis answers PING within the decision budget (at least 250 ms), else why not. */
+    private String ping() {
+        Duration budget = config.redis().timeout().compareTo(Duration.ofMillis(250)) < 0 ? Duration.ofMillis(250) : config.redis().timeout();
+        try {
+            redis.get().execute("PING").await().atMost(budget);
+            return null;
+        } catch (RuntimeException e) {
+            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.slidegate.metrics;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A store that counts and times every decision for Prometheus, around the store that makes it:
+ * {@code slidegate_decisions_total{policy, outcome}} with outcome admitted, refused, dry_run_refused,
+ * fallback (the store could not decide; the policy's fail mode did) or error (nothing could decide:
+ * a 503), and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
+ * names (bounded by configuration) and fixed words, never a caller's key.
+ */
+public final class MeteredStore implements LimiterStore {
+
+    private final LimiterStore delegate;
+    private final MeterRegistry registry;
+    private final Timer storeTimer;
+    private final Timer fallbackTimer;
+    private final Map<String, Counter[]> byPolicy = new ConcurrentHashMap<>();
+
+    static final String[] OUTCOMES = {"admitted", "refused", "dry_run_refused", "fallback", "error"};
+
+    public MeteredStore(LimiterStore delegate, MeterRegistry registry) {
+        this.delegate = delegate;
+        this.registry = registry;
+        this.storeTimer = timer(delegate.name());
+        this.fallbackTimer = timer("fallback");
+    }
+
+    private Timer timer(String store) {
+        return Timer.builder("slidegate.decision.latency").description("Time to decide one call, by the store that decided it")
+                .tag("store", store).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(500))
+                .maximumExpectedValue(Duration.ofSeconds(2)).register(registry);
+    }
+
+    /** The store that decides. */
+    public LimiterStore delegate() {
+        return delegate;
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        long start = System.nanoTime();
+        return delegate.acquire(policy, key, cost).whenComplete((d, error) -> {
+            long nanos = System.nanoTime() - start;
+            Counter[] counters = byPolicy.computeIfAbsent(policy.name(), this::counters);
+            if (error != null) {
+                storeTimer.record(nanos, TimeUnit.NANOSECONDS);
+                counters[4].increment();
+                return;
+            }
+            (d.fallback() ? fallbackTimer : storeTimer).record(nanos, TimeUnit.NANOSECONDS);
+            counters[d.fallback() ? 3 : d.allowed() ? 0 : d.policy().dryRun() ? 2 : 1].increment();
+        });
+    }
+
+    private Counter[] counters(String policy) {
+        Counter[] c = new Counter[OUTCOMES.length];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = Counter.builder("slidegate.decisions").description("Rate-limit decisions by policy and outcome").tag("policy", policy)
+                    .tag("outcome", OUTCOMES[i]).register(registry);
+        }
+        return c;
+    }
+
+    @Override
+    public CompletionStage<Void> reset(Policy policy, String key) {
+        return delegate.reset(policy, key);
+    }
+
+    @Override
+    public CompletionStage<Decision> peek(Policy policy, String key) {
+        return delegate.peek(policy, key);
+    }
+
+    @Override
+    public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+        return delegate.keys(policy, cursor, limit);
+    }
+
+    @Override
+    public CompletionStage<Long> count(Policy policy) {
+        return delegate.count(policy);
+    }
+
+    @Override
+    public CompletionStage<Map<String, Long>> counts(Collection<Policy> policies) {
+        return delegate.counts(policies);
+    }
+}

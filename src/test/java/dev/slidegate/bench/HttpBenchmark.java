@@ -1,0 +1,119 @@
+package dev.slidegate.bench;
+
+import dev.slidegate.it.ServiceProcess;
+import dev.slidegate.testing.RedisServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * HTTP throughput with {@code wrk} against {@code GET /api/products} of the packaged jar, one run after
+ * the other on this machine: the limiter switched off ({@code slidegate.enabled=false}), on with the
+ * memory store, on with the Redis store (a redis-server this benchmark starts), with limits that
+ * refuse nothing; then with limits that refuse about 90%.
+ *
+ * <pre>./mvnw -B package -DskipTests && ./mvnw test -Dtest=HttpBenchmark</pre>
+ *
+ * Settings: {@code -Dbench.seconds=10 -Dbench.connections=64}. Writes {@code target/bench/http.md} and
+ * {@code docs/bench/http.svg}. Not part of the suite: {@code HttpBenchmarkSmokeIT} runs it for a second each.
+ */
+class HttpBenchmark {
+
+    @Test
+    void measure() throws Exception {
+        String report = run(Integer.getInteger("bench.seconds", 10), Integer.getInteger("bench.connections", 64), Path.of("docs/bench/http.svg"));
+        System.out.println(report);
+        Files.createDirectories(Path.of("target/bench"));
+        Files.writeString(Path.of("target/bench/http.md"), report);
+    }
+
+    /** One wrk run: requests per second, responses other than 2xx, and latency percentiles (as wrk prints them). */
+    record Wrk(double perSecond, long requests, long non2xx, String p50, String p99) {
+    }
+
+    static final String NOTHING_REFUSED = "10000000/1s";
+
+    static String run(int seconds, int connections, Path chart) throws Exception {
+        List<String[]> rows = new ArrayList<>();
+        Wrk off;
+        Wrk memory;
+        Wrk redis;
+        Wrk memoryRefusing;
+        Wrk redisRefusing;
+        try (RedisServer server = RedisServer.start()) {
+            off = measure(seconds, connections, "-Dslidegate.enabled=false", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            memory = measure(seconds, connections, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            redis = measure(seconds, connections, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
+                    "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            // about 10% admitted: a tenth of what the unlimited run served, per 10 s window
+            String tenth = Math.max(1, (long) (memory.perSecond() * 10 / 10)) + "/10s";
+            memoryRefusing = measure(seconds, connections, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + tenth);
+            String tenthRedis = Math.max(1, (long) (redis.perSecond() * 10 / 10)) + "/10s";
+            redisRefusing = measure(seconds, connections, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
+                    "-Dslidegate.policies.products.limits=" + tenthRedis);
+        }
+        rows.add(row("limiter off (`slidegate.enabled=false`)", off, off));
+        rows.add(row("memory store, nothing refused", memory, off));
+        rows.add(row("Redis store, nothing refused", redis, off));
+        rows.add(row("memory store, ~90% refused (429)", memoryRefusing, off));
+        rows.add(row("Redis store, ~90% refused (429)", redisRefusing, off));
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                "wrk -t2 -c%d -d%ds --latency against GET /api/products (one client IP: one hot key), packaged jar, JDK %s%n%n", connections,
+                seconds, System.getProperty("java.version")));
+        sb.append("| configuration | requests/s | ÷ limiter off | non-2xx | p50 | p99 |\n|---|---|---|---|---|---|\n");
+        rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
+        sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
+                memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
+        if (chart != null) {
+            Chart.write(chart, "HTTP requests per second, GET /api/products (wrk; thousands; higher is better)", "k/s", List.of(
+                    new Chart.Group("nothing refused", List.of(new Chart.Bar("limiter off", off.perSecond() / 1000, false),
+                            new Chart.Bar("memory store", memory.perSecond() / 1000, true),
+                            new Chart.Bar("Redis store", redis.perSecond() / 1000, true))),
+                    new Chart.Group("about 90% refused", List.of(new Chart.Bar("memory store", memoryRefusing.perSecond() / 1000, true),
+                            new Chart.Bar("Redis store", redisRefusing.perSecond() / 1000, true)))));
+        }
+        return sb.toString();
+    }
+
+    private static String[] row(String name, Wrk w, Wrk off) {
+        return new String[] {name, String.format(Locale.ROOT, "%,.0f", w.perSecond()), String.format(Locale.ROOT, "**%.2f**", w.perSecond() / off.perSecond()),
+            String.format(Locale.ROOT, "%,d of %,d", w.non2xx(), w.requests()), w.p50(), w.p99()};
+    }
+
+    /** Starts the jar with {@code properties}, warms it up, then measures one wrk run. */
+    static Wrk measure(int seconds, int connections, String... properties) throws IOException, InterruptedException {
+        List<String> props = new ArrayList<>(List.of(properties));
+        props.add("-Dquarkus.log.level=WARN");
+        props.add("-Dquarkus.log.category.\"io.quarkus\".level=INFO"); // the start-up line ServiceProcess waits for
+        try (ServiceProcess service = ServiceProcess.start(props.toArray(String[]::new))) {
+            String url = "http://127.0.0.1:" + service.port + "/api/products";
+            wrk(url, Math.max(1, seconds / 2), connections); // warm-up (JIT)
+            return wrk(url, seconds, connections);
+        }
+    }
+
+    static Wrk wrk(String url, int seconds, int connections) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("wrk", "-t2", "-c" + connections, "-d" + seconds + "s", "--latency", url).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        double rps = Double.parseDouble(find(out, "Requests/sec:\\s+([0-9.]+)", "0"));
+        long requests = Long.parseLong(find(out, "([0-9]+) requests in", "0"));
+        long non2xx = Long.parseLong(find(out, "Non-2xx or 3xx responses:\\s+([0-9]+)", "0"));
+        if (requests == 0) {
+            throw new IllegalStateException("wrk said: " + out);
+        }
+        return new Wrk(rps, requests, non2xx, find(out, "\\s50%\\s+(\\S+)", "?"), find(out, "\\s99%\\s+(\\S+)", "?"));
+    }
+
+    private static String find(String text, String regex, String otherwise) {
+        Matcher m = Pattern.compile(regex).matcher(text);
+        return m.find() ? m.group(1) : otherwise;
+    }
+}

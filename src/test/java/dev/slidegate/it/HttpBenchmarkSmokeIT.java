@@ -1,0 +1,22 @@
+package dev.slidegate.it;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The wrk benchmark against the packaged jar for a second per configuration: it keeps running, and the refusing runs refuse. */
+class HttpBenchmarkSmokeIT {
+
+    @Test
+    void runsEveryConfiguration() throws Exception {
+        String report = dev.slidegate.bench.HttpBenchmarkAccess.run(1, 8, Path.of("target/bench/http-smoke.svg"));
+        System.out.println(report);
+        assertTrue(report.contains("| limiter off (`slidegate.enabled=false`) |"), report);
+        assertTrue(report.contains("| Redis store, ~90% refused (429) |"), report);
+        assertTrue(report.lines().filter(l -> l.contains("nothing refused")).allMatch(l -> l.contains("| 0 of ")),
+                "nothing refused where the limit is 10^7/s:\n" + report);
+        assertTrue(report.lines().filter(l -> l.contains("90% refused")).noneMatch(l -> l.contains("| 0 of ")),
+                "the refusing runs refuse:\n" + report);
+    }
+}

@@ -1,0 +1,43 @@
+package dev.slidegate.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The packaged jar's logs: no secret in any line, refusals summarised, JSON lines by configuration. */
+class LogsIT {
+
+    // a Redis password in the URI, an API key, a login password: none of them is printed, even while
+    // Redis is unreachable and calls are refused
+    @Test
+    void noSecretReachesTheLog() throws Exception {
+        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.store=redis", "-Dquarkus.redis.hosts=redis://:s3cret-pass@127.0.0.1:1",
+                "-Dslidegate.redis.timeout=100ms", "-Dslidegate.policies.reports.limits=2/1h")) {
+            for (int i = 0; i < 5; i++) {
+                service.get("/api/reports", "X-Api-Key", "api-key-do-not-log");
+                service.postJson("/api/login", "{\"username\":\"alice\",\"password\":\"password-do-not-log\"}");
+            }
+            Thread.sleep(300); // let the last lines reach the log file
+            String log = service.log();
+            assertTrue(log.contains("does not answer at start-up"), log);
+            assertTrue(log.contains("redis://***@127.0.0.1:1"), "the URI is shown without its credentials:\n" + log);
+            for (String secret : List.of("s3cret-pass", "api-key-do-not-log", "password-do-not-log", "slidegate-demo")) {
+                assertFalse(log.contains(secret), secret + " in the log:\n" + log);
+            }
+            long refusalLines = log.lines().filter(l -> l.contains("Policy 'reports' refused")).count();
+            assertEquals(1, refusalLines, "3 refusals, one summary line (the first at once, then at most one a minute):\n" + log);
+            assertFalse(log.lines().anyMatch(l -> l.contains("WARN") && l.contains("refused")), "refusals are not WARNings");
+        }
+    }
+
+    @Test
+    void jsonLogsByConfiguration() throws Exception {
+        try (ServiceProcess service = ServiceProcess.start("-Dquarkus.log.console.json.enabled=true")) {
+            String line = service.log().lines().filter(l -> l.contains("Slidegate store")).findFirst().orElseThrow();
+            assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains("\"message\":\"Slidegate store: memory"), line);
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.slidegate.it;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.matchesPattern;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.slidegate.testing.RedisTestResource;
+import dev.slidegate.testing.Resp;
+import io.quarkus.test.junit.QuarkusIntegrationTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged artifact (the jar in {@code verify}, the native executable with {@code -Dnative}) on a
+ * real redis-server started by the test: the Lua scripts are found as resources and decide, the
+ * sliding log lives in Redis, and readiness reports Redis.
+ */
+@QuarkusIntegrationTest
+@TestProfile(RedisStoreIT.OnRedis.class)
+class RedisStoreIT {
+
+    public static class OnRedis implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("slidegate.store", "redis", "slidegate.policies.products.limits", "5/1m");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(RedisTestResource.class));
+        }
+    }
+
+    @Test
+    void decisionsAreMadeInRedis() {
+        for (int i = 0; i < 5; i++) {
+            given().get("/api/products").then().statusCode(200).header("RateLimit", matchesPattern("\"products-1m\";r=" + (4 - i) + ";t=\\d+"));
+        }
+        given().get("/api/products").then().statusCode(429).header("Retry-After", matchesPattern("[1-9][0-9]*"))
+                .contentType("application/problem+json").body("policy", equalTo("products"));
+        try (Resp r = RedisTestResource.server().connect()) {
+            @SuppressWarnings("unchecked")
+            List<Object> scan = (List<Object>) r.call("SCAN", "0", "MATCH", "slidegate:{products:*}:log", "COUNT", "1000");
+            List<?> keys = (List<?>) scan.get(1);
+            assertEquals(1, keys.size(), "one sliding log for the one caller: " + keys);
+            assertEquals(5L, r.call("ZCARD", (String) keys.get(0)));
+        }
+        given().get("/q/health/ready").then().statusCode(200).body("checks.find { it.name == 'Slidegate store' }.data.redis", equalTo("up"));
+    }
+}

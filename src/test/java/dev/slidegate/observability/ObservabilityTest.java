@@ -1,0 +1,118 @@
+package dev.slidegate.observability;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.http.SmallLimits;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** Metrics, health, OpenAPI and the refusal log summary, on the memory store. */
+@QuarkusTest
+@TestProfile(SmallLimits.class)
+class ObservabilityTest {
+
+    // decisions are counted by policy and outcome; the histogram has the store; no caller key becomes a label
+    @Test
+    void metricsCountDecisionsByPolicyAndOutcome() {
+        double admitted = counter("reports", "admitted");
+        double refused = counter("reports", "refused");
+        String apiKey = "metrics-" + UUID.randomUUID();
+        for (int i = 0; i < 5; i++) { // limit 3/1h: 3 admitted, 2 refused
+            given().header("X-Api-Key", apiKey).get("/api/reports");
+        }
+        assertEquals(admitted + 3, counter("reports", "admitted"));
+        assertEquals(refused + 2, counter("reports", "refused"));
+        String metrics = metrics();
+        assertTrue(metrics.contains("slidegate_decision_latency_seconds_bucket{store=\"memory\""), "latency histogram by store");
+        assertTrue(!metrics.contains(apiKey), "a caller key never becomes a label");
+    }
+
+    @Test
+    void healthIsUpWithTheMemoryStore() {
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body("checks.find { it.name == 'Slidegate store' }.data.store", equalTo("memory"));
+        given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+    }
+
+    // every limited operation documents its 429 with the problem body and the RateLimit/Retry-After fields
+    @Test
+    void openApiDescribesThe429() {
+        var api = given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200).extract().jsonPath();
+        for (String op : List.of("'/api/products'.get", "'/api/products/{id}'.get", "'/api/reports'.get", "'/api/login'.post")) {
+            assertEquals("#/components/responses/TooManyRequests", api.getString("paths." + op + ".responses.'429'.$ref"), op);
+        }
+        var tooMany = "components.responses.TooManyRequests.";
+        assertEquals("#/components/headers/RateLimit", api.getString(tooMany + "headers.RateLimit.$ref"));
+        assertEquals("#/components/headers/Retry-After", api.getString(tooMany + "headers.Retry-After.$ref"));
+        assertEquals("#/components/schemas/Problem", api.getString(tooMany + "content.'application/problem+json'.schema.$ref"));
+        assertTrue(api.getMap("components.schemas.Problem.properties").keySet().containsAll(List.of("title", "status", "retryAfter", "policy")));
+        given().accept("application/json").get("/q/openapi?format=json").then()
+                .body("paths.'/admin'.get.responses.keySet()", hasItems("401", "403"));
+    }
+
+    // refusals are summarised, not logged per request: 6 refusals of one policy give one line, naming no key
+    @Test
+    void refusalsAreLoggedAsASummary() {
+        List<LogRecord> records = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                synchronized (records) {
+                    records.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger("dev.slidegate.refused");
+        log.addHandler(capture);
+        try {
+            String apiKey = "secret-key-" + UUID.randomUUID();
+            for (int i = 0; i < 9; i++) {
+                given().header("X-Api-Key", apiKey).get("/api/reports");
+            }
+            synchronized (records) {
+                List<String> lines = records.stream().map(r -> format(r)).filter(m -> m.contains("'reports'")).toList();
+                assertTrue(lines.size() <= 1, "at most one summary line per minute per policy: " + lines);
+                lines.forEach(l -> assertTrue(!l.contains(apiKey), "no caller key in " + l));
+                records.forEach(r -> assertTrue(r.getLevel().intValue() < java.util.logging.Level.WARNING.intValue(), "not WARN: " + format(r)));
+            }
+        } finally {
+            log.removeHandler(capture);
+        }
+    }
+
+    private static String format(LogRecord r) {
+        return r.getParameters() == null ? r.getMessage() : String.format(r.getMessage().replace("%d", "%s"), r.getParameters());
+    }
+
+    static String metrics() {
+        return given().get("/q/metrics").then().statusCode(200).body(not(containsString("caller-key"))).extract().asString();
+    }
+
+    static double counter(String policy, String outcome) {
+        Matcher m = Pattern.compile("slidegate_decisions_total\\{outcome=\"" + outcome + "\",policy=\"" + Pattern.quote(policy) + "\"} ([0-9.E]+)")
+                .matcher(metrics());
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+}
