@@ -47,6 +47,8 @@ class HttpBenchmark {
         Wrk redis;
         Wrk memoryRefusing;
         Wrk redisRefusing;
+        Wrk offReactive;
+        Wrk redisReactive;
         try (RedisServer server = RedisServer.start()) {
             off = measure(seconds, connections, "-Dslidegate.enabled=false", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
             memory = measure(seconds, connections, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
@@ -58,16 +60,23 @@ class HttpBenchmark {
             String tenthRedis = Math.max(1, (long) (redis.perSecond() * 10 / 10)) + "/10s";
             redisRefusing = measure(seconds, connections, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
                     "-Dslidegate.policies.products.limits=" + tenthRedis);
+            // the same pair on the reactive endpoint (Uni): no worker thread waits for Redis
+            offReactive = measure("/api/products/reactive", seconds, connections, "-Dslidegate.enabled=false",
+                    "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            redisReactive = measure("/api/products/reactive", seconds, connections, "-Dslidegate.store=redis",
+                    "-Dquarkus.redis.hosts=" + server.uri(), "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
         }
         rows.add(row("limiter off (`slidegate.enabled=false`)", off, off));
         rows.add(row("memory store, nothing refused", memory, off));
         rows.add(row("Redis store, nothing refused", redis, off));
         rows.add(row("memory store, ~90% refused (429)", memoryRefusing, off));
         rows.add(row("Redis store, ~90% refused (429)", redisRefusing, off));
+        rows.add(row("`/api/products/reactive`, limiter off", offReactive, offReactive));
+        rows.add(row("`/api/products/reactive`, Redis store, nothing refused", redisReactive, offReactive));
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                 "wrk -t2 -c%d -d%ds --latency against GET /api/products (one client IP: one hot key), packaged jar, JDK %s%n%n", connections,
                 seconds, System.getProperty("java.version")));
-        sb.append("| configuration | requests/s | ÷ limiter off | non-2xx | p50 | p99 |\n|---|---|---|---|---|---|\n");
+        sb.append("| configuration | requests/s | ÷ limiter off (same endpoint) | non-2xx | p50 | p99 |\n|---|---|---|---|---|---|\n");
         rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
         sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
                 memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
@@ -76,6 +85,8 @@ class HttpBenchmark {
                     new Chart.Group("nothing refused", List.of(new Chart.Bar("limiter off", off.perSecond() / 1000, false),
                             new Chart.Bar("memory store", memory.perSecond() / 1000, true),
                             new Chart.Bar("Redis store", redis.perSecond() / 1000, true))),
+                    new Chart.Group("reactive endpoint, nothing refused", List.of(new Chart.Bar("limiter off", offReactive.perSecond() / 1000, false),
+                            new Chart.Bar("Redis store", redisReactive.perSecond() / 1000, true))),
                     new Chart.Group("about 90% refused", List.of(new Chart.Bar("memory store", memoryRefusing.perSecond() / 1000, true),
                             new Chart.Bar("Redis store", redisRefusing.perSecond() / 1000, true)))));
         }
@@ -89,11 +100,15 @@ class HttpBenchmark {
 
     /** Starts the jar with {@code properties}, warms it up, then measures one wrk run. */
     static Wrk measure(int seconds, int connections, String... properties) throws IOException, InterruptedException {
+        return measure("/api/products", seconds, connections, properties);
+    }
+
+    static Wrk measure(String path, int seconds, int connections, String... properties) throws IOException, InterruptedException {
         List<String> props = new ArrayList<>(List.of(properties));
         props.add("-Dquarkus.log.level=WARN");
         props.add("-Dquarkus.log.category.\"io.quarkus\".level=INFO"); // the start-up line ServiceProcess waits for
         try (ServiceProcess service = ServiceProcess.start(props.toArray(String[]::new))) {
-            String url = "http://127.0.0.1:" + service.port + "/api/products";
+            String url = "http://127.0.0.1:" + service.port + path;
             wrk(url, Math.max(1, seconds / 2), connections); // warm-up (JIT)
             return wrk(url, seconds, connections);
         }
