@@ -13,9 +13,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Nothing is retried here: a call that timed out may have run and charged the caller already.
  * Admin reads ({@code peek}, {@code keys}, {@code count}) and {@code reset} always go to the remote store.
  */
-public final class FallbackStore implements LimiterStore {
+public final class FallbackStore extends ForwardingStore {
 
-    private final LimiterStore remote;
     private final LimiterStore local;
     private final int instances;
     private final Breaker breaker;
@@ -25,15 +24,10 @@ public final class FallbackStore implements LimiterStore {
     };
 
     public FallbackStore(LimiterStore remote, LimiterStore local, int instances, Breaker breaker) {
-        this.remote = remote;
+        super(remote);
         this.local = local;
         this.instances = Math.max(1, instances);
         this.breaker = breaker;
-    }
-
-    @Override
-    public String name() {
-        return remote.name();
     }
 
     public Breaker breaker() {
@@ -42,7 +36,7 @@ public final class FallbackStore implements LimiterStore {
 
     /** The store this one falls back from (Redis). */
     public LimiterStore remote() {
-        return remote;
+        return delegate;
     }
 
     /** Called on every failed call to the remote store (each one is then decided by the fail mode); e.g. for metrics. */
@@ -55,7 +49,7 @@ public final class FallbackStore implements LimiterStore {
         if (!breaker.allowRequest()) {
             return fallback(policy, key, cost, null);
         }
-        return remote.acquire(policy, key, cost).handle((d, error) -> {
+        return delegate.acquire(policy, key, cost).handle((d, error) -> {
             if (error == null) {
                 breaker.success();
                 return CompletableFuture.completedFuture(d);
@@ -74,7 +68,7 @@ public final class FallbackStore implements LimiterStore {
                 yield CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, 0, unknown, true));
             }
             case CLOSED -> CompletableFuture.failedFuture(new StoreUnavailableException(
-                    "the " + remote.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
+                    "the " + delegate.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
                             + (cause == null ? " (skipped while it recovers)" : ": " + cause.getMessage()), cause));
             case LOCAL -> local.acquire(share(policy), key, cost).thenApply(d -> new Decision(policy, d.allowed(), d.trippedIndex(),
                     d.retryAfterMicros(), d.atMicros(), d.states(), true));
@@ -94,26 +88,6 @@ public final class FallbackStore implements LimiterStore {
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
         local.reset(share(policy), key);
-        return remote.reset(policy, key);
-    }
-
-    @Override
-    public CompletionStage<Decision> peek(Policy policy, String key) {
-        return remote.peek(policy, key);
-    }
-
-    @Override
-    public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
-        return remote.keys(policy, cursor, limit);
-    }
-
-    @Override
-    public CompletionStage<Long> count(Policy policy) {
-        return remote.count(policy);
-    }
-
-    @Override
-    public CompletionStage<Map<String, Long>> counts(java.util.Collection<Policy> policies) {
-        return remote.counts(policies);
+        return delegate.reset(policy, key);
     }
 }

@@ -1,13 +1,13 @@
 package dev.slidegate.metrics;
 
 import dev.slidegate.core.Decision;
+import dev.slidegate.core.ForwardingStore;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,9 +20,8 @@ import java.util.concurrent.TimeUnit;
  * a 503), and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
  * names (bounded by configuration) and fixed words, never a caller's key.
  */
-public final class MeteredStore implements LimiterStore {
+public final class MeteredStore extends ForwardingStore {
 
-    private final LimiterStore delegate;
     private final MeterRegistry registry;
     private final Timer storeTimer;
     private final Timer fallbackTimer;
@@ -31,7 +30,7 @@ public final class MeteredStore implements LimiterStore {
     static final String[] OUTCOMES = {"admitted", "refused", "dry_run_refused", "fallback", "error"};
 
     public MeteredStore(LimiterStore delegate, MeterRegistry registry) {
-        this.delegate = delegate;
+        super(delegate);
         this.registry = registry;
         this.storeTimer = timer(delegate.name());
         this.fallbackTimer = timer("fallback");
@@ -46,11 +45,6 @@ public final class MeteredStore implements LimiterStore {
     /** The store that decides. */
     public LimiterStore delegate() {
         return delegate;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
     }
 
     @Override
@@ -76,30 +70,5 @@ public final class MeteredStore implements LimiterStore {
                     .tag("outcome", OUTCOMES[i]).register(registry);
         }
         return c;
-    }
-
-    @Override
-    public CompletionStage<Void> reset(Policy policy, String key) {
-        return delegate.reset(policy, key);
-    }
-
-    @Override
-    public CompletionStage<Decision> peek(Policy policy, String key) {
-        return delegate.peek(policy, key);
-    }
-
-    @Override
-    public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
-        return delegate.keys(policy, cursor, limit);
-    }
-
-    @Override
-    public CompletionStage<Long> count(Policy policy) {
-        return delegate.count(policy);
-    }
-
-    @Override
-    public CompletionStage<Map<String, Long>> counts(Collection<Policy> policies) {
-        return delegate.counts(policies);
     }
 }

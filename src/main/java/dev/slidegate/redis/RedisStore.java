@@ -35,10 +35,10 @@ public final class RedisStore implements LimiterStore {
     private final ReactiveRedisDataSource redis;
     private final Duration timeout;
     private final RedisNodes nodes;
-    private final Map<Policy, Prepared> prepared = new ConcurrentHashMap<>();
+    private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
 
     /** What a policy contributes to every call: the script and the ARGV tail, built once. */
-    private record Prepared(LuaScript script, List<String> limitArgs) {
+    private record Prepared(Policy policy, LuaScript script, List<String> limitArgs) {
     }
 
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout) {
@@ -84,15 +84,28 @@ public final class RedisStore implements LimiterStore {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1, was " + cost);
         }
-        Prepared p = prepared.computeIfAbsent(policy, RedisStore::prepare);
-        List<String> keys = keys(policy, key);
-        List<String> args = new ArrayList<>(2 + p.limitArgs().size());
-        args.add(Integer.toString(cost));
-        args.add(policy.countRejected() ? "1" : "0");
-        args.addAll(p.limitArgs());
-        return run(p.script(), keys, args)
-                .map(r -> toDecision(policy, r))
-                .subscribeAsCompletionStage();
+        return decide(policy, key, cost, policy.countRejected());
+    }
+
+    /** A read-only decision: the script with cost 0 writes nothing. */
+    @Override
+    public CompletionStage<Decision> peek(Policy policy, String key) {
+        return decide(policy, key, 0, false);
+    }
+
+    private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
+        Prepared p = prepared(policy);
+        return run(p.script(), command(p, keys(policy, key), cost, countRejected)).map(r -> toDecision(policy, r)).subscribeAsCompletionStage();
+    }
+
+    /** The policy's script and arguments, built once: looked up by name (cheap), checked to be this very policy. */
+    private Prepared prepared(Policy policy) {
+        Prepared p = prepared.get(policy.name());
+        if (p == null || !p.policy().equals(policy)) {
+            p = prepare(policy);
+            prepared.put(policy.name(), p);
+        }
+        return p;
     }
 
     /**
@@ -100,14 +113,7 @@ public final class RedisStore implements LimiterStore {
      * that replay it outside Java, e.g. {@code redis-benchmark} as the ceiling of this script.
      */
     public static List<String> evalshaArguments(Policy policy, String key, int cost) {
-        Prepared p = prepare(policy);
-        List<String> keys = keys(policy, key);
-        List<String> all = new ArrayList<>(List.of(p.script().sha1(), Integer.toString(keys.size())));
-        all.addAll(keys);
-        all.add(Integer.toString(cost));
-        all.add(policy.countRejected() ? "1" : "0");
-        all.addAll(p.limitArgs());
-        return all;
+        return List.of(command(prepare(policy), keys(policy, key), cost, policy.countRejected()));
     }
 
     /** The script body of a strategy, for {@code SCRIPT LOAD} by tools. */
@@ -133,18 +139,7 @@ public final class RedisStore implements LimiterStore {
             args.add(Integer.toString(l.permits()));
             args.add(Long.toString(l.windowMicros()));
         });
-        return new Prepared(script, List.copyOf(args));
-    }
-
-    /** A read-only decision: the script with cost 0 writes nothing. */
-    @Override
-    public CompletionStage<Decision> peek(Policy policy, String key) {
-        Prepared p = prepared.computeIfAbsent(policy, RedisStore::prepare);
-        List<String> args = new ArrayList<>(2 + p.limitArgs().size());
-        args.add("0");
-        args.add("0");
-        args.addAll(p.limitArgs());
-        return run(p.script(), keys(policy, key), args).map(r -> toDecision(policy, r)).subscribeAsCompletionStage();
+        return new Prepared(policy, script, List.copyOf(args));
     }
 
     private static final int SCAN_COUNT = 1000;
@@ -280,11 +275,15 @@ public final class RedisStore implements LimiterStore {
                 .subscribeAsCompletionStage();
     }
 
-    /** Runs a script by SHA, falling back to EVAL once on an explicit NOSCRIPT; bounded by the timeout. */
-    Uni<Response> run(LuaScript script, List<String> keys, List<String> args) {
-        Uni<Response> call = redis.execute(Command.EVALSHA, command(script.sha1(), keys, args))
+    /** Runs a script by SHA ({@code cmd[0]}), falling back to EVAL once on an explicit NOSCRIPT; bounded by the timeout. */
+    private Uni<Response> run(LuaScript script, String[] cmd) {
+        Uni<Response> call = redis.execute(Command.EVALSHA, cmd)
                 .onFailure(RedisStore::isNoScript)
-                .recoverWithUni(() -> redis.execute(Command.EVAL, command(script.body(), keys, args)));
+                .recoverWithUni(() -> {
+                    String[] eval = cmd.clone();
+                    eval[0] = script.body();
+                    return redis.execute(Command.EVAL, eval);
+                });
         return withTimeout(call, script.name());
     }
 
@@ -295,15 +294,19 @@ public final class RedisStore implements LimiterStore {
                         : "Redis failed on " + what + ": " + e.getMessage(), e));
     }
 
-    private static String[] command(String scriptOrSha, List<String> keys, List<String> args) {
-        String[] cmd = new String[2 + keys.size() + args.size()];
-        cmd[0] = scriptOrSha;
+    /** {@code EVALSHA} arguments: SHA, key count, keys, cost, count-rejected flag, the policy's arguments. */
+    private static String[] command(Prepared p, List<String> keys, int cost, boolean countRejected) {
+        List<String> limitArgs = p.limitArgs();
+        String[] cmd = new String[4 + keys.size() + limitArgs.size()];
+        cmd[0] = p.script().sha1();
         cmd[1] = Integer.toString(keys.size());
         int i = 2;
         for (String k : keys) {
             cmd[i++] = k;
         }
-        for (String a : args) {
+        cmd[i++] = Integer.toString(cost);
+        cmd[i++] = countRejected ? "1" : "0";
+        for (String a : limitArgs) {
             cmd[i++] = a;
         }
         return cmd;

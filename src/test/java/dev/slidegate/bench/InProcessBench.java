@@ -60,22 +60,19 @@ public class InProcessBench {
             case "guava" -> peer(k -> RateLimiter.create(perSecond), RateLimiter::tryAcquire);
             case "resilience4j" -> peer(k -> new AtomicRateLimiter(k, RateLimiterConfig.custom().limitForPeriod(perSecond)
                     .limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ZERO).build()), AtomicRateLimiter::acquirePermission);
-            case "sliding-log-decision" -> { // the full decision the service uses for its headers (allocates the Decision)
-                MemoryStore store = new MemoryStore(Clock.system(), Math.max(100_000, keys * 2));
-                Policy policy = new Policy("bench", List.of(new Limit(perSecond, 1_000_000)), Strategy.SLIDING_LOG, "global", false);
-                yield k -> store.decide(policy, k, 1).allowed();
-            }
-            default -> slidegate(Strategy.parse(impl));
+            // the full decision the service uses for its headers (allocates the Decision)
+            case "sliding-log-decision" -> slidegate(Strategy.SLIDING_LOG, true);
+            default -> slidegate(Strategy.parse(impl), false);
         };
         for (String n : names) { // every key exists before measuring
             decide.test(n);
         }
     }
 
-    private Predicate<String> slidegate(Strategy strategy) {
+    private Predicate<String> slidegate(Strategy strategy, boolean fullDecision) {
         MemoryStore store = new MemoryStore(Clock.system(), Math.max(100_000, keys * 2));
         Policy policy = new Policy("bench", List.of(new Limit(perSecond, 1_000_000)), strategy, "global", false);
-        return k -> store.tryAcquire(policy, k, 1);
+        return fullDecision ? k -> store.decide(policy, k, 1).allowed() : k -> store.tryAcquire(policy, k, 1);
     }
 
     private <L> Predicate<String> peer(java.util.function.Function<String, L> create, Predicate<L> tryAcquire) {

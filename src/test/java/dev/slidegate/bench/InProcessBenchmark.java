@@ -1,7 +1,5 @@
 package dev.slidegate.bench;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -161,9 +159,5 @@ class InProcessBenchmark {
 
     private static String bytes(Row r) {
         return r == null || Double.isNaN(r.bytesPerCall()) ? "—" : String.format(Locale.ROOT, "%.0f", r.bytesPerCall());
-    }
-
-    static void check(List<Row> rows, int expected) {
-        assertEquals(expected, rows.size());
     }
 }

@@ -17,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -188,18 +187,10 @@ class RedisClusterApiTest {
         throw new AssertionError(node.uri() + " never reported " + role);
     }
 
-    /** Every key of one node matching {@code pattern}, by SCAN. */
-    @SuppressWarnings("unchecked")
+    /** Every key of one node matching {@code pattern}. */
     private static List<String> scan(RedisServer node, String pattern) {
-        List<String> keys = new ArrayList<>();
         try (Resp r = node.connect()) {
-            String cursor = "0";
-            do {
-                List<Object> reply = (List<Object>) r.call("SCAN", cursor, "MATCH", pattern, "COUNT", "1000");
-                cursor = (String) reply.get(0);
-                ((List<Object>) reply.get(1)).forEach(k -> keys.add((String) k));
-            } while (!"0".equals(cursor));
+            return r.scan(pattern);
         }
-        return keys;
     }
 }

@@ -9,13 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.slidegate.http.SmallLimits;
+import dev.slidegate.testing.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -67,43 +65,16 @@ class ObservabilityTest {
     // refusals are summarised, not logged per request: 6 refusals of one policy give one line, naming no key
     @Test
     void refusalsAreLoggedAsASummary() {
-        List<LogRecord> records = new ArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                synchronized (records) {
-                    records.add(r);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger("dev.slidegate.refused");
-        log.addHandler(capture);
-        try {
-            String apiKey = "secret-key-" + UUID.randomUUID();
+        String apiKey = "secret-key-" + UUID.randomUUID();
+        try (LogCapture log = LogCapture.of("dev.slidegate.refused")) {
             for (int i = 0; i < 9; i++) {
                 given().header("X-Api-Key", apiKey).get("/api/reports");
             }
-            synchronized (records) {
-                List<String> lines = records.stream().map(r -> format(r)).filter(m -> m.contains("'reports'")).toList();
-                assertTrue(lines.size() <= 1, "at most one summary line per minute per policy: " + lines);
-                lines.forEach(l -> assertTrue(!l.contains(apiKey), "no caller key in " + l));
-                records.forEach(r -> assertTrue(r.getLevel().intValue() < java.util.logging.Level.WARNING.intValue(), "not WARN: " + format(r)));
-            }
-        } finally {
-            log.removeHandler(capture);
+            List<String> lines = log.lines().stream().filter(m -> m.contains("'reports'")).toList();
+            assertTrue(lines.size() <= 1, "at most one summary line per minute per policy: " + lines);
+            lines.forEach(l -> assertTrue(!l.contains(apiKey), "no caller key in " + l));
+            assertTrue(!log.anyAtLeast(java.util.logging.Level.WARNING), "not WARN: " + log.lines());
         }
-    }
-
-    private static String format(LogRecord r) {
-        return r.getParameters() == null ? r.getMessage() : String.format(r.getMessage().replace("%d", "%s"), r.getParameters());
     }
 
     static String metrics() {

@@ -15,17 +15,15 @@ import dev.slidegate.core.Policy;
 import dev.slidegate.core.StoreUnavailableException;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.testing.LogCapture;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /** When Redis is frozen or gone: each fail mode, the breaker, its log lines, and no replay of a timed-out call. */
@@ -82,26 +80,9 @@ class FailModesTest {
     // again (one INFO). A call that timed out is not replayed: after the thaw it counted at most once.
     @Test
     void aFrozenRedisOpensTheBreakerAndItsReturnClosesIt() throws Exception {
-        List<LogRecord> logged = new ArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                synchronized (logged) {
-                    logged.add(r);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger log = Logger.getLogger("dev.slidegate");
-        log.addHandler(capture);
-        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server); Resp resp = server.connect()) {
+        List<LogRecord> logged;
+        try (LogCapture log = LogCapture.of("dev.slidegate"); RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server);
+                Resp resp = server.connect()) {
             FallbackStore store = store(clients, 1);
             Policy p = policy("fm-frozen", FailMode.OPEN);
             call(store, p, "warm");
@@ -123,8 +104,7 @@ class FailModesTest {
             // the call that timed out is not sent again: whether the frozen server got to run it or the
             // client dropped it with its connection, it counted at most once
             assertTrue(resp.number("ZCARD", "slidegate:{fm-frozen:once}:log") <= 1, "the timed-out call was replayed");
-        } finally {
-            log.removeHandler(capture);
+            logged = log.records();
         }
         long warnings = logged.stream().filter(r -> r.getLevel() == Level.WARNING && r.getMessage().contains("failed 3 decisions in a row"))
                 .count();

@@ -97,6 +97,19 @@ public final class Resp implements AutoCloseable {
         return sb.toString();
     }
 
+    /** Every key of this server matching {@code pattern}, by {@code SCAN} (never {@code KEYS}). */
+    @SuppressWarnings("unchecked")
+    public List<String> scan(String pattern) {
+        List<String> keys = new ArrayList<>();
+        String cursor = "0";
+        do {
+            List<Object> reply = (List<Object>) call("SCAN", cursor, "MATCH", pattern, "COUNT", "1000");
+            cursor = (String) reply.get(0);
+            ((List<Object>) reply.get(1)).forEach(k -> keys.add((String) k));
+        } while (!"0".equals(cursor));
+        return keys;
+    }
+
     @Override
     public void close() {
         try {
