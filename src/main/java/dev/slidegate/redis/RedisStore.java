@@ -8,13 +8,20 @@ import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
+import io.vertx.core.AsyncResult;
 import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Request;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Redis store: one {@code EVALSHA} per decision, so every instance sharing a Redis sees the same
@@ -36,6 +43,14 @@ public final class RedisStore implements LimiterStore {
     private final Duration timeout;
     private final RedisNodes nodes;
     private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
+    /** The Vert.x client itself: a decision is one send and one callback, with no reactive operators around it. */
+    private final Redis client;
+    /**
+     * Deadlines of decisions in flight. One timer thread, with no wake-up per call: every deadline is
+     * the same distance ahead, so a new one never becomes the earliest, and an answered call's
+     * deadline is removed from the queue at once.
+     */
+    private final ScheduledThreadPoolExecutor deadlines;
 
     /** What a policy contributes to every call: the script and the ARGV tail, built once. */
     private record Prepared(Policy policy, LuaScript script, List<String> limitArgs) {
@@ -48,8 +63,15 @@ public final class RedisStore implements LimiterStore {
     /** A store whose admin listing and counts {@code SCAN} the given nodes (every master of a cluster). */
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout, RedisNodes nodes) {
         this.redis = redis;
+        this.client = redis.getRedis().getDelegate();
         this.timeout = timeout;
         this.nodes = nodes;
+        this.deadlines = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "slidegate-redis-deadlines");
+            t.setDaemon(true);
+            return t;
+        });
+        deadlines.setRemoveOnCancelPolicy(true);
     }
 
     @Override
@@ -95,7 +117,44 @@ public final class RedisStore implements LimiterStore {
 
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
         Prepared p = prepared(policy);
-        return run(p.script(), command(p, keys(policy, key), cost, countRejected)).map(r -> toDecision(policy, r)).subscribeAsCompletionStage();
+        String[] cmd = command(p, keys(policy, key), cost, countRejected);
+        CompletableFuture<Decision> result = new CompletableFuture<>();
+        ScheduledFuture<?> deadline = deadlines.schedule(() -> result.completeExceptionally(new RedisStoreException(
+                "Redis did not answer " + p.script().name() + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)", null)),
+                timeout.toNanos(), TimeUnit.NANOSECONDS);
+        client.send(request(Command.EVALSHA, cmd)).onComplete(evalsha -> {
+            if (evalsha.failed() && isNoScript(evalsha.cause())) {
+                String[] eval = cmd.clone();
+                eval[0] = p.script().body();
+                client.send(request(Command.EVAL, eval)).onComplete(r -> answer(result, deadline, policy, p.script(), r));
+            } else {
+                answer(result, deadline, policy, p.script(), evalsha);
+            }
+        });
+        return result;
+    }
+
+    /** Completes a decision with Redis's reply, unless its deadline came first. */
+    private static void answer(CompletableFuture<Decision> result, ScheduledFuture<?> deadline, Policy policy, LuaScript script,
+            AsyncResult<io.vertx.redis.client.Response> reply) {
+        deadline.cancel(false);
+        if (reply.failed()) {
+            result.completeExceptionally(new RedisStoreException("Redis failed on " + script.name() + ": " + reply.cause().getMessage(), reply.cause()));
+            return;
+        }
+        try {
+            result.complete(toDecision(policy, reply.result()));
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new RedisStoreException("Redis answered " + script.name() + " unexpectedly: " + reply.result(), e));
+        }
+    }
+
+    private static Request request(Command command, String[] args) {
+        Request r = Request.cmd(command);
+        for (String a : args) {
+            r.arg(a);
+        }
+        return r;
     }
 
     /** The policy's script and arguments, built once: looked up by name (cheap), checked to be this very policy. */
@@ -275,18 +334,6 @@ public final class RedisStore implements LimiterStore {
                 .subscribeAsCompletionStage();
     }
 
-    /** Runs a script by SHA ({@code cmd[0]}), falling back to EVAL once on an explicit NOSCRIPT; bounded by the timeout. */
-    private Uni<Response> run(LuaScript script, String[] cmd) {
-        Uni<Response> call = redis.execute(Command.EVALSHA, cmd)
-                .onFailure(RedisStore::isNoScript)
-                .recoverWithUni(() -> {
-                    String[] eval = cmd.clone();
-                    eval[0] = script.body();
-                    return redis.execute(Command.EVAL, eval);
-                });
-        return withTimeout(call, script.name());
-    }
-
     private <T> Uni<T> withTimeout(Uni<T> call, String what) {
         return call.ifNoItem().after(timeout).fail()
                 .onFailure().transform(e -> new RedisStoreException(e instanceof TimeoutException
@@ -317,7 +364,7 @@ public final class RedisStore implements LimiterStore {
         return m != null && m.startsWith("NOSCRIPT");
     }
 
-    private static Decision toDecision(Policy policy, Response r) {
+    private static Decision toDecision(Policy policy, io.vertx.redis.client.Response r) {
         boolean allowed = r.get(0).toLong() == 1;
         int tripped = r.get(1).toInteger();
         long retry = r.get(2).toLong();
