@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -18,9 +19,19 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response tooManyRequests(RateLimitExceededException e) {
-        Problem body = Problems.rateLimited(e);
-        return Response.status(429).header(HttpHeaders.RETRY_AFTER, body.retryAfter()).type(Problem.MEDIA_TYPE).entity(body).build();
+        return response(Problems.rateLimited(e));
     }
+
+    /** The response carrying {@code problem}: its status, its body, and Retry-After when it has one. */
+    public static Response response(Problem problem) {
+        Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(problem);
+        if (problem.retryAfter() != null) {
+            r.header(HttpHeaders.RETRY_AFTER, problem.retryAfter());
+        }
+        return r.build();
+    }
+
+    private static final MediaType PROBLEM = MediaType.valueOf(Problem.MEDIA_TYPE);
 
     @ServerExceptionMapper
     public Response missingKey(MissingRateLimitKeyException e) {

@@ -31,6 +31,16 @@ public class MethodPolicies {
     private final PolicyRegistry registry;
     private final Function<String, KeyResolver> resolvers;
     private final Map<Method, List<MethodPolicy>> cache = new ConcurrentHashMap<>();
+    /** The same lists by class, name and parameter types, for the REST layer, which names its methods so. */
+    private final Map<Signature, List<MethodPolicy>> bySignature = new ConcurrentHashMap<>();
+
+    /** A method as the REST layer describes its endpoints, without a {@link Method} object. */
+    record Signature(Class<?> type, String name, List<Class<?>> parameters) {
+
+        static Signature of(Method m) {
+            return new Signature(m.getDeclaringClass(), m.getName(), List.of(m.getParameterTypes()));
+        }
+    }
 
     @Inject
     MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers) {
@@ -54,7 +64,25 @@ public class MethodPolicies {
     /** The policies of {@code method}, whose effective bindings are {@code bindings}, in order. */
     List<MethodPolicy> of(Method method, List<RateLimited> bindings) {
         List<MethodPolicy> known = cache.get(method);
-        return known != null ? known : cache.computeIfAbsent(method, m -> resolveAll(m, bindings));
+        if (known != null) {
+            return known;
+        }
+        List<MethodPolicy> resolved = cache.computeIfAbsent(method, m -> resolveAll(m, bindings));
+        bySignature.putIfAbsent(Signature.of(method), resolved);
+        return resolved;
+    }
+
+    /**
+     * The policies of the method {@code signature} names, if they were resolved before (at start-up,
+     * or by its first call), else {@code null}. The very list {@link #cached(Method)} answers.
+     */
+    List<MethodPolicy> cached(Signature signature) {
+        return bySignature.get(signature);
+    }
+
+    /** How many methods' policies are known: grows when a method is first resolved. */
+    int known() {
+        return bySignature.size();
     }
 
     /**

@@ -4,15 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.http.Problem;
-import dev.slidegate.http.Problems;
 import io.quarkus.vertx.http.runtime.RouteConstants;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.event.Observes;
@@ -20,7 +13,6 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.jboss.logging.Logger;
 
 /**
  * Applies policies attached by configuration alone ({@code slidegate.policies.<p>.paths} and
@@ -32,9 +24,6 @@ import org.jboss.logging.Logger;
 @Singleton
 public class PathLimiter {
 
-    private static final Logger LOG = Logger.getLogger("dev.slidegate");
-    private static final Object[] NO_ARGUMENTS = new Object[0];
-
     /** One attached policy and one of its path patterns. */
     private record Rule(Pattern path, List<String> methods, MethodPolicy mp) {
 
@@ -44,19 +33,12 @@ public class PathLimiter {
     }
 
     private final List<Rule> rules = new ArrayList<>();
-    private final CallerKeys keys;
-    private final LimiterStore store;
-    private final PlanResolver plans;
+    private final RequestDecider decider;
     private final ObjectMapper json;
     private final boolean enabled;
-    private final Admission admission;
 
-    PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, CallerKeys keys, LimiterStore store,
-            PlanResolver plans, ObjectMapper json, Admission admission) {
-        this.admission = admission;
-        this.keys = keys;
-        this.store = store;
-        this.plans = plans;
+    PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, RequestDecider decider, ObjectMapper json) {
+        this.decider = decider;
         this.json = json;
         this.enabled = config.enabled();
         for (PolicyRegistry.Attachment a : registry.attachments()) {
@@ -101,36 +83,18 @@ public class PathLimiter {
         if (matched == null) {
             rc.next();
         } else {
-            decide(rc, matched, 0, Vertx.currentContext());
-        }
-    }
+            decider.decide(rc, matched, new RequestDecider.Outcome() {
+                @Override
+                public void admitted() {
+                    rc.next();
+                }
 
-    private void decide(RoutingContext rc, List<MethodPolicy> matched, int i, Context context) {
-        if (i == matched.size()) {
-            rc.next();
-            return;
+                @Override
+                public void refused(Problem problem) {
+                    respond(rc, problem);
+                }
+            });
         }
-        MethodPolicy mp = matched.get(i);
-        String key;
-        try {
-            key = keys.resolve(mp, NO_ARGUMENTS, rc);
-        } catch (MissingRateLimitKeyException e) {
-            respond(rc, Problems.missingKey(e.policy(), e.getMessage()));
-            return;
-        }
-        Policy policy = mp.policyFor(plans, NO_ARGUMENTS, rc);
-        store.acquire(policy, key, mp.cost()).whenComplete((d, error) -> onContext(context, () -> {
-            if (error != null) {
-                LOG.debugf("Rate-limit store unavailable: %s", error.getMessage()); // the breaker logs outages once
-                respond(rc, Problems.storeUnavailable());
-                return;
-            }
-            if (admission.refuse(d, rc)) {
-                respond(rc, Problems.rateLimited(new RateLimitExceededException(d, mp.cost())));
-            } else {
-                decide(rc, matched, i + 1, context);
-            }
-        }));
     }
 
     private void respond(RoutingContext rc, Problem problem) {
@@ -142,14 +106,6 @@ public class PathLimiter {
             rc.response().end(json.writeValueAsString(problem));
         } catch (JsonProcessingException e) {
             rc.fail(e);
-        }
-    }
-
-    private static void onContext(Context context, Runnable action) {
-        if (context == null || Vertx.currentContext() == context) {
-            action.run();
-        } else {
-            context.runOnContext(v -> action.run());
         }
     }
 }

@@ -69,6 +69,10 @@ public class RateLimitInterceptor {
             mps = policies.of(ctx.getMethod(), ArcInvocationContext.findIterceptorBindings(ctx, RateLimited.class));
         }
         RoutingContext rc = currentRequest();
+        if (rc != null && rc.get(EarlyDecisions.DECIDED) == mps) { // this endpoint's request was decided before dispatch
+            rc.remove(EarlyDecisions.DECIDED);
+            return ctx.proceed();
+        }
         // keys and plans are read now, on the caller's thread, where the request is
         Ask[] asks = new Ask[mps.size()];
         for (int i = 0; i < asks.length; i++) {

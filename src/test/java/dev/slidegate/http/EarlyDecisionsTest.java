@@ -1,0 +1,78 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.core.LimiterStore;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Annotated endpoints whose keys come from the request are decided by a request filter before the
+ * endpoint is dispatched; the others by the interceptor. Both count each call exactly once.
+ */
+@QuarkusTest
+@TestProfile(SmallLimits.class)
+class EarlyDecisionsTest {
+
+    @Inject
+    LimiterStore store;
+    @Inject
+    PolicyRegistry registry;
+
+    @BeforeEach
+    void reset() {
+        for (String name : new String[] {"early-json", "early-blocking", "early-outer"}) {
+            store.reset(registry.policies().get(name).policy(), "ip:127.0.0.1").toCompletableFuture().join();
+        }
+        for (String id : new String[] {"a", "b"}) {
+            store.reset(registry.policies().get("early-arg").policy(), "arg:" + id).toCompletableFuture().join();
+        }
+        store.reset(registry.policies().get("early-inner").policy(), "global").toCompletableFuture().join();
+        EarlyResource.JSON_CALLS.set(0);
+        EarlyResource.BLOCKING_CALLS.set(0);
+    }
+
+    // the refusal comes before the body is read: a malformed body over the limit is a 429, not a 400
+    @Test
+    void aRefusedRequestIsAnsweredBeforeItsBodyIsRead() {
+        for (int i = 0; i < 2; i++) {
+            given().contentType("application/json").body("{\"item\":\"cup\",\"quantity\":1}").post("/test/early/json").then().statusCode(200)
+                    .body(equalTo("cup"));
+        }
+        given().contentType("application/json").body("{not json").post("/test/early/json").then().statusCode(429)
+                .header("Retry-After", "3600").contentType("application/problem+json").body("policy", equalTo("early-json"));
+        assertEquals(2, EarlyResource.JSON_CALLS.get());
+    }
+
+    // decided by the filter, let through by the interceptor: one permit per call, no more
+    @Test
+    void anAdmittedRequestIsCountedOnce() {
+        for (int remaining = 2; remaining >= 0; remaining--) {
+            given().get("/test/early/blocking").then().statusCode(200).header("RateLimit", "\"early-blocking-1h\";r=" + remaining + ";t=3600");
+        }
+        given().get("/test/early/blocking").then().statusCode(429).header("RateLimit", "\"early-blocking-1h\";r=0;t=3600");
+        assertEquals(3, EarlyResource.BLOCKING_CALLS.get());
+    }
+
+    // a key from the call's argument cannot be known before the call: the interceptor decides it
+    @Test
+    void aKeyFromAnArgumentIsStillDecidedPerArgument() {
+        given().get("/test/early/arg/a").then().statusCode(200);
+        given().get("/test/early/arg/a").then().statusCode(429).body("policy", equalTo("early-arg"));
+        given().get("/test/early/arg/b").then().statusCode(200);
+    }
+
+    // the endpoint's own policy is decided early; the bean it calls keeps its own limit
+    @Test
+    void aLimitedBeanCalledByAnEarlyDecidedEndpointIsStillLimited() {
+        given().get("/test/early/nested").then().statusCode(200).body(equalTo("inner"));
+        given().get("/test/early/nested").then().statusCode(429).body("policy", equalTo("early-inner"));
+        given().get("/test/early/nested").then().statusCode(429).header("RateLimit", org.hamcrest.Matchers.containsString("\"early-outer-1h\";r=2"));
+    }
+}

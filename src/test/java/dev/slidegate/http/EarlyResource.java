@@ -1,0 +1,70 @@
+package dev.slidegate.http;
+
+import dev.slidegate.interceptor.RateLimitKey;
+import dev.slidegate.interceptor.RateLimited;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.core.MediaType;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Test endpoints for decisions made before an endpoint is dispatched. */
+@Path("/test/early")
+public class EarlyResource {
+
+    /** Times each endpoint's body ran. */
+    static final AtomicInteger JSON_CALLS = new AtomicInteger();
+    static final AtomicInteger BLOCKING_CALLS = new AtomicInteger();
+
+    /** A JSON body. */
+    public record Order(String item, int quantity) {
+    }
+
+    @Inject
+    Inner inner;
+
+    @POST
+    @Path("json")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "early-json", limits = "2/1h")
+    public String order(Order order) {
+        JSON_CALLS.incrementAndGet();
+        return order.item();
+    }
+
+    @GET
+    @Path("blocking")
+    @RateLimited(value = "early-blocking", limits = "3/1h")
+    public String blocking() {
+        BLOCKING_CALLS.incrementAndGet();
+        return "ok";
+    }
+
+    @GET
+    @Path("arg/{id}")
+    @RateLimited(value = "early-arg", limits = "1/1h")
+    public String byArgument(@RateLimitKey @PathParam("id") String id) {
+        return id;
+    }
+
+    @GET
+    @Path("nested")
+    @RateLimited(value = "early-outer", limits = "5/1h")
+    public String nested() {
+        return inner.call();
+    }
+
+    /** A limited bean method that an endpoint calls. */
+    @ApplicationScoped
+    public static class Inner {
+
+        @RateLimited(value = "early-inner", limits = "1/1h", key = "global")
+        public String call() {
+            return "inner";
+        }
+    }
+}
