@@ -24,7 +24,12 @@ public class ProblemMappers {
 
     /** The response carrying {@code problem}: its status, its body, and Retry-After when it has one. */
     public static Response response(Problem problem) {
-        Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(problem);
+        return response(problem, problem);
+    }
+
+    /** The response of {@code problem} with {@code body} as its entity: the problem itself, or its JSON already written. */
+    public static Response response(Problem problem, Object body) {
+        Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(body);
         if (problem.retryAfter() != null) {
             r.header(HttpHeaders.RETRY_AFTER, problem.retryAfter());
         }

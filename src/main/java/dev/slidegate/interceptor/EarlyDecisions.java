@@ -1,5 +1,8 @@
 package dev.slidegate.interceptor;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.Problem;
@@ -9,6 +12,8 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,19 +40,24 @@ public class EarlyDecisions {
     static final String DECIDED = "slidegate.decided";
 
     private static final Uni<Response> GO_ON = Uni.createFrom().nullItem();
-    private static final int MAX_ENDPOINTS = 4096;
 
-    /** What this filter does for one endpoint: its policies, or {@code null} to leave it to the interceptor. */
-    private record Endpoint(List<MethodPolicy> policies, int knownWhenLooked) {
+    /**
+     * What this filter does for one endpoint (a method of a resource class, by name and parameter
+     * types): its policies, or {@code null} to leave it to the interceptor.
+     */
+    private record Endpoint(Class<?>[] parameters, List<MethodPolicy> policies, int knownWhenLooked) {
     }
 
     private final MethodPolicies methods;
     private final RequestDecider decider;
     private final boolean enabled;
     private final boolean shippedPlans;
-    private final Map<SimpleResourceInfo, Endpoint> endpoints = new ConcurrentHashMap<>();
+    /** By resource class and method name, then parameter types: the REST layer's own description, looked up without allocating. */
+    private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
+    private final ObjectWriter problems;
 
-    EarlyDecisions(SlidegateConfig config, MethodPolicies methods, RequestDecider decider, PlanResolver plans) {
+    EarlyDecisions(SlidegateConfig config, MethodPolicies methods, RequestDecider decider, PlanResolver plans, ObjectMapper json) {
+        this.problems = json.writerFor(Problem.class);
         this.methods = methods;
         this.decider = decider;
         this.enabled = config.enabled();
@@ -72,28 +82,47 @@ public class EarlyDecisions {
 
             @Override
             public void refused(Problem problem) {
-                answer.complete(ProblemMappers.response(problem));
+                Object body;
+                try {
+                    body = problems.writeValueAsBytes(problem); // written here: cheaper than the REST layer's writer lookup per response
+                } catch (JsonProcessingException e) {
+                    body = problem;
+                }
+                answer.complete(ProblemMappers.response(problem, body));
             }
         }));
     }
 
     private Endpoint endpoint(SimpleResourceInfo info) {
-        Endpoint e = endpoints.get(info);
-        if (e == null || (e.policies() == null && e.knownWhenLooked() != methods.known())) {
-            e = lookUp(info);
-            if (endpoints.size() < MAX_ENDPOINTS) {
-                endpoints.put(info, e);
+        Class<?>[] parameters = info.parameterTypes();
+        List<Endpoint> overloads = endpoints.computeIfAbsent(info.getResourceClass(), c -> new ConcurrentHashMap<>())
+                .getOrDefault(info.getMethodName(), List.of());
+        for (Endpoint e : overloads) {
+            if (Arrays.equals(e.parameters(), parameters)) {
+                return e.policies() != null || e.knownWhenLooked() == methods.known() ? e : remember(info, lookUp(info));
             }
         }
-        return e;
+        return remember(info, lookUp(info));
+    }
+
+    private Endpoint remember(SimpleResourceInfo info, Endpoint found) {
+        endpoints.get(info.getResourceClass()).compute(info.getMethodName(), (name, overloads) -> {
+            List<Endpoint> updated = new ArrayList<>();
+            if (overloads != null) {
+                overloads.stream().filter(e -> !Arrays.equals(e.parameters(), found.parameters())).forEach(updated::add);
+            }
+            updated.add(found);
+            return List.copyOf(updated);
+        });
+        return found;
     }
 
     private Endpoint lookUp(SimpleResourceInfo info) {
         int known = methods.known();
-        List<MethodPolicy> policies = methods.cached(new MethodPolicies.Signature(info.getResourceClass(), info.getMethodName(),
-                List.of(info.parameterTypes())));
+        Class<?>[] parameters = info.parameterTypes().clone();
+        List<MethodPolicy> policies = methods.cached(new MethodPolicies.Signature(info.getResourceClass(), info.getMethodName(), List.of(parameters)));
         // not known yet (a class start-up could not inspect): the interceptor decides, and a later request looks again
-        return new Endpoint(policies != null && policies.stream().allMatch(this::fromRequestAlone) ? policies : null, known);
+        return new Endpoint(parameters, policies != null && policies.stream().allMatch(this::fromRequestAlone) ? policies : null, known);
     }
 
     /** Whether this policy's key and plan can be found from the request alone, without the call's arguments or identity. */
