@@ -36,6 +36,11 @@ public final class ClusterNodes implements RedisNodes, AutoCloseable {
     }
 
     @Override
+    public boolean cluster() {
+        return true;
+    }
+
+    @Override
     public Uni<List<Node>> masters() {
         return cluster.execute(Command.CLUSTER, "SLOTS").map(slots -> {
             TreeSet<String> addresses = new TreeSet<>();

@@ -21,6 +21,11 @@ public interface RedisNodes {
     /** The servers holding keys, in a stable order (a listing cursor names a node by its position). */
     Uni<List<Node>> masters();
 
+    /** Whether these are the masters of a Redis Cluster (whose client routes each request by key). */
+    default boolean cluster() {
+        return false;
+    }
+
     /** A single Redis (standalone or behind a proxy): the data source itself. */
     static RedisNodes single(ReactiveRedisDataSource redis) {
         List<Node> one = List.of(redis::execute);

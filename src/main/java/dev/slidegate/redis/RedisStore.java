@@ -10,7 +10,6 @@ import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import io.vertx.core.AsyncResult;
 import io.vertx.redis.client.Command;
-import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,8 +42,8 @@ public final class RedisStore implements LimiterStore {
     private final Duration timeout;
     private final RedisNodes nodes;
     private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
-    /** The Vert.x client itself: a decision is one send and one callback, with no reactive operators around it. */
-    private final Redis client;
+    /** The Vert.x client itself, a connection per event loop: a decision is one send and one callback, with no reactive operators around it. */
+    private final EventLoopConnections connections;
     /**
      * Deadlines of decisions in flight. One timer thread, with no wake-up per call: every deadline is
      * the same distance ahead, so a new one never becomes the earliest, and an answered call's
@@ -63,7 +62,7 @@ public final class RedisStore implements LimiterStore {
     /** A store whose admin listing and counts {@code SCAN} the given nodes (every master of a cluster). */
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout, RedisNodes nodes) {
         this.redis = redis;
-        this.client = redis.getRedis().getDelegate();
+        this.connections = new EventLoopConnections(redis.getRedis().getDelegate(), !nodes.cluster());
         this.timeout = timeout;
         this.nodes = nodes;
         this.deadlines = new ScheduledThreadPoolExecutor(1, r -> {
@@ -122,11 +121,11 @@ public final class RedisStore implements LimiterStore {
         ScheduledFuture<?> deadline = deadlines.schedule(() -> result.completeExceptionally(new RedisStoreException(
                 "Redis did not answer " + p.script().name() + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)", null)),
                 timeout.toNanos(), TimeUnit.NANOSECONDS);
-        client.send(request(Command.EVALSHA, cmd)).onComplete(evalsha -> {
+        connections.send(request(Command.EVALSHA, cmd)).onComplete(evalsha -> {
             if (evalsha.failed() && isNoScript(evalsha.cause())) {
                 String[] eval = cmd.clone();
                 eval[0] = p.script().body();
-                client.send(request(Command.EVAL, eval)).onComplete(r -> answer(result, deadline, policy, p.script(), r));
+                connections.send(request(Command.EVAL, eval)).onComplete(r -> answer(result, deadline, policy, p.script(), r));
             } else {
                 answer(result, deadline, policy, p.script(), evalsha);
             }

@@ -21,14 +21,17 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>./mvnw -B package -DskipTests && ./mvnw test -Dtest=HttpBenchmark</pre>
  *
- * Settings: {@code -Dbench.seconds=10 -Dbench.connections=64}. Writes {@code target/bench/http.md} and
+ * Settings: {@code -Dbench.seconds=10 -Dbench.connections=64 -Dbench.warmup=20} (seconds of wrk before
+ * each measurement, so that the JIT has compiled the request path: with 5 s it was still compiling).
+ * Besides requests per second it reads the CPU time the service (and redis-server) spent during
+ * the measurement from {@code /proc}, and the service's context switches, per request. Writes {@code target/bench/http.md} and
  * {@code docs/bench/http.svg}. Not part of the suite: {@code HttpBenchmarkSmokeIT} runs it for a second each.
  */
 class HttpBenchmark {
 
     @Test
     void measure() throws Exception {
-        String report = run(Integer.getInteger("bench.seconds", 10), Integer.getInteger("bench.connections", 64), Path.of("docs/bench/http.svg"));
+        String report = run(Integer.getInteger("bench.seconds", 10), WARMUP, Integer.getInteger("bench.connections", 64), Path.of("docs/bench/http.svg"));
         System.out.println(report);
         Files.createDirectories(Path.of("target/bench"));
         Files.writeString(Path.of("target/bench/http.md"), report);
@@ -38,32 +41,40 @@ class HttpBenchmark {
     record Wrk(double perSecond, long requests, long non2xx, String p50, String p99) {
     }
 
+    /** One measured configuration: the wrk run, and per request the service's and Redis's CPU (µs) and the service's context switches. */
+    record Run(Wrk wrk, double serviceMicros, double redisMicros, double switches) {
+
+        double perSecond() {
+            return wrk.perSecond();
+        }
+    }
+
     static final String NOTHING_REFUSED = "10000000/1s";
 
-    static String run(int seconds, int connections, Path chart) throws Exception {
+    static String run(int seconds, int warmup, int connections, Path chart) throws Exception {
         List<String[]> rows = new ArrayList<>();
-        Wrk off;
-        Wrk memory;
-        Wrk redis;
-        Wrk memoryRefusing;
-        Wrk redisRefusing;
-        Wrk offReactive;
-        Wrk redisReactive;
+        Run off;
+        Run memory;
+        Run redis;
+        Run memoryRefusing;
+        Run redisRefusing;
+        Run offReactive;
+        Run redisReactive;
         try (RedisServer server = RedisServer.start()) {
-            off = measure(seconds, connections, "-Dslidegate.enabled=false", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
-            memory = measure(seconds, connections, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
-            redis = measure(seconds, connections, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
+            off = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.enabled=false", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            memory = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            redis = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
                     "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
             // about 10% admitted: a tenth of what the unlimited run served, per 10 s window
             String tenth = Math.max(1, (long) (memory.perSecond() * 10 / 10)) + "/10s";
-            memoryRefusing = measure(seconds, connections, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + tenth);
+            memoryRefusing = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + tenth);
             String tenthRedis = Math.max(1, (long) (redis.perSecond() * 10 / 10)) + "/10s";
-            redisRefusing = measure(seconds, connections, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
+            redisRefusing = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
                     "-Dslidegate.policies.products.limits=" + tenthRedis);
             // the same pair on the reactive endpoint (Uni): no worker thread waits for Redis
-            offReactive = measure("/api/products/reactive", seconds, connections, "-Dslidegate.enabled=false",
+            offReactive = measure("/api/products/reactive", seconds, warmup, connections, null, "-Dslidegate.enabled=false",
                     "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
-            redisReactive = measure("/api/products/reactive", seconds, connections, "-Dslidegate.store=redis",
+            redisReactive = measure("/api/products/reactive", seconds, warmup, connections, server, "-Dslidegate.store=redis",
                     "-Dquarkus.redis.hosts=" + server.uri(), "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
         }
         rows.add(row("limiter off (`slidegate.enabled=false`)", off, off));
@@ -74,9 +85,10 @@ class HttpBenchmark {
         rows.add(row("`/api/products/reactive`, limiter off", offReactive, offReactive));
         rows.add(row("`/api/products/reactive`, Redis store, nothing refused", redisReactive, offReactive));
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
-                "wrk -t2 -c%d -d%ds --latency against GET /api/products (one client IP: one hot key), packaged jar, JDK %s%n%n", connections,
-                seconds, System.getProperty("java.version")));
-        sb.append("| configuration | requests/s | ÷ limiter off (same endpoint) | non-2xx | p50 | p99 |\n|---|---|---|---|---|---|\n");
+                "wrk -t2 -c%d -d%ds --latency against GET /api/products (one client IP: one hot key), after %d s of warm-up, packaged jar, JDK %s%n%n",
+                connections, seconds, warmup, System.getProperty("java.version")));
+        sb.append("| configuration | requests/s | ÷ limiter off (same endpoint) | non-2xx | p50 | p99 | service CPU µs/request | Redis CPU µs/request "
+                + "| service context switches/request |\n|---|---|---|---|---|---|---|---|---|\n");
         rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
         sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
                 memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
@@ -93,25 +105,70 @@ class HttpBenchmark {
         return sb.toString();
     }
 
-    private static String[] row(String name, Wrk w, Wrk off) {
+    private static String[] row(String name, Run r, Run off) {
+        Wrk w = r.wrk();
         return new String[] {name, String.format(Locale.ROOT, "%,.0f", w.perSecond()), String.format(Locale.ROOT, "**%.2f**", w.perSecond() / off.perSecond()),
-            String.format(Locale.ROOT, "%,d of %,d", w.non2xx(), w.requests()), w.p50(), w.p99()};
+            String.format(Locale.ROOT, "%,d of %,d", w.non2xx(), w.requests()), w.p50(), w.p99(), String.format(Locale.ROOT, "%.1f", r.serviceMicros()),
+            r.redisMicros() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", r.redisMicros()), String.format(Locale.ROOT, "%.2f", r.switches())};
     }
+
+    static final int WARMUP = Integer.getInteger("bench.warmup", 20);
 
     /** Starts the jar with {@code properties}, warms it up, then measures one wrk run. */
-    static Wrk measure(int seconds, int connections, String... properties) throws IOException, InterruptedException {
-        return measure("/api/products", seconds, connections, properties);
-    }
-
-    static Wrk measure(String path, int seconds, int connections, String... properties) throws IOException, InterruptedException {
+    static Run measure(String path, int seconds, int warmup, int connections, RedisServer redis, String... properties)
+            throws IOException, InterruptedException {
         List<String> props = new ArrayList<>(List.of(properties));
         props.add("-Dquarkus.log.level=WARN");
         props.add("-Dquarkus.log.category.\"io.quarkus\".level=INFO"); // the start-up line ServiceProcess waits for
         try (ServiceProcess service = ServiceProcess.start(props.toArray(String[]::new))) {
             String url = "http://127.0.0.1:" + service.port + path;
-            wrk(url, Math.max(1, seconds / 2), connections); // warm-up (JIT)
-            return wrk(url, seconds, connections);
+            if (warmup > 0) {
+                wrk(url, warmup, connections); // warm-up (JIT)
+            }
+            long serviceBefore = cpuTicks(service.pid());
+            long redisBefore = redis == null ? 0 : cpuTicks(redis.pid());
+            long switchesBefore = contextSwitches(service.pid());
+            Wrk w = wrk(url, seconds, connections);
+            double perRequest = 1e6 / TICKS_PER_SECOND / Math.max(1, w.requests());
+            return new Run(w, (cpuTicks(service.pid()) - serviceBefore) * perRequest,
+                    redis == null ? -1 : (cpuTicks(redis.pid()) - redisBefore) * perRequest,
+                    (contextSwitches(service.pid()) - switchesBefore) / (double) Math.max(1, w.requests()));
         }
+    }
+
+    /** Linux's clock ticks per second for /proc times (USER_HZ, 100 on every common configuration). */
+    static final int TICKS_PER_SECOND = 100;
+
+    /** User plus system CPU time of a process so far, in clock ticks ({@code /proc/<pid>/stat} fields 14 and 15); 0 where there is no /proc. */
+    static long cpuTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // fields 14 and 15, counted after "pid (comm) "
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /** Voluntary and involuntary context switches of all threads of a process so far; 0 where there is no /proc. */
+    static long contextSwitches(long pid) {
+        long sum = 0;
+        try (var tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path t : tasks.toList()) {
+                try {
+                    for (String line : Files.readAllLines(t.resolve("status"))) {
+                        if (line.contains("ctxt_switches:")) {
+                            sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+        return sum;
     }
 
     static Wrk wrk(String url, int seconds, int connections) throws IOException, InterruptedException {

@@ -9,6 +9,6 @@ public final class HttpBenchmarkAccess {
     }
 
     public static String run(int seconds, int connections, Path chart) throws Exception {
-        return HttpBenchmark.run(seconds, connections, chart);
+        return HttpBenchmark.run(seconds, 1, connections, chart);
     }
 }

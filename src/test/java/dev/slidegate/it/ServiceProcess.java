@@ -31,6 +31,11 @@ public final class ServiceProcess implements AutoCloseable {
         this.port = port;
     }
 
+    /** The operating system's id of the service process. */
+    public long pid() {
+        return process.pid();
+    }
+
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
     public static ServiceProcess start(String... properties) {
         int port = freePort();

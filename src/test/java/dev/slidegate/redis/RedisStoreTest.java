@@ -207,4 +207,73 @@ class RedisStoreTest {
             }
         }
     }
+
+    // decisions made on an event loop share that loop's one connection, however many are in flight
+    @Test
+    void decisionsOnAnEventLoopShareOneConnection() throws Exception {
+        try (RedisServer own = RedisServer.start(); RedisClients c = new RedisClients(own); Resp admin = own.connect()) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofSeconds(5));
+            Policy p = policy("pinned", Strategy.SLIDING_LOG, false, "1000/1m");
+            List<CompletableFuture<Decision>> calls = onEventLoop(c, () -> {
+                List<CompletableFuture<Decision>> started = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    started.add(s.acquire(p, "k" + i, 1).toCompletableFuture());
+                }
+                return started;
+            });
+            for (CompletableFuture<Decision> f : calls) {
+                assertTrue(f.join().allowed());
+            }
+            // our admin connection and the event loop's: the pool would have opened up to 16 for 50 calls in flight
+            assertEquals(2, connectedClients(admin));
+        }
+    }
+
+    // a restarted server: the event loop gives up its dead connection and the next decisions use a new one
+    @Test
+    void decisionsOnAnEventLoopSurviveARestartOfRedis() throws Exception {
+        RedisServer first = RedisServer.start();
+        int port = first.port();
+        RedisServer second = null;
+        try (RedisClients c = new RedisClients(first)) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofSeconds(2));
+            Policy p = policy("restart", Strategy.SLIDING_LOG, false, "3/1m");
+            assertTrue(onEventLoop(c, () -> s.acquire(p, "a", 1).toCompletableFuture()).join().allowed());
+            first.close();
+            second = RedisServer.startOn(port);
+            Decision after = null;
+            for (int attempt = 0; attempt < 100 && after == null; attempt++) {
+                try {
+                    after = onEventLoop(c, () -> s.acquire(p, "a", 1).toCompletableFuture()).join();
+                } catch (CompletionException e) {
+                    assertTrue(e.getCause() instanceof RedisStoreException, e.toString());
+                    Thread.sleep(20);
+                }
+            }
+            assertTrue(after != null && after.allowed(), "no decision after the restart");
+            assertEquals(2, after.states().get(0).remaining(), "the new server starts from an empty window");
+        } finally {
+            if (second != null) {
+                second.close();
+            }
+        }
+    }
+
+    private static <T> T onEventLoop(RedisClients c, java.util.function.Supplier<T> work) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        c.vertx().getDelegate().getOrCreateContext().runOnContext(v -> {
+            try {
+                result.complete(work.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result.get();
+    }
+
+    private static long connectedClients(Resp admin) {
+        String info = String.valueOf(admin.call("INFO", "clients"));
+        return info.lines().filter(l -> l.startsWith("connected_clients:")).mapToLong(l -> Long.parseLong(l.substring(18).trim())).findFirst()
+                .orElseThrow();
+    }
 }

@@ -46,6 +46,11 @@ public final class RedisClients implements AutoCloseable {
         return dataSource;
     }
 
+    /** The Vert.x instance of the client, for running calls on its event loops. */
+    public Vertx vertx() {
+        return vertx;
+    }
+
     public RedisNodes nodes() {
         return nodes;
     }

@@ -145,6 +145,11 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** The operating system's id of the server process. */
+    public long pid() {
+        return process.pid();
+    }
+
     public int port() {
         return port;
     }
