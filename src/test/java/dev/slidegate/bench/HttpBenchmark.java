@@ -38,7 +38,7 @@ class HttpBenchmark {
     }
 
     /** One wrk run: requests per second, responses other than 2xx, and latency percentiles (as wrk prints them). */
-    record Wrk(double perSecond, long requests, long non2xx, String p50, String p99) {
+    record Wrk(double perSecond, long requests, long non2xx, String p50, String p99, double clientMicros) {
     }
 
     /** One measured configuration: the wrk run, and per request the service's and Redis's CPU (µs) and the service's context switches. */
@@ -88,7 +88,7 @@ class HttpBenchmark {
                 "wrk -t2 -c%d -d%ds --latency against GET /api/products (one client IP: one hot key), after %d s of warm-up, packaged jar, JDK %s%n%n",
                 connections, seconds, warmup, System.getProperty("java.version")));
         sb.append("| configuration | requests/s | ÷ limiter off (same endpoint) | non-2xx | p50 | p99 | service CPU µs/request | Redis CPU µs/request "
-                + "| service context switches/request |\n|---|---|---|---|---|---|---|---|---|\n");
+                + "| service context switches/request | wrk CPU µs/request |\n|---|---|---|---|---|---|---|---|---|---|\n");
         rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
         sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
                 memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
@@ -109,7 +109,8 @@ class HttpBenchmark {
         Wrk w = r.wrk();
         return new String[] {name, String.format(Locale.ROOT, "%,.0f", w.perSecond()), String.format(Locale.ROOT, "**%.2f**", w.perSecond() / off.perSecond()),
             String.format(Locale.ROOT, "%,d of %,d", w.non2xx(), w.requests()), w.p50(), w.p99(), String.format(Locale.ROOT, "%.1f", r.serviceMicros()),
-            r.redisMicros() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", r.redisMicros()), String.format(Locale.ROOT, "%.2f", r.switches())};
+            r.redisMicros() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", r.redisMicros()), String.format(Locale.ROOT, "%.2f", r.switches()),
+            String.format(Locale.ROOT, "%.1f", w.clientMicros())};
     }
 
     static final int WARMUP = Integer.getInteger("bench.warmup", 20);
@@ -172,7 +173,9 @@ class HttpBenchmark {
     }
 
     static Wrk wrk(String url, int seconds, int connections) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder("wrk", "-t2", "-c" + connections, "-d" + seconds + "s", "--latency", url).redirectErrorStream(true).start();
+        // through bash, whose `times` then prints the CPU time wrk (its child) used: user and system
+        Process p = new ProcessBuilder("bash", "-c", "wrk -t2 -c" + connections + " -d" + seconds + "s --latency '" + url + "'; times")
+                .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         double rps = Double.parseDouble(find(out, "Requests/sec:\\s+([0-9.]+)", "0"));
@@ -181,7 +184,10 @@ class HttpBenchmark {
         if (requests == 0) {
             throw new IllegalStateException("wrk said: " + out);
         }
-        return new Wrk(rps, requests, non2xx, find(out, "\\s50%\\s+(\\S+)", "?"), find(out, "\\s99%\\s+(\\S+)", "?"));
+        Matcher times = Pattern.compile("(\\d+)m([0-9.]+)s (\\d+)m([0-9.]+)s\\s*$").matcher(out.strip());
+        double cpuSeconds = times.find() ? Integer.parseInt(times.group(1)) * 60 + Double.parseDouble(times.group(2))
+                + Integer.parseInt(times.group(3)) * 60 + Double.parseDouble(times.group(4)) : Double.NaN;
+        return new Wrk(rps, requests, non2xx, find(out, "\\s50%\\s+(\\S+)", "?"), find(out, "\\s99%\\s+(\\S+)", "?"), cpuSeconds * 1e6 / requests);
     }
 
     private static String find(String text, String regex, String otherwise) {

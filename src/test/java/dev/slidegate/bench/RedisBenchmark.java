@@ -124,11 +124,34 @@ class RedisBenchmark {
             out.append(String.format(Locale.ROOT, "| one hot key | %s | %s | **%.1f×** |%n", b4jHot.row(), ourHot.row(),
                     ourHot.perSecond() / Math.max(1, b4jHot.perSecond())));
 
-            flush(server);
-            double half = logCeiling / 2;
-            Load open = openLoop(seconds, half, i -> store.acquire(log, key(i % KEYS), 1));
-            out.append(String.format(Locale.ROOT, "%nSliding log, open loop at half the ceiling (%,.0f/s offered, 10 000 keys): %s%n", half,
-                    open.row()));
+            out.append(String.format(Locale.ROOT, "%nSliding log, open loop (calls started at a fixed rate, latency counted from each call's "
+                    + "intended start), 10 000 keys, with what else happened meanwhile:%n%n"));
+            out.append("| offered | served | p50 | p99 | p99.9 | max | GC pauses in the JVM (count, longest, total) | Redis time per call "
+                    + "(commandstats) |\n|---|---|---|---|---|---|---|---|\n");
+            for (double share : new double[] {0.5, 0.25, 0.1}) {
+                flush(server);
+                double rate = logCeiling * share;
+                try (Resp r = server.connect()) {
+                    r.call("CONFIG", "RESETSTAT");
+                }
+                GcPauses gc = GcPauses.start();
+                Samples samples = new Samples();
+                Load open = openLoop(seconds, rate, i -> store.acquire(log, key(i % KEYS), 1), samples,
+                        clients.vertx().getDelegate().getOrCreateContext());
+                gc.stop();
+                String what = share == 0.5 ? "half" : share == 0.25 ? "a quarter" : "a tenth";
+                out.append(String.format(Locale.ROOT, "| %,.0f/s (%s of the ceiling) | %,.0f/s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %s | %s |%n", rate,
+                        what, open.perSecond(), open.p50(), open.p99(), samples.percentile(0.999), samples.percentile(1.0), gc, redisMicrosPerCall(server)));
+                // the floor: the same open loop, same client and event loop, sending PING (nothing to compute, nothing to store)
+                io.vertx.redis.client.Redis bare = clients.dataSource().getRedis().getDelegate();
+                GcPauses pingGc = GcPauses.start();
+                Samples pings = new Samples();
+                Load ping = openLoop(seconds, rate, i -> bare.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.PING)).toCompletionStage(),
+                        pings, clients.vertx().getDelegate().getOrCreateContext());
+                pingGc.stop();
+                out.append(String.format(Locale.ROOT, "| the same rate, `PING` instead (the floor of this client and machine) | %,.0f/s | %.2f ms | %.2f ms | %.2f ms | %.2f ms "
+                        + "| %s | |%n", ping.perSecond(), ping.p50(), ping.p99(), pings.percentile(0.999), pings.percentile(1.0), pingGc));
+            }
 
             if (memory) {
                 out.append('\n').append(memoryTable(server, store));
@@ -194,28 +217,61 @@ class RedisBenchmark {
 
     /** Calls started at a fixed rate whatever the answers do; latency counts from the intended start. */
     static Load openLoop(double seconds, double perSecond, IntFunction<CompletionStage<?>> call) throws InterruptedException {
-        Samples samples = new Samples();
+        return openLoop(seconds, perSecond, call, new Samples(), null);
+    }
+
+    /**
+     * The open loop, issuing the calls on {@code loop} (a Vert.x event loop, where the service makes
+     * its HTTP decisions) when it is not null: the pacing thread hands over every call due so far in
+     * one task, at least every 200 µs, so a call starts up to about that much after its intended start,
+     * and that delay is counted in its latency.
+     */
+    static Load openLoop(double seconds, double perSecond, IntFunction<CompletionStage<?>> call, Samples samples, io.vertx.core.Context loop)
+            throws InterruptedException {
         AtomicLong errors = new AtomicLong();
         long total = (long) (seconds * perSecond);
         CountDownLatch done = new CountDownLatch((int) total);
         long start = System.nanoTime();
-        for (long i = 0; i < total; i++) {
-            long due = start + (long) (i * 1e9 / perSecond);
-            long wait = due - System.nanoTime();
-            if (wait > 200_000) {
-                TimeUnit.NANOSECONDS.sleep(wait);
+        long i = 0;
+        while (i < total) {
+            long now = System.nanoTime();
+            long wait = due(start, i, perSecond) - now;
+            if (wait > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.min(wait, 200_000));
+                continue;
             }
-            call.apply((int) (i * 7919 & Integer.MAX_VALUE)).whenComplete((r, e) -> {
-                if (e != null) {
-                    errors.incrementAndGet();
-                } else {
-                    samples.add(System.nanoTime() - due);
+            long from = i;
+            long to = i + 1;
+            while (to < total && due(start, to, perSecond) <= now) {
+                to++;
+            }
+            long until = to;
+            Runnable batch = () -> {
+                for (long k = from; k < until; k++) {
+                    long due = due(start, k, perSecond);
+                    call.apply((int) (k * 7919 & Integer.MAX_VALUE)).whenComplete((r, e) -> {
+                        if (e != null) {
+                            errors.incrementAndGet();
+                        } else {
+                            samples.add(System.nanoTime() - due);
+                        }
+                        done.countDown();
+                    });
                 }
-                done.countDown();
-            });
+            };
+            if (loop == null) {
+                batch.run();
+            } else {
+                loop.runOnContext(v -> batch.run());
+            }
+            i = until;
         }
         done.await(60, TimeUnit.SECONDS);
         return samples.load((System.nanoTime() - start) / 1e9, errors.get());
+    }
+
+    private static long due(long start, long i, double perSecond) {
+        return start + (long) (i * 1e9 / perSecond);
     }
 
     /** {@code redis-benchmark} of the same EVALSHA, {@code -c 64}, with {@code -r} spreading the keys like ours. */
@@ -324,8 +380,73 @@ class RedisBenchmark {
             return new Load(completed.get() / elapsedSeconds, errors, pct(sorted, 0.50), pct(sorted, 0.99));
         }
 
+        /** The latency at quantile {@code q} (1.0: the longest), in ms, of what was recorded so far. */
+        double percentile(double q) {
+            long[] sorted = Arrays.copyOf(nanos, Math.min(n.get(), nanos.length));
+            Arrays.sort(sorted);
+            return pct(sorted, q);
+        }
+
         private static double pct(long[] sorted, double q) {
             return sorted.length == 0 ? Double.NaN : sorted[Math.min(sorted.length - 1, (int) (q * sorted.length))] / 1e6;
+        }
+    }
+
+    /** Redis's own time per {@code EVALSHA} since the last {@code CONFIG RESETSTAT}, from {@code INFO commandstats}. */
+    static String redisMicrosPerCall(RedisServer server) {
+        try (Resp r = server.connect()) {
+            String info = String.valueOf(r.call("INFO", "commandstats"));
+            return info.lines().filter(l -> l.startsWith("cmdstat_evalsha:")).findFirst()
+                    .map(l -> l.replaceAll(".*usec_per_call=([0-9.]+).*", "$1") + " µs").orElse("?");
+        }
+    }
+
+    /** Collector pauses of this JVM while a measurement runs: how many, the longest, and their sum. */
+    static final class GcPauses implements javax.management.NotificationListener {
+        private final java.util.concurrent.atomic.LongAdder count = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAdder totalMillis = new java.util.concurrent.atomic.LongAdder();
+        private final java.util.concurrent.atomic.LongAccumulator longest = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+        private final List<javax.management.NotificationEmitter> emitters = new ArrayList<>();
+
+        static GcPauses start() {
+            GcPauses p = new GcPauses();
+            for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (gc instanceof javax.management.NotificationEmitter e) {
+                    e.addNotificationListener(p, null, null);
+                    p.emitters.add(e);
+                }
+            }
+            return p;
+        }
+
+        @Override
+        public void handleNotification(javax.management.Notification n, Object handback) {
+            if (!com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
+                return;
+            }
+            var info = com.sun.management.GarbageCollectionNotificationInfo.from((javax.management.openmbean.CompositeData) n.getUserData());
+            if (info.getGcName().contains("Cycles")) {
+                return; // concurrent work (ZGC/Shenandoah cycles), not a pause
+            }
+            long ms = info.getGcInfo().getDuration();
+            count.increment();
+            totalMillis.add(ms);
+            longest.accumulate(ms);
+        }
+
+        void stop() {
+            for (var e : emitters) {
+                try {
+                    e.removeNotificationListener(this);
+                } catch (javax.management.ListenerNotFoundException ignored) {
+                    // already gone
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%d, %d ms, %d ms", count.sum(), longest.get(), totalMillis.sum());
         }
     }
 }
