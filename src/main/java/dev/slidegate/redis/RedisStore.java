@@ -47,7 +47,8 @@ public final class RedisStore implements LimiterStore {
     /**
      * Deadlines of decisions in flight. One timer thread, with no wake-up per call: every deadline is
      * the same distance ahead, so a new one never becomes the earliest, and an answered call's
-     * deadline is removed from the queue at once.
+     * deadline is removed from the queue at once. The thread ends when idle, so a store that is
+     * dropped leaves nothing running.
      */
     private final ScheduledThreadPoolExecutor deadlines;
 
@@ -71,6 +72,8 @@ public final class RedisStore implements LimiterStore {
             return t;
         });
         deadlines.setRemoveOnCancelPolicy(true);
+        deadlines.setKeepAliveTime(10, TimeUnit.SECONDS); // the thread ends when no decision is in flight for 10 s
+        deadlines.allowCoreThreadTimeOut(true);
     }
 
     @Override

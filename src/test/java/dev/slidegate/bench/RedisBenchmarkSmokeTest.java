@@ -15,7 +15,7 @@ class RedisBenchmarkSmokeTest {
         String report = RedisBenchmark.run(0.3, chart, true);
         System.out.println(report);
         for (String s : new String[] {"| sliding-log | 10 000 |", "| fixed-window | one hot key |", "| sliding-counter | 10 000 |",
-            "| token-bucket | one hot key |", "| one hot key |", "open loop at half the ceiling", "| sliding-log | 10,000 |"}) {
+            "| token-bucket | one hot key |", "| one hot key |", "(half of the ceiling)", "(a tenth of the ceiling)", "`PING` instead", "| sliding-log | 10,000 |"}) {
             assertTrue(report.contains(s), s + " missing from\n" + report);
         }
         assertTrue(!report.contains("errors)"), "no decision failed:\n" + report);

@@ -27,7 +27,7 @@ class EarlyDecisionsTest {
 
     @BeforeEach
     void reset() {
-        for (String name : new String[] {"early-json", "early-blocking", "early-outer"}) {
+        for (String name : new String[] {"early-json", "early-blocking", "early-outer", "early-secured"}) {
             store.reset(registry.policies().get(name).policy(), "ip:127.0.0.1").toCompletableFuture().join();
         }
         for (String id : new String[] {"a", "b"}) {
@@ -74,5 +74,15 @@ class EarlyDecisionsTest {
         given().get("/test/early/nested").then().statusCode(200).body(equalTo("inner"));
         given().get("/test/early/nested").then().statusCode(429).body("policy", equalTo("early-inner"));
         given().get("/test/early/nested").then().statusCode(429).header("RateLimit", org.hamcrest.Matchers.containsString("\"early-outer-1h\";r=2"));
+    }
+
+    // security comes first: a caller who may not call the endpoint is turned away without spending a permit
+    @Test
+    void aCallerRefusedBySecurityDoesNotSpendThePermit() {
+        given().get("/test/early/secured").then().statusCode(401);
+        given().auth().basic("viewer", "viewer-secret").get("/test/early/secured").then().statusCode(403);
+        given().auth().basic("admin", "slidegate-demo").get("/test/early/secured").then().statusCode(200)
+                .header("RateLimit", "\"early-secured-1h\";r=0;t=3600");
+        given().auth().basic("admin", "slidegate-demo").get("/test/early/secured").then().statusCode(429);
     }
 }

@@ -58,6 +58,14 @@ public class EarlyResource {
         return inner.call();
     }
 
+    @GET
+    @Path("secured")
+    @jakarta.annotation.security.RolesAllowed("slidegate-admin")
+    @RateLimited(value = "early-secured", limits = "1/1h")
+    public String secured() {
+        return "secret";
+    }
+
     /** A limited bean method that an endpoint calls. */
     @ApplicationScoped
     public static class Inner {

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The wrk benchmark against the packaged jar for a second per configuration: it keeps running, and the refusing runs refuse. */
+/** The wrk benchmark against the packaged jar for a second per configuration: it keeps running, the refusing runs refuse, and the CPU is counted. */
 class HttpBenchmarkSmokeIT {
 
     @Test
@@ -18,5 +18,12 @@ class HttpBenchmarkSmokeIT {
                 "nothing refused where the limit is 10^7/s:\n" + report);
         assertTrue(report.lines().filter(l -> l.contains("90% refused")).noneMatch(l -> l.contains("| 0 of ")),
                 "the refusing runs refuse:\n" + report);
+        // every row has its CPU per request: the service's always, Redis's on the Redis rows, wrk's always
+        for (String row : report.lines().filter(l -> l.startsWith("| ") && l.contains(" of ")).toList()) {
+            String[] cells = row.split("\\|");
+            assertTrue(Double.parseDouble(cells[7].trim()) > 0, "service CPU per request in " + row);
+            assertTrue(!row.contains("Redis store") || Double.parseDouble(cells[8].trim()) > 0, "Redis CPU per request in " + row);
+            assertTrue(Double.parseDouble(cells[10].trim()) > 0, "wrk CPU per request in " + row);
+        }
     }
 }
