@@ -7,7 +7,7 @@ import dev.slidegate.admin.AdminViews.KeyView;
 import dev.slidegate.admin.AdminViews.Snapshot;
 import dev.slidegate.admin.AdminViews.Summary;
 import dev.slidegate.core.Policy;
-import dev.slidegate.http.Problem;
+import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -43,9 +43,11 @@ import jakarta.ws.rs.core.Response;
 public class AdminResource {
 
     private final AdminService admin;
+    private final ProblemMappers problems;
 
-    AdminResource(AdminService admin) {
+    AdminResource(AdminService admin, ProblemMappers problems) {
         this.admin = admin;
+        this.problems = problems;
     }
 
     /**
@@ -129,12 +131,11 @@ public class AdminResource {
         return p;
     }
 
-    private static WebApplicationException badRequest(String detail) {
+    private WebApplicationException badRequest(String detail) {
         return new WebApplicationException(problem(400, "Bad Request", detail));
     }
 
-    private static Response problem(int status, String title, String detail) {
-        return Response.status(status).type(Problem.MEDIA_TYPE)
-                .entity(Problems.of(status, title, status == 404 ? "not-found" : "bad-request", detail)).build();
+    private Response problem(int status, String title, String detail) {
+        return problems.response(Problems.of(status, title, status == 404 ? "not-found" : "bad-request", detail));
     }
 }

@@ -1,6 +1,5 @@
 package dev.slidegate.core;
 
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -18,7 +17,11 @@ public final class FallbackStore extends ForwardingStore {
     private final LimiterStore local;
     private final int instances;
     private final Breaker breaker;
-    private final Map<Policy, Policy> shares = new ConcurrentHashMap<>();
+    /** Each policy's share, by name (hashing the whole policy record per call would cost more than the lookup saves). */
+    private final Map<String, Share> shares = new ConcurrentHashMap<>();
+
+    private record Share(Policy of, Policy share) {
+    }
 
     private volatile java.util.function.Consumer<Throwable> onError = e -> {
     };
@@ -64,8 +67,7 @@ public final class FallbackStore extends ForwardingStore {
     private CompletionStage<Decision> fallback(Policy policy, String key, int cost, Throwable cause) {
         return switch (policy.failMode()) {
             case OPEN -> {
-                List<LimitState> unknown = policy.limits().stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
-                yield CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, 0, unknown, true));
+                yield CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, 0, LimitState.untouched(policy.limits()), true));
             }
             case CLOSED -> CompletableFuture.failedFuture(new StoreUnavailableException(
                     "the " + delegate.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
@@ -80,9 +82,13 @@ public final class FallbackStore extends ForwardingStore {
         if (instances == 1) {
             return p;
         }
-        return shares.computeIfAbsent(p, q -> new Policy(q.name(), q.limits().stream()
-                .map(l -> new Limit(Math.max(1, l.permits() / instances), l.windowMicros())).toList(), q.strategy(), q.key(),
-                q.countRejected(), q.dryRun(), q.cells(), q.failMode()));
+        Share s = shares.get(p.name());
+        if (s == null || !s.of().equals(p)) {
+            s = new Share(p, new Policy(p.name(), p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / instances), l.windowMicros()))
+                    .toList(), p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(), p.failMode()));
+            shares.put(p.name(), s);
+        }
+        return s.share();
     }
 
     @Override

@@ -10,6 +10,11 @@ package dev.slidegate.core;
  */
 public record LimitState(Limit limit, long remaining, long resetMicros) {
 
+    /** Each of {@code limits} with nothing in use: every permit remaining. */
+    public static java.util.List<LimitState> untouched(java.util.List<Limit> limits) {
+        return limits.stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
+    }
+
     /** {@link #resetMicros()} in whole seconds, rounded up: the {@code t} of the RateLimit field. */
     public long resetSeconds() {
         return (resetMicros + 999_999) / 1_000_000;

@@ -1,6 +1,6 @@
 package dev.slidegate.demo;
 
-import dev.slidegate.http.Problem;
+import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
 import dev.slidegate.http.RateLimitApi;
 import dev.slidegate.interceptor.RateLimited;
@@ -25,8 +25,11 @@ public class LoginResource {
 
     private final DemoConfig config;
 
-    LoginResource(DemoConfig config) {
+    private final ProblemMappers problems;
+
+    LoginResource(DemoConfig config, ProblemMappers problems) {
         this.config = config;
+        this.problems = problems;
     }
 
     @POST
@@ -50,10 +53,8 @@ public class LoginResource {
         return Response.ok(Map.of("user", credentials.username(), "message", "Welcome, " + credentials.username() + ".")).build();
     }
 
-    private static Response problem(int status, String title, String detail) {
-        return Response.status(status).type(Problem.MEDIA_TYPE)
-                .entity(Problems.of(status, title, status == 401 ? "unauthorized" : "bad-request", detail))
-                .build();
+    private Response problem(int status, String title, String detail) {
+        return problems.response(Problems.of(status, title, status == 401 ? "unauthorized" : "bad-request", detail));
     }
 
     private static boolean blank(String s) {

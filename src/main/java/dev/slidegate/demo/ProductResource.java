@@ -1,6 +1,6 @@
 package dev.slidegate.demo;
 
-import dev.slidegate.http.Problem;
+import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
 import dev.slidegate.http.RateLimitApi;
 import dev.slidegate.interceptor.RateLimited;
@@ -20,6 +20,12 @@ import java.util.List;
 @Path("/api/products")
 @Produces(MediaType.APPLICATION_JSON)
 public class ProductResource {
+
+    private final ProblemMappers problems;
+
+    ProductResource(ProblemMappers problems) {
+        this.problems = problems;
+    }
 
     static final List<Product> CATALOGUE = List.of(
             new Product(1, "Espresso cup", new BigDecimal("6.50")),
@@ -47,9 +53,7 @@ public class ProductResource {
     public Response get(@PathParam("id") int id) {
         return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
                 .map(p -> Response.ok(p).build())
-                .orElseGet(() -> Response.status(404).type(Problem.MEDIA_TYPE)
-                        .entity(Problems.of(404, "Not Found", "not-found", "There is no product " + id + "."))
-                        .build());
+                .orElseGet(() -> problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
     }
 
     /** The same list, returned without blocking: the rate-limit decision never blocks the event loop. */

@@ -4,7 +4,10 @@ import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.core.StoreUnavailableException;
 import dev.slidegate.interceptor.MissingRateLimitKeyException;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import jakarta.inject.Singleton;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
@@ -12,23 +15,34 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
-/** Turns Slidegate's exceptions, and malformed JSON bodies, into RFC 9457 problem responses: 429, 400 and 503, never a stack trace. */
+/**
+ * Turns Slidegate's exceptions, and malformed JSON bodies, into RFC 9457 problem responses: 429, 400
+ * and 503, never a stack trace; and builds every problem response of the service ({@link #response}).
+ */
+@Singleton
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
+    private static final MediaType PROBLEM = MediaType.valueOf(Problem.MEDIA_TYPE);
 
-    @ServerExceptionMapper
-    public Response tooManyRequests(RateLimitExceededException e) {
-        return response(Problems.rateLimited(e));
+    private final ObjectWriter problems;
+
+    public ProblemMappers(ObjectMapper json) {
+        this.problems = json.writerFor(Problem.class);
     }
 
-    /** The response carrying {@code problem}: its status, its body, and Retry-After when it has one. */
-    public static Response response(Problem problem) {
-        return response(problem, problem);
-    }
-
-    /** The response of {@code problem} with {@code body} as its entity: the problem itself, or its JSON already written. */
-    public static Response response(Problem problem, Object body) {
+    /**
+     * The response carrying {@code problem}: its status, Retry-After when it has one, and its JSON,
+     * written here by a writer made once (the REST layer would look a writer up for every response,
+     * and under load refusals are most responses).
+     */
+    public Response response(Problem problem) {
+        Object body;
+        try {
+            body = problems.writeValueAsBytes(problem);
+        } catch (JsonProcessingException e) {
+            body = problem; // cannot happen for this record; the REST layer would then try itself
+        }
         Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(body);
         if (problem.retryAfter() != null) {
             r.header(HttpHeaders.RETRY_AFTER, problem.retryAfter());
@@ -36,17 +50,20 @@ public class ProblemMappers {
         return r.build();
     }
 
-    private static final MediaType PROBLEM = MediaType.valueOf(Problem.MEDIA_TYPE);
+    @ServerExceptionMapper
+    public Response tooManyRequests(RateLimitExceededException e) {
+        return response(Problems.rateLimited(e));
+    }
 
     @ServerExceptionMapper
     public Response missingKey(MissingRateLimitKeyException e) {
-        return Response.status(400).type(Problem.MEDIA_TYPE).entity(Problems.missingKey(e.policy(), e.getMessage())).build();
+        return response(Problems.missingKey(e.policy(), e.getMessage()));
     }
 
     @ServerExceptionMapper
     public Response storeUnavailable(StoreUnavailableException e) {
         LOG.debugf("Rate-limit store unavailable: %s", e.getMessage()); // the breaker logs outages once, not per request
-        return Response.status(503).header(HttpHeaders.RETRY_AFTER, 1).type(Problem.MEDIA_TYPE).entity(Problems.storeUnavailable()).build();
+        return response(Problems.storeUnavailable());
     }
 
     /**
@@ -69,12 +86,11 @@ public class ProblemMappers {
         return badJson((JsonProcessingException) e);
     }
 
-    private static Response badJson(JsonProcessingException e) {
+    private Response badJson(JsonProcessingException e) {
         return badRequest("The request body is not valid JSON of the expected shape: " + e.getOriginalMessage());
     }
 
-    private static Response badRequest(String detail) {
-        Problem body = Problems.of(400, "Bad Request", "bad-request", detail);
-        return Response.status(400).type(Problem.MEDIA_TYPE).entity(body).build();
+    private Response badRequest(String detail) {
+        return response(Problems.of(400, "Bad Request", "bad-request", detail));
     }
 }

@@ -1,8 +1,5 @@
 package dev.slidegate.interceptor;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.Problem;
@@ -54,10 +51,10 @@ public class EarlyDecisions {
     private final boolean shippedPlans;
     /** By resource class and method name, then parameter types: the REST layer's own description, looked up without allocating. */
     private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
-    private final ObjectWriter problems;
+    private final ProblemMappers problems;
 
-    EarlyDecisions(SlidegateConfig config, MethodPolicies methods, RequestDecider decider, PlanResolver plans, ObjectMapper json) {
-        this.problems = json.writerFor(Problem.class);
+    EarlyDecisions(SlidegateConfig config, MethodPolicies methods, RequestDecider decider, PlanResolver plans, ProblemMappers problems) {
+        this.problems = problems;
         this.methods = methods;
         this.decider = decider;
         this.enabled = config.enabled();
@@ -82,13 +79,7 @@ public class EarlyDecisions {
 
             @Override
             public void refused(Problem problem) {
-                Object body;
-                try {
-                    body = problems.writeValueAsBytes(problem); // written here: cheaper than the REST layer's writer lookup per response
-                } catch (JsonProcessingException e) {
-                    body = problem;
-                }
-                answer.complete(ProblemMappers.response(problem, body));
+                answer.complete(problems.response(problem));
             }
         }));
     }

@@ -141,8 +141,7 @@ public final class MemoryStore implements LimiterStore {
         Map<String, KeyState> keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.get(key);
         if (state == null) {
-            List<LimitState> unused = policy.limits().stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
-            return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, unused));
+            return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));
         }
         return CompletableFuture.completedFuture(state.peek(now));
     }

@@ -52,8 +52,8 @@ public final class RedisStore implements LimiterStore {
      */
     private final ScheduledThreadPoolExecutor deadlines;
 
-    /** What a policy contributes to every call: the script and the ARGV tail, built once. */
-    private record Prepared(Policy policy, LuaScript script, List<String> limitArgs) {
+    /** What a policy contributes to every call: the script, the suffixes of its keys and the ARGV tail, built once. */
+    private record Prepared(Policy policy, LuaScript script, List<String> keySuffixes, List<String> limitArgs) {
     }
 
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout) {
@@ -87,7 +87,7 @@ public final class RedisStore implements LimiterStore {
      */
     public static String keyPrefix(Policy policy, String key) {
         if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0 || (key.indexOf('*') >= 0 && !key.equals("*"))) {
-            throw new IllegalArgumentException("a store key must not contain '{' or '}'");
+            throw new IllegalArgumentException("a store key must not contain '{' or '}', nor '*' unless it is just '*'");
         }
         return "slidegate:{" + policy.name() + ":" + key + "}";
     }
@@ -95,11 +95,16 @@ public final class RedisStore implements LimiterStore {
     /** Every Redis key a decision of {@code policy} touches for {@code key}, in the order of the script's KEYS. */
     public static List<String> keys(Policy policy, String key) {
         String prefix = keyPrefix(policy, key);
+        return keySuffixes(policy).stream().map(suffix -> prefix + suffix).toList();
+    }
+
+    /** What follows the prefix in each of a policy's keys, in the order of the script's KEYS. */
+    private static List<String> keySuffixes(Policy policy) {
         return switch (policy.strategy()) {
-            case SLIDING_LOG -> List.of(prefix + ":log");
-            case FIXED_WINDOW -> policy.limits().stream().map(l -> prefix + ":fw:" + l.windowText()).toList();
-            case SLIDING_COUNTER -> List.of(prefix + ":sc");
-            case TOKEN_BUCKET -> List.of(prefix + ":tb");
+            case SLIDING_LOG -> List.of(":log");
+            case FIXED_WINDOW -> policy.limits().stream().map(l -> ":fw:" + l.windowText()).toList();
+            case SLIDING_COUNTER -> List.of(":sc");
+            case TOKEN_BUCKET -> List.of(":tb");
         };
     }
 
@@ -119,7 +124,7 @@ public final class RedisStore implements LimiterStore {
 
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
         Prepared p = prepared(policy);
-        String[] cmd = command(p, keys(policy, key), cost, countRejected);
+        String[] cmd = command(p, keyPrefix(policy, key), cost, countRejected);
         CompletableFuture<Decision> result = new CompletableFuture<>();
         ScheduledFuture<?> deadline = deadlines.schedule(() -> result.completeExceptionally(new RedisStoreException(
                 "Redis did not answer " + p.script().name() + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)", null)),
@@ -174,7 +179,7 @@ public final class RedisStore implements LimiterStore {
      * that replay it outside Java, e.g. {@code redis-benchmark} as the ceiling of this script.
      */
     public static List<String> evalshaArguments(Policy policy, String key, int cost) {
-        return List.of(command(prepare(policy), keys(policy, key), cost, policy.countRejected()));
+        return List.of(command(prepare(policy), keyPrefix(policy, key), cost, policy.countRejected()));
     }
 
     /** The script body of a strategy, for {@code SCRIPT LOAD} by tools. */
@@ -200,7 +205,7 @@ public final class RedisStore implements LimiterStore {
             args.add(Integer.toString(l.permits()));
             args.add(Long.toString(l.windowMicros()));
         });
-        return new Prepared(policy, script, List.copyOf(args));
+        return new Prepared(policy, script, keySuffixes(policy), List.copyOf(args));
     }
 
     private static final int SCAN_COUNT = 1000;
@@ -343,15 +348,16 @@ public final class RedisStore implements LimiterStore {
                         : "Redis failed on " + what + ": " + e.getMessage(), e));
     }
 
-    /** {@code EVALSHA} arguments: SHA, key count, keys, cost, count-rejected flag, the policy's arguments. */
-    private static String[] command(Prepared p, List<String> keys, int cost, boolean countRejected) {
+    /** {@code EVALSHA} arguments: SHA, key count, keys (the prefix and each suffix), cost, count-rejected flag, the policy's arguments. */
+    private static String[] command(Prepared p, String keyPrefix, int cost, boolean countRejected) {
+        List<String> suffixes = p.keySuffixes();
         List<String> limitArgs = p.limitArgs();
-        String[] cmd = new String[4 + keys.size() + limitArgs.size()];
+        String[] cmd = new String[4 + suffixes.size() + limitArgs.size()];
         cmd[0] = p.script().sha1();
-        cmd[1] = Integer.toString(keys.size());
+        cmd[1] = Integer.toString(suffixes.size());
         int i = 2;
-        for (String k : keys) {
-            cmd[i++] = k;
+        for (String suffix : suffixes) {
+            cmd[i++] = keyPrefix + suffix;
         }
         cmd[i++] = Integer.toString(cost);
         cmd[i++] = countRejected ? "1" : "0";
