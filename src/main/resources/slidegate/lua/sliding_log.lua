@@ -9,7 +9,9 @@
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 --
--- A call of cost c passes limit N/W iff the (N - c + 1)-th newest entry is at least W old.
+-- A permit at microsecond tick t counts through tick t + W (TIME truncates: the grant really happened
+-- in [t, t + 1)), so a call of cost c passes limit N/W iff the (N - c + 1)-th newest entry is more
+-- than W old.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
 local count_rejected = ARGV[2] == '1'
@@ -33,11 +35,11 @@ for i = 1, nlimits do
   local w = tonumber(ARGV[3 + 2 * i])
   if w > max_window then max_window = w end
 end
--- Trim before counting: entries at or before now - W_max count in no window. (A read leaves them:
+-- Trim before counting: entries before now - W_max count in no window. (A read leaves them:
 -- every count below is bounded by the window anyway.)
 local peek = cost == 0
 if not peek then
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', now - max_window))
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. string.format('%d', now - max_window))
 end
 
 local function kth_newest(k)
@@ -56,7 +58,7 @@ local function waits()
       wait = w
     else
       local t = kth_newest(n - cost + 1)
-      if t then wait = t + w - now end
+      if t then wait = t + w + 1 - now end
     end
     if wait > retry then
       tripped, retry = i - 1, wait
@@ -98,10 +100,10 @@ local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}
 for i = 1, nlimits do
   local n = tonumber(ARGV[2 + 2 * i])
   local w = tonumber(ARGV[3 + 2 * i])
-  local used = redis.call('ZCOUNT', key, '(' .. string.format('%d', now - w), '+inf')
+  local used = redis.call('ZCOUNT', key, string.format('%d', now - w), '+inf')
   if used > n then used = n end
   local reset = 0
-  if used > 0 then reset = kth_newest(used) + w - now end
+  if used > 0 then reset = kth_newest(used) + w + 1 - now end
   out[#out + 1] = n - used
   out[#out + 1] = reset
 end

@@ -15,8 +15,12 @@ public record LimitState(Limit limit, long remaining, long resetMicros) {
         return limits.stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
     }
 
-    /** {@link #resetMicros()} in whole seconds, rounded up: the {@code t} of the RateLimit field. */
+    /**
+     * {@link #resetMicros()} in whole seconds, rounded up: the {@code t} of the RateLimit field. The
+     * last microsecond is not rounded up: a sliding log's permit frees one clock tick after W (it
+     * counts through tick t + W), and a 1 s window should not read "t=2" for that tick.
+     */
     public long resetSeconds() {
-        return (resetMicros + 999_999) / 1_000_000;
+        return (resetMicros + 999_998) / 1_000_000;
     }
 }

@@ -7,8 +7,13 @@ import dev.slidegate.core.Policy;
  * The exact sliding log of one key: the instants of the most recent permits in a ring buffer, shared
  * by all limits of the policy.
  *
- * <p>A call of cost c passes limit N/W iff fewer than N - c + 1 recorded permits lie in (now - W, now],
- * i.e. iff the (N - c + 1)-th most recent entry is at least W old. That is one array read per limit,
+ * <p>A permit recorded at microsecond tick t counts through tick t + W and is free from t + W + 1:
+ * the clock truncates to whole microseconds, so a permit read at tick t was really granted somewhere
+ * in [t, t + 1), and only from tick t + W + 1 on is every instant surely more than W after it. (With
+ * "free at t + W", two grants at ticks t and t + W can be less than W apart in real time, and a
+ * caller hammering the key lands on exactly that tick: 101-104 provable grants in one window of
+ * 100/1 s.) A call of cost c passes limit N/W iff fewer than N - c + 1 recorded permits lie in
+ * [now - W, now], i.e. iff the (N - c + 1)-th most recent entry is more than W old. That is one array read per limit,
  * and it needs only the newest max(N) entries, so the ring never grows past the largest N. It starts
  * small and doubles as a key gets busy; in steady state a decision allocates nothing here.
  */
@@ -37,7 +42,7 @@ final class SlidingLogState extends KeyState {
     @Override
     protected long waitFor(int i, long now, int cost) {
         int k = permits[i] - cost + 1;
-        return size < k ? 0 : recent(k) + windows[i] - now;
+        return size < k ? 0 : recent(k) + windows[i] + 1 - now;
     }
 
     @Override
@@ -63,7 +68,7 @@ final class SlidingLogState extends KeyState {
 
     @Override
     protected LimitState state(int i, long now) {
-        long bound = now - windows[i];
+        long bound = now - windows[i] - 1;
         // Count entries newer than bound among the newest permits[i] (more never matter): binary search,
         // since entries get older as k grows.
         int lo = 0;
@@ -76,12 +81,12 @@ final class SlidingLogState extends KeyState {
                 hi = mid - 1;
             }
         }
-        long reset = lo == 0 ? 0 : recent(lo) + windows[i] - now;
+        long reset = lo == 0 ? 0 : recent(lo) + windows[i] + 1 - now;
         return new LimitState(policy.limits().get(i), permits[i] - lo, reset);
     }
 
     @Override
     protected boolean idle(long now) {
-        return size == 0 || recent(1) + maxWindow <= now;
+        return size == 0 || recent(1) + maxWindow < now;
     }
 }

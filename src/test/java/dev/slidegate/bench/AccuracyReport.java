@@ -9,6 +9,7 @@ import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
+import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.LoadOracle;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
@@ -23,18 +24,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
  * The accuracy table of docs/strategies.md: every strategy on both stores, and Bucket4j and Guava's
- * RateLimiter as references, under the same offered load (8 threads, 3N per window, 10 windows);
- * then Redis {@code MEMORY USAGE} per key at saturation. Run it with
+ * RateLimiter as references, under the same loads (8 threads pacing 3N per window for 10 windows; 4
+ * threads hammering, an idle pause, hammering again), every grant judged by the bracket oracle on
+ * the caller's clock; then Redis {@code MEMORY USAGE} per key at saturation. Run it with
  *
  * <pre>./mvnw test -Dtest=AccuracyReport</pre>
  *
  * (not part of the suite: its name does not end in Test; {@code AccuracyReportSmokeTest} runs it
  * small). It writes {@code target/accuracy.md}. Settings: {@code -Daccuracy.n=100},
- * {@code -Daccuracy.window-ms=500}, {@code -Daccuracy.windows=10}, {@code -Daccuracy.memory-n=100,10000}.
+ * {@code -Daccuracy.window-ms=500}, {@code -Daccuracy.windows=10}, {@code -Daccuracy.hammer-ms=3000}, {@code -Daccuracy.memory-n=100,10000}.
  */
 public class AccuracyReport {
 
@@ -45,7 +48,7 @@ public class AccuracyReport {
         int windows = Integer.getInteger("accuracy.windows", 10);
         List<Integer> memoryN = java.util.Arrays.stream(System.getProperty("accuracy.memory-n", "100,10000").split(","))
                 .map(String::trim).map(Integer::valueOf).toList();
-        String table = run(n, w, windows, memoryN);
+        String table = run(n, w, windows, Long.getLong("accuracy.hammer-ms", 3000), memoryN);
         Path out = Path.of("target", "accuracy.md");
         Files.createDirectories(out.getParent());
         Files.writeString(out, table);
@@ -53,25 +56,39 @@ public class AccuracyReport {
     }
 
     /** Measures everything and returns the Markdown tables. */
-    public static String run(int n, long w, int windows, List<Integer> memoryN) throws InterruptedException, IOException {
+    public static String run(int n, long w, int windows, long hammerMillis, List<Integer> memoryN) throws InterruptedException, IOException {
+        long hammerNanos = hammerMillis * 1_000_000;
         StringBuilder md = new StringBuilder();
-        md.append(String.format(Locale.ROOT, "Limit %d per %d ms; 8 threads offering %d calls per window for %d windows; "
-                + "max = most admitted in any %d ms interval; mean = admitted per window / N.%n%n", n, w / 1000, 3 * n, windows, w / 1000));
-        md.append("| limiter | store | max in any window | mean per window |\n|---|---|---|---|\n");
+        md.append(String.format(Locale.ROOT, "Limit %d per %d ms. Every grant is bracketed on the caller's clock (just before and just "
+                + "after the call). **Paced**: 8 threads offer %d calls per window for %d windows. **Hammered**: 4 threads call back to "
+                + "back for %d ms, rest %d ms, then again for %d ms. *Max provable* = most grants whose whole bracket lies in one %d ms "
+                + "interval (the bound; a limiter's wrong timestamps cannot hide a grant, a descheduled caller cannot fake one); "
+                + "*max by answer* = most grants answered in one such interval (what a naive count sees); mean = grants per window / N.%n%n",
+                n, w / 1000, 3 * n, windows, hammerNanos / 1_000_000, w * 6 / 5 / 1000, 2 * w / 1000, w / 1000));
+        md.append("| limiter | store | paced: max provable | paced: max by answer | paced: mean per window | hammered: max provable |\n"
+                + "|---|---|---|---|---|---|\n");
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore redis = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
             for (Strategy s : Strategy.values()) {
                 for (LimiterStore store : List.of(new MemoryStore(Clock.system(), 1000), redis)) {
-                    Policy p = new Policy("acc-" + s.configName() + "-" + store.name(), List.of(new Limit(n, w)), s, "ip", false);
+                    String name = "acc-" + s.configName() + "-" + store.name();
+                    Policy paced = new Policy(name, List.of(new Limit(n, w)), s, "ip", false);
+                    Policy hammered = new Policy(name + "-h", List.of(new Limit(n, w)), s, "ip", false);
                     row(md, "Slidegate " + s.configName(), store.name() + (store == redis ? " " + server.version() : ""),
-                            LoadOracle.offer(attempt(store, p), n, w, windows, 8), n);
+                            LoadOracle.offer(attempt(store, paced), n, w, windows, 8), hammer(attempt(store, hammered), n, w, hammerNanos), n);
                 }
             }
-            Bucket bucket = Bucket.builder().addLimit(l -> l.capacity(n).refillGreedy(n, Duration.ofNanos(w * 1000))).build();
+            Supplier<LoadOracle.Attempt> bucket4j = () -> {
+                Bucket bucket = Bucket.builder().addLimit(l -> l.capacity(n).refillGreedy(n, Duration.ofNanos(w * 1000))).build();
+                return () -> bucket.tryConsume(1);
+            };
             row(md, "Bucket4j " + Bucket.class.getPackage().getImplementationVersion(), "local",
-                    LoadOracle.offer(() -> bucket.tryConsume(1) ? micros() : -1, n, w, windows, 8), n);
-            RateLimiter guava = RateLimiter.create(n * 1_000_000.0 / w);
-            row(md, "Guava RateLimiter", "local", LoadOracle.offer(() -> guava.tryAcquire() ? micros() : -1, n, w, windows, 8), n);
+                    LoadOracle.offer(bucket4j.get(), n, w, windows, 8), hammer(bucket4j.get(), n, w, hammerNanos), n);
+            Supplier<LoadOracle.Attempt> guava = () -> {
+                RateLimiter limiter = RateLimiter.create(n * 1_000_000.0 / w);
+                return limiter::tryAcquire;
+            };
+            row(md, "Guava RateLimiter", "local", LoadOracle.offer(guava.get(), n, w, windows, 8), hammer(guava.get(), n, w, hammerNanos), n);
 
             md.append(String.format(Locale.ROOT, "%nRedis `MEMORY USAGE` per (policy, key) at saturation: N permits spread over 90%% of a "
                     + "2 s window; all keys of the decision, `SAMPLES 0`; Redis %s.%n%n", server.version()));
@@ -101,19 +118,29 @@ public class AccuracyReport {
 
     private static LoadOracle.Attempt attempt(LimiterStore store, Policy p) {
         store.acquire(p, "warm-up", 1).toCompletableFuture().join();
-        return () -> {
-            Decision d = store.acquire(p, "oracle", 1).toCompletableFuture().join();
-            return d.allowed() ? d.atMicros() : -1;
-        };
+        return () -> store.acquire(p, "oracle", 1).toCompletableFuture().join().allowed();
     }
 
-    private static long micros() {
-        return System.nanoTime() / 1000;
+    /** Hammers, rests 1.2 W (a log empties, a bucket fills), hammers 2 W more; the most provable in one W of both. */
+    private static int hammer(LoadOracle.Attempt attempt, int n, long w, long forNanos) throws InterruptedException {
+        LoadOracle.Result first = LoadOracle.hammer(attempt, n, w * 1000, forNanos, 4);
+        LockSupport.parkNanos(w * 1000 * 6 / 5);
+        LoadOracle.Result second = LoadOracle.hammer(attempt, n, w * 1000, 2 * w * 1000, 4);
+        Brackets all = new Brackets();
+        all.addAll(first.grants());
+        all.addAll(second.grants());
+        return all.maxProvable(w * 1000);
     }
 
-    private static void row(StringBuilder md, String limiter, String store, LoadOracle.Result r, int n) {
-        md.append(String.format(Locale.ROOT, "| %s | %s | %d (%.2f N) | %.2f N |%n", limiter, store, r.maxInAnyWindow(),
-                r.maxInAnyWindow() / (double) n, r.meanFraction()));
+    private static void row(StringBuilder md, String limiter, String store, LoadOracle.Result paced, int hammered, int n) {
+        md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f N | %s |%n", limiter, store, bold(paced.maxProvable(), n),
+                bold(paced.maxByAnswer(), n), paced.meanFraction(), bold(hammered, n)));
+    }
+
+    /** A count with its fraction of N, bold when over N. */
+    private static String bold(int count, int n) {
+        String text = String.format(Locale.ROOT, "%d (%.2f N)", count, count / (double) n);
+        return count > n ? "**" + text + "**" : text;
     }
 
     /** Sends {@code count} calls evenly over {@code spreadMicros}, without waiting for each. */

@@ -62,7 +62,9 @@ class LimitTest {
     void decisionsRoundRetryAfterUpToWholeSecondsOfAtLeastOne() {
         Policy p = new Policy("p", List.of(Limit.parse("1/1m")), Strategy.SLIDING_LOG, "ip", false);
         assertEquals(1, new Decision(p, false, 0, 1, 0, List.of()).retryAfterSeconds());
-        assertEquals(2, new Decision(p, false, 0, 1_000_001, 0, List.of()).retryAfterSeconds());
+        assertEquals(1, new Decision(p, false, 0, 1_000_001, 0, List.of()).retryAfterSeconds(), "the sliding log's last tick");
+        assertEquals(2, new Decision(p, false, 0, 1_000_002, 0, List.of()).retryAfterSeconds());
+        assertEquals(61, new Decision(p, false, 0, 60_000_002, 0, List.of()).retryAfterSeconds());
         assertEquals(60, new Decision(p, false, 0, 60_000_000, 0, List.of()).retryAfterSeconds());
     }
 }

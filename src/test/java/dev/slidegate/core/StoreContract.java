@@ -90,10 +90,11 @@ public abstract class StoreContract {
         Decision refused = call(p, k);
         assertRefused(refused, 0);
         assertEquals(0, refused.remaining());
-        // when the first permit can be had again: the log's entry leaves, the window ends, the oldest
-        // counted cell (of 10) drops, the bucket refills one permit (W / 5)
+        // when the first permit can be had again: the log's entry leaves (one tick after W: a permit at
+        // tick t counts through t + W), the window ends, the oldest counted cell (of 10) drops, the
+        // bucket refills one permit (W / 5)
         long expected = switch (s) {
-            case SLIDING_LOG -> w();
+            case SLIDING_LOG -> w() + 1;
             case FIXED_WINDOW -> w() - edge();
             case SLIDING_COUNTER -> w() + w() / 10 - edge();
             case TOKEN_BUCKET -> w() / 5;
@@ -118,7 +119,7 @@ public abstract class StoreContract {
         Decision refused = call(p, k);
         assertRefused(refused, 0);
         if (exactTime()) {
-            assertEquals(s == Strategy.SLIDING_LOG ? 3 * edge() : 2 * edge(), refused.retryAfterMicros());
+            assertEquals(s == Strategy.SLIDING_LOG ? 3 * edge() + 1 : 2 * edge(), refused.retryAfterMicros());
         }
         advance(4 * edge());
         for (int i = 4; i >= 0; i--) {
@@ -127,7 +128,8 @@ public abstract class StoreContract {
         assertRefused(call(p, k), 0);
     }
 
-    // sliding log, 5/W: t=0 x1; t=W/2 x4; t=W+edge: the t=0 permit left, so exactly one more fits.
+    // sliding log, 5/W: t=0 x1; t=W/2 x4; t=W+edge: the t=0 permit left (it counts through tick W), so
+    // exactly one more fits.
     // (A fixed window would admit five here: the 2N burst at an edge.)
     @Test
     void slidingLogAdmitsNoBurstAcrossAWindowEdge() {
@@ -143,7 +145,7 @@ public abstract class StoreContract {
         Decision refused = call(p, k);
         assertRefused(refused, 0);
         if (exactTime()) {
-            assertEquals(w() / 2 - edge(), refused.retryAfterMicros());
+            assertEquals(w() / 2 - edge() + 1, refused.retryAfterMicros());
         }
     }
 
@@ -274,7 +276,8 @@ public abstract class StoreContract {
         assertAdmitted(call(p, k), 1);
     }
 
-    // sliding log 5/W: t=0 x2 -> 3 left, next permit frees at W; t=W/2 x1 -> 2 left, still at W (t=0 oldest)
+    // sliding log 5/W: t=0 x2 -> 3 left, next permit frees at W + 1 tick; t=W/2 x1 -> 2 left, still at
+    // W + 1 (t=0 oldest)
     @Test
     void statesReportRemainingAndTimeToTheNextFreePermit() {
         Policy p = policy(Strategy.SLIDING_LOG, false, lim(5, 1), lim(8, 4));
@@ -288,10 +291,10 @@ public abstract class StoreContract {
         assertEquals(2, d.states().get(0).remaining());
         assertEquals(5, d.states().get(1).remaining());
         long reset = d.states().get(0).resetMicros();
-        assertTrue(reset > 0 && reset <= w() / 2, "reset " + reset);
+        assertTrue(reset > 0 && reset <= w() / 2 + 1, "reset " + reset);
         if (exactTime()) {
-            assertEquals(w() / 2, reset);
-            assertEquals(4 * w() - w() / 2, d.states().get(1).resetMicros());
+            assertEquals(w() / 2 + 1, reset);
+            assertEquals(4 * w() - w() / 2 + 1, d.states().get(1).resetMicros());
         }
     }
 

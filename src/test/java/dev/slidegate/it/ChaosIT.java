@@ -3,7 +3,7 @@ package dev.slidegate.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.ProvableOracle;
+import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
 import java.net.URI;
@@ -197,7 +197,7 @@ class ChaosIT {
 
     private static void assertWithinN(List<Sample> samples, String what) {
         List<Sample> ok = samples.stream().filter(x -> x.status() == 200).toList();
-        int max = ProvableOracle.maxProvablyWithin(ok.stream().mapToLong(Sample::sent).toArray(),
+        int max = Brackets.maxProvable(ok.stream().mapToLong(Sample::sent).toArray(),
                 ok.stream().mapToLong(Sample::received).toArray(), W);
         assertTrue(max <= N, what + ": " + max + " admitted provably within one window");
     }

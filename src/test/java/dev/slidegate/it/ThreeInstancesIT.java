@@ -2,7 +2,7 @@ package dev.slidegate.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.ProvableOracle;
+import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.RedisServer;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -85,7 +85,7 @@ class ThreeInstancesIT {
             for (Map.Entry<String, Admitted> e : admitted.entrySet()) {
                 long[] sent = e.getValue().calls.stream().mapToLong(x -> x[0]).toArray();
                 long[] received = e.getValue().calls.stream().mapToLong(x -> x[1]).toArray();
-                int max = ProvableOracle.maxProvablyWithin(sent, received, W_NANOS);
+                int max = Brackets.maxProvable(sent, received, W_NANOS);
                 if (max > worst) {
                     worst = max;
                     worstKey = e.getKey();

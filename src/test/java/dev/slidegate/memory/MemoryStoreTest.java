@@ -75,8 +75,8 @@ class MemoryStoreTest {
         clock.set(start - 10_000_000); // ten seconds back
         Decision d = store.decide(p, "a", 1);
         assertFalse(d.allowed());
-        assertEquals(1_000_000, d.retryAfterMicros(), "the wait is measured from the newest instant seen");
-        clock.set(start + 1_000_000);
+        assertEquals(1_000_001, d.retryAfterMicros(), "the wait is measured from the newest instant seen");
+        clock.set(start + 1_000_001);
         assertTrue(store.decide(p, "a", 1).allowed());
     }
 

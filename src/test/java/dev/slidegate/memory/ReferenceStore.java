@@ -99,7 +99,7 @@ public final class ReferenceStore implements LimiterStore {
         }
         List<Long> inWindow = newestFirstInWindow(id, now, l);
         int k = l.permits() - cost + 1; // admitted iff fewer than k in the window
-        return inWindow.size() < k ? 0 : inWindow.get(k - 1) + l.windowMicros() - now;
+        return inWindow.size() < k ? 0 : inWindow.get(k - 1) + l.windowMicros() + 1 - now;
     }
 
     private LimitState state(Policy policy, String id, int i, long now) {
@@ -125,14 +125,14 @@ public final class ReferenceStore implements LimiterStore {
         }
         List<Long> inWindow = newestFirstInWindow(id, now, l);
         int used = Math.min(inWindow.size(), l.permits());
-        long reset = used == 0 ? 0 : inWindow.get(used - 1) + l.windowMicros() - now;
+        long reset = used == 0 ? 0 : inWindow.get(used - 1) + l.windowMicros() + 1 - now;
         return new LimitState(l, l.permits() - used, reset);
     }
 
     private List<Long> newestFirstInWindow(String id, long now, Limit l) {
         List<Long> result = new ArrayList<>();
         for (long t : logs.getOrDefault(id, List.of())) {
-            if (t > now - l.windowMicros()) {
+            if (t >= now - l.windowMicros()) { // a permit at tick t counts through tick t + W
                 result.add(t);
             }
         }

@@ -3,44 +3,50 @@ package dev.slidegate.testing;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Offers a paced load to a limiter from several threads and records the instant of every admitted
- * call, then measures it with the {@link Oracle}: the same load for every limiter compared.
+ * Offers a paced load to a limiter from several threads, brackets every admitted call on the caller's
+ * clock ({@link System#nanoTime()} just before and just after it) and judges the grants with the
+ * {@link Brackets} oracle: the same load and the same judge for every limiter compared, Slidegate or
+ * a peer, whatever instants the limiter reports about itself.
  */
 public final class LoadOracle {
 
     private LoadOracle() {
     }
 
-    /** One attempt: the instant (microseconds) the limiter admitted the call at, or -1 when refused. */
+    /** One attempt: whether the limiter admitted the call. */
     @FunctionalInterface
     public interface Attempt {
-        long tryAdmit();
+        boolean tryAdmit();
     }
 
     /**
      * What a run measured.
      *
-     * @param maxInAnyWindow the most admitted in any interval of length W
-     * @param perWindow admitted in each full window after the first admission
+     * @param maxProvable the most grants whose whole bracket lies in one interval of length W: the bound
+     * @param maxByAnswer the most grants answered (the bracket's end) in one interval of length W: what a
+     *        naive caller-side count sees; at least {@code maxProvable}, inflated by callers descheduled
+     *        around their calls
+     * @param perWindow grants answered in each full window after the first grant
      * @param meanFraction the mean of {@code perWindow} as a fraction of N
+     * @param grants all grants, to be judged further
      */
-    public record Result(int maxInAnyWindow, int[] perWindow, double meanFraction) {
+    public record Result(int maxProvable, int maxByAnswer, int[] perWindow, double meanFraction, Brackets grants) {
 
         @Override
         public String toString() {
-            return "max " + maxInAnyWindow + ", per window " + Arrays.toString(perWindow) + String.format(", mean %.2f N", meanFraction);
+            return "max provable " + maxProvable + ", max by answer " + maxByAnswer + ", per window " + Arrays.toString(perWindow)
+                    + String.format(", mean %.2f N", meanFraction);
         }
     }
 
     /** {@code threads} threads together offer 3N per window for {@code windows} windows. */
     public static Result offer(Attempt attempt, int n, long windowMicros, int windows, int threads) throws InterruptedException {
-        ConcurrentLinkedQueue<Long> admitted = new ConcurrentLinkedQueue<>();
+        Brackets grants = new Brackets();
         long perThread = 3L * n * windows / threads;
         long intervalNanos = windowMicros * 1000 * windows / perThread;
         CountDownLatch done = new CountDownLatch(threads);
@@ -55,9 +61,9 @@ public final class LoadOracle {
                         if (wait > 0) {
                             LockSupport.parkNanos(wait);
                         }
-                        long at = attempt.tryAdmit();
-                        if (at >= 0) {
-                            admitted.add(at);
+                        long before = System.nanoTime();
+                        if (attempt.tryAdmit()) {
+                            grants.add(before, System.nanoTime());
                         }
                     }
                 } finally {
@@ -71,13 +77,45 @@ public final class LoadOracle {
             running.forEach(Thread::interrupt);
             throw new IllegalStateException("the load did not finish");
         }
-        long[] instants = admitted.stream().mapToLong(Long::longValue).toArray();
-        if (instants.length == 0) {
-            return new Result(0, new int[0], 0);
+        return judge(grants, n, windowMicros * 1000, windows);
+    }
+
+    /** {@code threads} threads call back to back for {@code forNanos}, then the grants are judged. */
+    public static Result hammer(Attempt attempt, int n, long windowNanos, long forNanos, int threads) throws InterruptedException {
+        Brackets grants = new Brackets();
+        long end = System.nanoTime() + forNanos;
+        Thread[] running = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            running[t] = new Thread(() -> {
+                while (System.nanoTime() < end) {
+                    long before = System.nanoTime();
+                    if (attempt.tryAdmit()) {
+                        grants.add(before, System.nanoTime());
+                    }
+                }
+            });
+            running[t].start();
         }
-        long first = Arrays.stream(instants).min().getAsLong();
-        int[] per = Oracle.perWindow(instants, first, windowMicros, windows - 1);
+        for (Thread t : running) {
+            t.join();
+        }
+        return judge(grants, n, windowNanos, (int) (forNanos / windowNanos));
+    }
+
+    private static Result judge(Brackets grants, int n, long windowNanos, int windows) {
+        if (grants.size() == 0) {
+            return new Result(0, 0, new int[0], 0, grants);
+        }
+        long[] answered = grants.afters();
+        long first = Arrays.stream(answered).min().getAsLong();
+        int[] per = new int[Math.max(0, windows - 1)];
+        for (long t : answered) {
+            long k = (t - first) / windowNanos;
+            if (k < per.length) {
+                per[(int) k]++;
+            }
+        }
         double mean = Arrays.stream(per).average().orElse(0) / n;
-        return new Result(Oracle.maxInAnyWindow(instants, windowMicros), per, mean);
+        return new Result(grants.maxProvable(windowNanos), Brackets.maxProvable(answered, answered, windowNanos), per, mean, grants);
     }
 }
