@@ -8,6 +8,7 @@ import dev.slidegate.core.Limit;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.Brackets;
+import dev.slidegate.testing.LoadOracle;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -35,11 +36,10 @@ class ContentionTest {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
         Policy p = new Policy("hot", List.of(Limit.parse(N + "/1s")), strategy, "ip", false);
         boolean viaDecide = entry.equals("decide");
-        Brackets hammered = new Brackets();
-        Brackets afterPause = new Brackets();
-        hammer(store, p, viaDecide, hammered, 5 * W_NANOS);
+        LoadOracle.Attempt attempt = viaDecide ? () -> store.decide(p, "k", 1).allowed() : () -> store.tryAcquire(p, "k", 1);
+        Brackets hammered = LoadOracle.hammer(attempt, N, W_NANOS, 5 * W_NANOS, THREADS).grants();
         LockSupport.parkNanos(W_NANOS * 6 / 5); // idle: every permit has left the window
-        hammer(store, p, viaDecide, afterPause, 2 * W_NANOS);
+        Brackets afterPause = LoadOracle.hammer(attempt, N, W_NANOS, 2 * W_NANOS, THREADS).grants();
         Brackets all = new Brackets();
         all.addAll(hammered);
         all.addAll(afterPause);
@@ -53,26 +53,5 @@ class ContentionTest {
         int minimum = strategy == Strategy.SLIDING_LOG ? 5 * N : 5 * N * 8 / 10;
         assertTrue(hammered.size() >= minimum, what);
         assertEquals(N, afterPause.maxProvable(W_NANOS), "after the pause the full N is there again at once: " + what);
-    }
-
-    private static void hammer(MemoryStore store, Policy p, boolean viaDecide, Brackets grants, long forNanos) throws InterruptedException {
-        long end = System.nanoTime() + forNanos;
-        Thread[] threads = new Thread[THREADS];
-        for (int t = 0; t < THREADS; t++) {
-            threads[t] = new Thread(() -> {
-                while (System.nanoTime() < end) {
-                    long before = System.nanoTime();
-                    boolean admitted = viaDecide ? store.decide(p, "k", 1).allowed() : store.tryAcquire(p, "k", 1);
-                    long after = System.nanoTime();
-                    if (admitted) {
-                        grants.add(before, after);
-                    }
-                }
-            });
-            threads[t].start();
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
     }
 }
