@@ -70,8 +70,18 @@ class TrustedProxyTest {
 
     @Test
     void a64KilobyteKeyHeaderNeverGivesA5xx() {
-        int status = given().header("X-Api-Key", "k".repeat(64 * 1024)).get("/api/reports").statusCode();
-        assertTrue(status < 500, "status " + status); // the server refuses oversized headers before Slidegate sees them
+        try {
+            int status = given().header("X-Api-Key", "k".repeat(64 * 1024)).get("/api/reports").statusCode();
+            assertTrue(status < 500, "status " + status); // the server refuses oversized headers before Slidegate sees them
+        } catch (Exception e) { // RestAssured rethrows the checked SocketException unwrapped
+            // the server may answer 431 and close before the client has written the whole header: the client
+            // then sees a broken pipe instead of the status; that is a refusal too, never a 5xx
+            Throwable cause = e;
+            while (cause.getCause() != null && !(cause instanceof java.net.SocketException)) {
+                cause = cause.getCause();
+            }
+            assertTrue(cause instanceof java.net.SocketException, e.toString());
+        }
         int big = given().header("X-Api-Key", "k".repeat(6 * 1024)).get("/api/reports").statusCode();
         assertEquals(200, big, "a large key within the server's header limit is hashed into a bounded key");
     }
