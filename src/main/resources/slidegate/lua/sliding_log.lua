@@ -42,6 +42,11 @@ if not peek then
   redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. string.format('%d', now - max_window))
 end
 
+-- The first tick at which a permit recorded at tick t no longer counts in a window of w.
+local function free_at(t, w)
+  return t + w + 1
+end
+
 local function kth_newest(k)
   local r = redis.call('ZRANGE', key, -k, -k, 'WITHSCORES')
   if r[2] then return tonumber(r[2]) end
@@ -58,7 +63,7 @@ local function waits()
       wait = w
     else
       local t = kth_newest(n - cost + 1)
-      if t then wait = t + w + 1 - now end
+      if t then wait = free_at(t, w) - now end
     end
     if wait > retry then
       tripped, retry = i - 1, wait
@@ -103,7 +108,7 @@ for i = 1, nlimits do
   local used = redis.call('ZCOUNT', key, string.format('%d', now - w), '+inf')
   if used > n then used = n end
   local reset = 0
-  if used > 0 then reset = kth_newest(used) + w + 1 - now end
+  if used > 0 then reset = free_at(kth_newest(used), w) - now end
   out[#out + 1] = n - used
   out[#out + 1] = reset
 end

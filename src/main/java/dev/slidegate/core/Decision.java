@@ -44,11 +44,8 @@ public record Decision(Policy policy, boolean allowed, int trippedIndex, long re
         return min;
     }
 
-    /**
-     * Whole seconds to wait before retrying, rounded up (but not for the last microsecond, see
-     * {@link LimitState#resetSeconds()}) and at least 1: the value of {@code Retry-After}.
-     */
+    /** Whole seconds to wait before retrying ({@link LimitState#wholeSeconds}), at least 1: the value of {@code Retry-After}. */
     public long retryAfterSeconds() {
-        return Math.max(1, (retryAfterMicros + 999_998) / 1_000_000);
+        return Math.max(1, LimitState.wholeSeconds(retryAfterMicros));
     }
 }

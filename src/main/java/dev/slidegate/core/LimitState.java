@@ -15,12 +15,17 @@ public record LimitState(Limit limit, long remaining, long resetMicros) {
         return limits.stream().map(l -> new LimitState(l, l.permits(), 0)).toList();
     }
 
-    /**
-     * {@link #resetMicros()} in whole seconds, rounded up: the {@code t} of the RateLimit field. The
-     * last microsecond is not rounded up: a sliding log's permit frees one clock tick after W (it
-     * counts through tick t + W), and a 1 s window should not read "t=2" for that tick.
-     */
+    /** {@link #resetMicros()} in whole seconds ({@link #wholeSeconds}): the {@code t} of the RateLimit field. */
     public long resetSeconds() {
-        return (resetMicros + 999_998) / 1_000_000;
+        return wholeSeconds(resetMicros);
+    }
+
+    /**
+     * Microseconds as whole seconds for headers, rounded up, except for the last microsecond: a sliding
+     * log's permit frees one clock tick after W (it counts through tick t + W), and a 1 s window should
+     * not read 2 for that tick.
+     */
+    public static long wholeSeconds(long micros) {
+        return (micros + 999_998) / 1_000_000;
     }
 }

@@ -13,9 +13,9 @@ import dev.slidegate.core.Policy;
  * "free at t + W", two grants at ticks t and t + W can be less than W apart in real time, and a
  * caller hammering the key lands on exactly that tick: 101-104 provable grants in one window of
  * 100/1 s.) A call of cost c passes limit N/W iff fewer than N - c + 1 recorded permits lie in
- * [now - W, now], i.e. iff the (N - c + 1)-th most recent entry is more than W old. That is one array read per limit,
- * and it needs only the newest max(N) entries, so the ring never grows past the largest N. It starts
- * small and doubles as a key gets busy; in steady state a decision allocates nothing here.
+ * [now - W, now], i.e. iff the (N - c + 1)-th most recent entry is free by now. That is one array read
+ * per limit, and it needs only the newest max(N) entries, so the ring never grows past the largest N.
+ * It starts small and doubles as a key gets busy; in steady state a decision allocates nothing here.
  */
 final class SlidingLogState extends KeyState {
 
@@ -39,10 +39,15 @@ final class SlidingLogState extends KeyState {
         return ring[idx < 0 ? idx + ring.length : idx];
     }
 
+    /** The first tick at which a permit recorded at tick {@code t} no longer counts in limit {@code i}. */
+    private long freeAt(long t, int i) {
+        return t + windows[i] + 1;
+    }
+
     @Override
     protected long waitFor(int i, long now, int cost) {
         int k = permits[i] - cost + 1;
-        return size < k ? 0 : recent(k) + windows[i] + 1 - now;
+        return size < k ? 0 : freeAt(recent(k), i) - now;
     }
 
     @Override
@@ -68,20 +73,19 @@ final class SlidingLogState extends KeyState {
 
     @Override
     protected LimitState state(int i, long now) {
-        long bound = now - windows[i] - 1;
-        // Count entries newer than bound among the newest permits[i] (more never matter): binary search,
+        // Count the entries not yet free among the newest permits[i] (more never matter): binary search,
         // since entries get older as k grows.
         int lo = 0;
         int hi = Math.min(size, permits[i]);
         while (lo < hi) {
             int mid = (lo + hi + 1) >>> 1;
-            if (recent(mid) > bound) {
+            if (freeAt(recent(mid), i) > now) {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        long reset = lo == 0 ? 0 : recent(lo) + windows[i] + 1 - now;
+        long reset = lo == 0 ? 0 : freeAt(recent(lo), i) - now;
         return new LimitState(policy.limits().get(i), permits[i] - lo, reset);
     }
 

@@ -9,7 +9,6 @@ import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
-import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.LoadOracle;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
@@ -121,15 +120,9 @@ public class AccuracyReport {
         return () -> store.acquire(p, "oracle", 1).toCompletableFuture().join().allowed();
     }
 
-    /** Hammers, rests 1.2 W (a log empties, a bucket fills), hammers 2 W more; the most provable in one W of both. */
+    /** 4 threads hammering around an idle pause: the most provable in one W. */
     private static int hammer(LoadOracle.Attempt attempt, int n, long w, long forNanos) throws InterruptedException {
-        LoadOracle.Result first = LoadOracle.hammer(attempt, n, w * 1000, forNanos, 4);
-        LockSupport.parkNanos(w * 1000 * 6 / 5);
-        LoadOracle.Result second = LoadOracle.hammer(attempt, n, w * 1000, 2 * w * 1000, 4);
-        Brackets all = new Brackets();
-        all.addAll(first.grants());
-        all.addAll(second.grants());
-        return all.maxProvable(w * 1000);
+        return LoadOracle.hammerAroundAPause(attempt, n, w * 1000, forNanos, 4).maxProvable();
     }
 
     private static void row(StringBuilder md, String limiter, String store, LoadOracle.Result paced, int hammered, int n) {

@@ -10,7 +10,6 @@ import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.LoadOracle;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -37,14 +36,10 @@ class ContentionTest {
         Policy p = new Policy("hot", List.of(Limit.parse(N + "/1s")), strategy, "ip", false);
         boolean viaDecide = entry.equals("decide");
         LoadOracle.Attempt attempt = viaDecide ? () -> store.decide(p, "k", 1).allowed() : () -> store.tryAcquire(p, "k", 1);
-        Brackets hammered = LoadOracle.hammer(attempt, N, W_NANOS, 5 * W_NANOS, THREADS).grants();
-        LockSupport.parkNanos(W_NANOS * 6 / 5); // idle: every permit has left the window
-        Brackets afterPause = LoadOracle.hammer(attempt, N, W_NANOS, 2 * W_NANOS, THREADS).grants();
-        Brackets all = new Brackets();
-        all.addAll(hammered);
-        all.addAll(afterPause);
-
-        int provable = all.maxProvable(W_NANOS);
+        LoadOracle.Hammered run = LoadOracle.hammerAroundAPause(attempt, N, W_NANOS, 5 * W_NANOS, THREADS);
+        Brackets hammered = run.beforePause();
+        Brackets afterPause = run.afterPause();
+        int provable = run.maxProvable();
         String what = strategy + " via " + entry + ": " + hammered.size() + " grants in 5 s, " + afterPause.size()
                 + " in 2 s after a pause, at most " + provable + " provably inside one 1 s interval";
         System.out.println(what);

@@ -102,6 +102,30 @@ public final class LoadOracle {
         return judge(grants, n, windowNanos, (int) (forNanos / windowNanos));
     }
 
+    /**
+     * What {@link #hammerAroundAPause} measured.
+     *
+     * @param beforePause the grants of the first hammering
+     * @param afterPause the grants of the hammering after the pause
+     * @param maxProvable the most grants of both whose brackets lie in one interval of length W
+     */
+    public record Hammered(Brackets beforePause, Brackets afterPause, int maxProvable) {
+    }
+
+    /**
+     * Hammers for {@code forNanos}, rests 1.2 W (a log empties, a bucket fills up), then hammers 2 W
+     * more: the burst a limiter allows after an idle pause is judged together with the steady state.
+     */
+    public static Hammered hammerAroundAPause(Attempt attempt, int n, long windowNanos, long forNanos, int threads) throws InterruptedException {
+        Brackets before = hammer(attempt, n, windowNanos, forNanos, threads).grants();
+        LockSupport.parkNanos(windowNanos * 6 / 5);
+        Brackets after = hammer(attempt, n, windowNanos, 2 * windowNanos, threads).grants();
+        Brackets all = new Brackets();
+        all.addAll(before);
+        all.addAll(after);
+        return new Hammered(before, after, all.maxProvable(windowNanos));
+    }
+
     private static Result judge(Brackets grants, int n, long windowNanos, int windows) {
         if (grants.size() == 0) {
             return new Result(0, 0, new int[0], 0, grants);
