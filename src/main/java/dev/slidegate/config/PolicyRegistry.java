@@ -81,8 +81,9 @@ public class PolicyRegistry {
 
     public PolicyRegistry(SlidegateConfig config) {
         globalFailMode = check(() -> FailMode.parse(config.failMode()), "slidegate.fail-mode");
-        if (config.fallback().instances() < 1) {
-            throw fail("slidegate.fallback.instances: '" + config.fallback().instances() + "' is not a number of instances: expected 1 or more");
+        if (config.fallback().instances().isPresent() && config.fallback().instances().get() < 1) {
+            throw fail("slidegate.fallback.instances: '" + config.fallback().instances().get()
+                    + "' is not a number of instances: expected 1 or more (or leave it unset to count the instances through Redis)");
         }
         defaults = parse("slidegate.defaults.", config.defaults());
         config.policies().forEach((name, p) -> {

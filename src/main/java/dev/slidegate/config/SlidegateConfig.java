@@ -59,7 +59,7 @@ public interface SlidegateConfig {
 
     /**
      * What every policy does when Redis cannot decide, unless it sets its own {@code fail-mode}:
-     * {@code local} (decide in process at N ÷ {@code slidegate.fallback.instances}), {@code open}
+     * {@code local} (decide in process at N ÷ the number of live instances), {@code open}
      * (admit) or {@code closed} (refuse with 503).
      */
     @WithName("fail-mode")
@@ -72,9 +72,12 @@ public interface SlidegateConfig {
     /** The fail mode {@code local}. */
     interface FallbackConfig {
 
-        /** How many instances share the limits: in process each decides at N ÷ this, so the fleet stays near N. */
-        @WithDefault("1")
-        int instances();
+        /**
+         * How many instances share the limits: in process each decides at N ÷ this, so the fleet stays
+         * near N. Unset (the default), each instance learns it through Redis: every instance renews an
+         * entry there once a second, and the last count is kept while Redis is away. Set it to override.
+         */
+        Optional<Integer> instances();
     }
 
     /** The Redis store. */
@@ -193,11 +196,23 @@ public interface SlidegateConfig {
     interface RedisConfig {
 
         /**
-         * The time budget of one decision on Redis, on the blocking and the reactive path alike; past it
-         * the policy's fail mode decides. A hung Redis never hangs a request.
+         * The time budget of one decision on Redis, on the blocking and the reactive path alike: when
+         * Redis has answered nothing at all for this long (killed, frozen, unreachable), the policy's
+         * fail mode decides. A hung Redis never hangs a request. Late is not down: the silence allowed
+         * is stretched to twice Redis's recent answer times when those are longer, and while Redis keeps
+         * answering other decisions, one that is only late (a busy machine) waits on, up to
+         * {@code late-limit}.
          */
-        @WithDefault("50ms")
+        @WithDefault("250ms")
         Duration timeout();
+
+        /**
+         * How long a decision waits at most for a Redis that is up but late (it answers other decisions
+         * meanwhile); past it the fail mode decides.
+         */
+        @WithName("late-limit")
+        @WithDefault("2s")
+        Duration lateLimit();
 
         /** After this many failed decisions in a row, Redis is skipped (the fail mode decides) for {@code cool-down}. */
         @WithName("failure-threshold")

@@ -10,6 +10,7 @@ import dev.slidegate.core.FallbackStore;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.ClusterNodes;
+import dev.slidegate.redis.InstanceRegistry;
 import dev.slidegate.redis.RedisNodes;
 import dev.slidegate.redis.RedisStore;
 import io.quarkus.arc.DefaultBean;
@@ -37,23 +38,58 @@ public class StoreProducer {
         return Clock.system();
     }
 
+    /** What owns a thread or a timer in the store stack, closed at shutdown. */
+    private final java.util.List<AutoCloseable> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     /**
-     * Counts and times decisions ({@link MeteredStore}); with Redis also store errors and fail-mode
-     * transitions: {@code slidegate_store_errors_total{store}} and {@code slidegate_failmode_transitions_total{to}}
+     * The Redis stack: {@code Fallback(Redis, Memory, Breaker)} with the instance count learned through
+     * Redis (or configured). With metrics, store errors and fail-mode transitions are counted:
+     * {@code slidegate_store_errors_total{store}} and {@code slidegate_failmode_transitions_total{to}}
      * ({@code to="fail-mode"} when Redis starts being skipped, {@code to="store"} when it is used again).
      */
-    private static LimiterStore metered(LimiterStore store, MeterRegistry registry) {
-        if (store instanceof FallbackStore fallback) {
-            Counter errors = Counter.builder("slidegate.store.errors").description("Failed calls to the shared store (each decided by the fail mode)")
-                    .tag("store", fallback.remote().name()).register(registry);
+    private FallbackStore redisStack(SlidegateConfig config, Clock clock, RedisStore redis, ReactiveRedisDataSource source,
+            io.vertx.mutiny.core.Vertx vertx, Instance<MeterRegistry> metrics) {
+        java.util.function.Consumer<Breaker.State> transitions = s -> {
+        };
+        java.util.function.Consumer<Throwable> errors = e -> {
+        };
+        if (metrics.isResolvable()) {
+            MeterRegistry registry = metrics.get();
+            Counter errorCount = Counter.builder("slidegate.store.errors").description("Failed calls to the shared store (each decided by the fail mode)")
+                    .tag("store", redis.name()).register(registry);
             Counter toFailMode = Counter.builder("slidegate.failmode.transitions").description("Switches between the store and the fail modes")
                     .tag("to", "fail-mode").register(registry);
             Counter toStore = Counter.builder("slidegate.failmode.transitions").description("Switches between the store and the fail modes")
                     .tag("to", "store").register(registry);
-            fallback.onError(e -> errors.increment());
-            fallback.breaker().onTransition(s -> (s == Breaker.State.OPEN ? toFailMode : toStore).increment());
+            transitions = s -> (s == Breaker.State.OPEN ? toFailMode : toStore).increment();
+            errors = e -> errorCount.increment();
         }
-        return new MeteredStore(store, registry);
+        java.util.function.IntSupplier instances;
+        if (config.fallback().instances().isPresent()) {
+            int fixed = config.fallback().instances().get();
+            instances = () -> fixed;
+        } else {
+            InstanceRegistry registry = new InstanceRegistry(source, vertx, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(3),
+                    java.time.Duration.ofSeconds(1));
+            owned.add(registry);
+            instances = registry;
+        }
+        Breaker breaker = new Breaker("Redis", config.redis().failureThreshold(), config.redis().coolDown().toNanos(), System::nanoTime,
+                transitions);
+        FallbackStore fallback = new FallbackStore(redis, new MemoryStore(clock, config.memory().maxKeys()), instances, breaker);
+        fallback.onError(errors);
+        return fallback;
+    }
+
+    @jakarta.annotation.PreDestroy
+    void close() {
+        for (AutoCloseable c : owned) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debugf("closing %s: %s", c, e.getMessage());
+            }
+        }
     }
 
     @Produces
@@ -87,26 +123,24 @@ public class StoreProducer {
                     + "' is not a store: expected auto, memory or redis");
         }
         boolean cluster = clientType.map(t -> t.trim().equalsIgnoreCase("cluster")).orElse(false);
+        RedisStore redisStore = useRedis ? new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), cluster
+                ? new ClusterNodes(redis.get(), vertx.get(), ClusterNodes.optionsLike(hosts.get().split(",")[0], password.orElse(null)))
+                : RedisNodes.single(redis.get())) : null;
         LimiterStore store = useRedis
-                ? new FallbackStore(new RedisStore(redis.get(), config.redis().timeout(), cluster
-                        ? new ClusterNodes(redis.get(), vertx.get(), ClusterNodes.optionsLike(hosts.get().split(",")[0], password.orElse(null)))
-                        : RedisNodes.single(redis.get())), new MemoryStore(clock, config.memory().maxKeys()),
-                        config.fallback().instances(), new Breaker("Redis", config.redis().failureThreshold(),
-                                config.redis().coolDown().toNanos(), System::nanoTime))
+                ? redisStack(config, clock, redisStore, redis.get(), vertx.get(), metrics)
                 : new MemoryStore(clock, config.memory().maxKeys());
         if (metrics.isResolvable()) {
-            store = metered(store, metrics.get());
+            store = new MeteredStore(store, metrics.get());
         }
         if (useRedis && cluster) {
             why += "; Redis Cluster (quarkus.redis.client-type=cluster)";
         }
         LOG.infof("Slidegate store: %s (%s)%s", store.name(), why, config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
-        if (useRedis) {
-            try { // connect now, so the first request is not the one that pays for it
-                redis.get().execute("PING").await().atMost(java.time.Duration.ofSeconds(2));
-            } catch (RuntimeException e) {
+        if (useRedis) { // connect and load the scripts now, so the first requests do not pay for it
+            String failed = redisStore.warmUp(java.time.Duration.ofSeconds(2), vertx.get().getDelegate());
+            if (failed != null) {
                 LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does",
-                        Secrets.redact(hosts.get()), Secrets.redact(e.getMessage()));
+                        Secrets.redact(hosts.get()), Secrets.redact(failed));
             }
         }
         return store;

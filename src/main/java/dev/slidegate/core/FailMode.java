@@ -11,8 +11,9 @@ public enum FailMode {
     /** Refuse the call with 503 and {@code Retry-After}: protection first. */
     CLOSED,
     /**
-     * Decide in process, at N ÷ {@code slidegate.fallback.instances} per limit, so a fleet of that many
-     * instances stays near N. The default: it keeps limiting during an outage.
+     * Decide in process, at N ÷ the number of live instances per limit (they count each other through
+     * Redis; {@code slidegate.fallback.instances} overrides), so the fleet stays near N. The default:
+     * it keeps limiting during an outage.
      */
     LOCAL;
 

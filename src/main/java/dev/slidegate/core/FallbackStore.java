@@ -1,5 +1,6 @@
 package dev.slidegate.core;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -8,28 +9,42 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * A remote store with a way out: when it fails (an error, or no answer within its time budget) or
  * its {@link Breaker} is open, each policy's {@link FailMode} decides: {@code open} admits,
- * {@code closed} refuses (the caller gets 503), {@code local} decides in process at N ÷ instances.
- * Nothing is retried here: a call that timed out may have run and charged the caller already.
+ * {@code closed} refuses (the caller gets 503), {@code local} decides in process at N ÷ instances,
+ * where the number of instances is asked for each time (learned through Redis, or configured).
+ * Nothing is retried here: a call that timed out may have run and charged the caller already, which
+ * only over-charges (the permit counts in Redis, and the local decision stands on its own).
+ *
+ * <p>Worst case of a real outage in {@code local} mode, k instances alive: during it each instance
+ * admits at most ⌊N/k⌋ per window, so the fleet at most N; an interval that spans the start or the
+ * end of the outage adds what Redis admitted before (or after) to what the instances admitted
+ * locally: at most 2N. A local decision reports the share it was made against (N/k), in its
+ * RateLimit fields and its problem text alike.
  * Admin reads ({@code peek}, {@code keys}, {@code count}) and {@code reset} always go to the remote store.
  */
 public final class FallbackStore extends ForwardingStore {
 
     private final LimiterStore local;
-    private final int instances;
+    private final java.util.function.IntSupplier instances;
     private final Breaker breaker;
     /** Each policy's share, by name (hashing the whole policy record per call would cost more than the lookup saves). */
     private final Map<String, Share> shares = new ConcurrentHashMap<>();
 
-    private record Share(Policy of, Policy share) {
+    /** A policy at k instances: as reported to callers (its own name, N/k) and as kept in the local store. */
+    private record Share(Policy of, int instances, Policy reported, Policy windows) {
     }
 
     private volatile java.util.function.Consumer<Throwable> onError = e -> {
     };
 
     public FallbackStore(LimiterStore remote, LimiterStore local, int instances, Breaker breaker) {
+        this(remote, local, () -> instances, breaker);
+    }
+
+    /** @param instances how many instances share the limits now (asked at each local decision; below 1 counts as 1) */
+    public FallbackStore(LimiterStore remote, LimiterStore local, java.util.function.IntSupplier instances, Breaker breaker) {
         super(remote);
         this.local = local;
-        this.instances = Math.max(1, instances);
+        this.instances = instances;
         this.breaker = breaker;
     }
 
@@ -52,9 +67,19 @@ public final class FallbackStore extends ForwardingStore {
         if (!breaker.allowRequest()) {
             return fallback(policy, key, cost, null);
         }
-        return delegate.acquire(policy, key, cost).handle((d, error) -> {
+        long sentAt = breaker.now();
+        CompletionStage<Decision> remote;
+        try {
+            remote = delegate.acquire(policy, key, cost);
+        } catch (IllegalArgumentException e) {
+            breaker.abandonProbe(); // the caller's mistake (a bad key or cost), no news of the store either way
+            throw e;
+        } catch (RuntimeException e) { // the breaker must hear of every call it let through, or a probe never ends
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((d, error) -> {
             if (error == null) {
-                breaker.success();
+                breaker.success(sentAt);
                 return CompletableFuture.completedFuture(d);
             }
             Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
@@ -72,28 +97,41 @@ public final class FallbackStore extends ForwardingStore {
             case CLOSED -> CompletableFuture.failedFuture(new StoreUnavailableException(
                     "the " + delegate.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
                             + (cause == null ? " (skipped while it recovers)" : ": " + cause.getMessage()), cause));
-            case LOCAL -> local.acquire(share(policy), key, cost).thenApply(d -> new Decision(policy, d.allowed(), d.trippedIndex(),
-                    d.retryAfterMicros(), d.atMicros(), d.states(), true));
+            case LOCAL -> {
+                Share share = share(policy);
+                yield local.acquire(share.windows(), key, cost).thenApply(d -> new Decision(share.reported(), d.allowed(), d.trippedIndex(),
+                        d.retryAfterMicros(), d.atMicros(), d.states(), true));
+            }
         };
     }
 
-    /** This instance's share of a policy: every N divided by the number of instances (at least 1). */
-    private Policy share(Policy p) {
-        if (instances == 1) {
-            return p;
-        }
+    /**
+     * This instance's share of a policy: every N divided by the number of instances (at least 1 each).
+     * The local windows of each share are its own ({@code <policy>#<k>}): windows kept at another share
+     * must not decide at this one.
+     */
+    private Share share(Policy p) {
+        int k = Math.max(1, instances.getAsInt());
         Share s = shares.get(p.name());
-        if (s == null || !s.of().equals(p)) {
-            s = new Share(p, new Policy(p.name(), p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / instances), l.windowMicros()))
-                    .toList(), p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(), p.failMode()));
+        if (s == null || !s.of().equals(p) || s.instances() != k) {
+            List<Limit> limits = p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros())).toList();
+            Policy reported = k == 1 ? p : new Policy(p.name(), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(), p.failMode());
+            Policy windows = new Policy(localName(p.name(), k), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(),
+                    p.failMode());
+            s = new Share(p, k, reported, windows);
             shares.put(p.name(), s);
         }
-        return s.share();
+        return s;
+    }
+
+    private static String localName(String policy, int k) {
+        String suffix = "#" + k;
+        return (policy.length() + suffix.length() > 64 ? policy.substring(0, 64 - suffix.length()) : policy) + suffix;
     }
 
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
-        local.reset(share(policy), key);
+        local.reset(share(policy).windows(), key);
         return delegate.reset(policy, key);
     }
 }

@@ -21,6 +21,7 @@ final class EventLoopConnections {
     private static final class Slot {
         final Future<RedisConnection> connection;
         volatile boolean dead;
+        boolean closed; // under the slot's monitor
 
         Slot(Future<RedisConnection> connection) {
             this.connection = connection;
@@ -36,16 +37,57 @@ final class EventLoopConnections {
         this.pin = pin;
     }
 
-    Future<Response> send(Request request) {
+    /** A request on its way: its answer, and how to give up the connection it went on. */
+    record Sent(Future<Response> answer, Slot slot) {
+
+        /**
+         * Gives up the event loop's connection this request was sent on (after a real timeout: a
+         * connection that does not answer is not used again; the next request opens another). Nothing
+         * for a pooled send, whose connection the pool manages.
+         */
+        void giveUpConnection() {
+            if (slot != null) {
+                slot.connection.onSuccess(c -> giveUp(slot, c));
+                slot.dead = true;
+            }
+        }
+    }
+
+    Sent send(Request request) {
         if (!pin || !Context.isOnEventLoopThread()) {
-            return client.send(request);
+            return new Sent(client.send(request), null);
         }
         Slot slot = byEventLoop.get();
         if (slot == null || slot.dead || slot.connection.failed()) {
             slot = open();
             byEventLoop.set(slot);
         }
-        return slot.connection.compose(c -> c.send(request));
+        return new Sent(slot.connection.compose(c -> c.send(request)), slot);
+    }
+
+    /**
+     * Opens every event loop's connection now and sends a {@code PING} on it, so that no request pays
+     * for (or times out on) a connection being set up. Nothing when connections are not pinned.
+     */
+    java.util.concurrent.CompletableFuture<Void> openOnEveryEventLoop(io.vertx.core.Vertx vertx) {
+        if (!pin || !(vertx instanceof io.vertx.core.impl.VertxInternal internal)) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        java.util.List<java.util.concurrent.CompletableFuture<Void>> pings = new java.util.ArrayList<>();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        for (io.netty.util.concurrent.EventExecutor executor : internal.getEventLoopGroup()) {
+            java.util.concurrent.CompletableFuture<Void> ping = new java.util.concurrent.CompletableFuture<>();
+            pings.add(ping);
+            internal.createEventLoopContext((io.netty.channel.EventLoop) executor, null, loader).runOnContext(v -> send(Request.cmd(
+                    io.vertx.redis.client.Command.PING)).answer().onComplete(r -> {
+                        if (r.succeeded()) {
+                            ping.complete(null);
+                        } else {
+                            ping.completeExceptionally(r.cause());
+                        }
+                    }));
+        }
+        return java.util.concurrent.CompletableFuture.allOf(pings.toArray(java.util.concurrent.CompletableFuture[]::new));
     }
 
     private Slot open() {
@@ -58,9 +100,19 @@ final class EventLoopConnections {
     }
 
     private static void giveUp(Slot slot, RedisConnection c) {
-        if (!slot.dead) {
-            slot.dead = true;
-            c.close();
+        synchronized (slot) {
+            if (slot.closed) {
+                return;
+            }
+            slot.closed = true;
         }
+        slot.dead = true;
+        // a pooled connection goes back to the pool on close(); close its socket first, so the pool
+        // evicts it instead of handing the same dead connection to the next event loop that asks
+        if (c instanceof io.vertx.redis.client.impl.PooledRedisConnection pooled
+                && pooled.actual() instanceof io.vertx.redis.client.impl.RedisStandaloneConnection socket) {
+            socket.forceClose();
+        }
+        c.close();
     }
 }

@@ -30,6 +30,16 @@ import java.util.concurrent.TimeUnit;
  * {@code SCRIPT FLUSH}) the call is repeated once as {@code EVAL}, which runs the script on the node
  * that owns the key and caches it there. Nothing else is retried: a call that timed out may have run
  * and charged the caller already.
+ *
+ * <p><b>Late is not down.</b> A decision that has no answer after {@code timeout} fails (and its fail
+ * mode decides) only when Redis has answered <em>nothing</em> for longer than its patience, or the
+ * connection failed. The patience is the budget, or twice the longest answer time of the last seconds
+ * when that is longer (a busy machine makes every answer late, and a silence as long as the answers
+ * already take is no news), never more than {@code lateLimit}. While other answers keep arriving, Redis
+ * is up and this one is only late (the machine or this process is busy, the event loop has not read it
+ * yet): it waits on, up to {@code lateLimit}. So does a decision whose deadline itself ran late by half
+ * a budget or more (this process was not running: a GC pause, a starved CPU). A killed Redis or a
+ * refused connection fails at once; a frozen one once the patience has passed since its last answer.
  */
 public final class RedisStore implements LimiterStore {
 
@@ -51,10 +61,19 @@ public final class RedisStore implements LimiterStore {
      * dropped leaves nothing running.
      */
     private final ScheduledThreadPoolExecutor deadlines;
+    private final long timeoutNanos;
+    private final long lateLimitNanos;
+    /** When the last answer of any decision arrived (System.nanoTime): the proof that Redis is up. */
+    private volatile long lastAnswer = System.nanoTime();
+    /** The longest answer times of the last few seconds: how long a silence is still only lateness. */
+    private final RecentLatency recent = new RecentLatency(TimeUnit.SECONDS.toNanos(5), System.nanoTime());
 
     /** What a policy contributes to every call: the script, the suffixes of its keys and the ARGV tail, built once. */
     private record Prepared(Policy policy, LuaScript script, List<String> keySuffixes, List<String> limitArgs) {
     }
+
+    /** How long a decision waits, at most, for a Redis that keeps answering others, when none is configured. */
+    public static final Duration DEFAULT_LATE_LIMIT = Duration.ofSeconds(2);
 
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout) {
         this(redis, timeout, RedisNodes.single(redis));
@@ -62,9 +81,19 @@ public final class RedisStore implements LimiterStore {
 
     /** A store whose admin listing and counts {@code SCAN} the given nodes (every master of a cluster). */
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout, RedisNodes nodes) {
+        this(redis, timeout, DEFAULT_LATE_LIMIT, nodes);
+    }
+
+    /**
+     * @param timeout the budget: with no answer from Redis at all for this long, a decision fails
+     * @param lateLimit how long a decision waits at most while Redis answers others (late, not down)
+     */
+    public RedisStore(ReactiveRedisDataSource redis, Duration timeout, Duration lateLimit, RedisNodes nodes) {
         this.redis = redis;
         this.connections = new EventLoopConnections(redis.getRedis().getDelegate(), !nodes.cluster());
         this.timeout = timeout;
+        this.timeoutNanos = timeout.toNanos();
+        this.lateLimitNanos = Math.max(timeoutNanos, lateLimit.toNanos());
         this.nodes = nodes;
         this.deadlines = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "slidegate-redis-deadlines");
@@ -80,6 +109,50 @@ public final class RedisStore implements LimiterStore {
     public String name() {
         return "redis";
     }
+
+    /**
+     * Connects and loads every strategy's script (on a single Redis; a cluster's nodes load theirs on
+     * first use through {@code EVAL}), so the first decisions pay for neither; the time Redis took
+     * counts as a recent answer time (a cold process answers slowly at first).
+     *
+     * @return null when Redis answered, else why not, as a sentence
+     */
+    public String warmUp(Duration atMost) {
+        return warmUp(atMost, null);
+    }
+
+    /**
+     * As {@link #warmUp(Duration)}, and opens each event loop's own connection of {@code vertx} too
+     * (the one its decisions use), so that no request waits for a connection being set up.
+     */
+    public String warmUp(Duration atMost, io.vertx.core.Vertx vertx) {
+        try {
+            List<LuaScript> scripts = nodes.cluster() ? List.of() : List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET);
+            long sent = System.nanoTime();
+            redis.execute("PING").await().atMost(atMost);
+            for (LuaScript script : scripts) {
+                redis.execute("SCRIPT", "LOAD", script.body()).await().atMost(atMost);
+            }
+            long now = System.nanoTime();
+            lastAnswer = now;
+            recent.record(now, (now - sent) / (1 + scripts.size()));
+            if (vertx != null) {
+                connections.openOnEveryEventLoop(vertx).get(atMost.toNanos(), TimeUnit.NANOSECONDS);
+                lastAnswer = System.nanoTime();
+            }
+            return null;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "no answer within " + atMost.toMillis() + " ms";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause().getMessage() == null ? e.getCause().getClass().getSimpleName() : e.getCause().getMessage();
+        } catch (RuntimeException e) {
+            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        }
+    }
+
 
     /**
      * The Redis key prefix of one (policy, key): {@code slidegate:{<policy>:<key>}}. The braces make
@@ -125,26 +198,133 @@ public final class RedisStore implements LimiterStore {
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
         Prepared p = prepared(policy);
         String[] cmd = command(p, keyPrefix(policy, key), cost, countRejected);
-        CompletableFuture<Decision> result = new CompletableFuture<>();
-        ScheduledFuture<?> deadline = deadlines.schedule(() -> result.completeExceptionally(new RedisStoreException(
-                "Redis did not answer " + p.script().name() + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)", null)),
-                timeout.toNanos(), TimeUnit.NANOSECONDS);
-        connections.send(request(Command.EVALSHA, cmd)).onComplete(evalsha -> {
+        Pending pending = new Pending(p.script());
+        EventLoopConnections.Sent sent;
+        try {
+            sent = connections.send(request(Command.EVALSHA, cmd));
+        } catch (RuntimeException e) { // a client that throws instead of failing the future: the same failure, never a lost decision
+            return CompletableFuture.failedFuture(new RedisStoreException("Redis failed on " + p.script().name() + ": " + e.getMessage(), e));
+        }
+        pending.arm(sent);
+        sent.answer().onComplete(evalsha -> {
             if (evalsha.failed() && isNoScript(evalsha.cause())) {
+                lastAnswer = System.nanoTime();
                 String[] eval = cmd.clone();
                 eval[0] = p.script().body();
-                connections.send(request(Command.EVAL, eval)).onComplete(r -> answer(result, deadline, policy, p.script(), r));
+                EventLoopConnections.Sent again = connections.send(request(Command.EVAL, eval));
+                pending.sent = again;
+                again.answer().onComplete(r -> answer(pending, policy, p.script(), r));
             } else {
-                answer(result, deadline, policy, p.script(), evalsha);
+                answer(pending, policy, p.script(), evalsha);
             }
         });
-        return result;
+        return pending.result;
+    }
+
+    /**
+     * One decision in flight and its deadline. At the deadline it fails only if Redis has been silent
+     * for longer than its recent answer times allow ({@link #patience}) and the deadline itself ran on
+     * time; otherwise it waits on, up to the late limit (see the class comment).
+     */
+    private final class Pending implements Runnable {
+        final CompletableFuture<Decision> result = new CompletableFuture<>();
+        final LuaScript script;
+        final long sentAt = System.nanoTime();
+        /** The event loop the call was made on, whose connection (and reads) it waits for; null off an event loop. */
+        final io.vertx.core.Context eventLoop = eventLoopContext();
+        volatile EventLoopConnections.Sent sent;
+        volatile ScheduledFuture<?> deadline;
+        long due;
+
+        Pending(LuaScript script) {
+            this.script = script;
+        }
+
+        void arm(EventLoopConnections.Sent first) {
+            sent = first;
+            schedule(sentAt, timeoutNanos);
+        }
+
+        private void schedule(long now, long in) {
+            due = now + in;
+            deadline = deadlines.schedule(this, in, TimeUnit.NANOSECONDS);
+        }
+
+        /**
+         * The deadline. On an event loop the verdict is passed to that loop first: it reads whatever
+         * answers are waiting in its sockets before it runs the verdict, so an answer that arrived but
+         * was not read yet (a busy process) is never taken for silence.
+         */
+        @Override
+        public void run() {
+            if (result.isDone()) {
+                return;
+            }
+            if (eventLoop == null) {
+                judge(System.nanoTime());
+                return;
+            }
+            long posted = System.nanoTime();
+            eventLoop.runOnContext(v -> judge(posted));
+        }
+
+        /** @param posted when the deadline handed the verdict to the event loop (its wait there is the loop's own lag) */
+        private void judge(long posted) {
+            if (result.isDone()) {
+                return;
+            }
+            long now = System.nanoTime();
+            long patience = patience(now);
+            long silentSince = Math.max(lastAnswer, sentAt);
+            boolean silent = now - silentSince >= patience;
+            boolean paused = posted - due >= timeoutNanos / 2 || now - posted >= timeoutNanos / 2;
+            boolean tooLate = now - sentAt >= lateLimitNanos;
+            if (!tooLate && (!silent || paused)) {
+                long in = silent ? timeoutNanos : silentSince + patience - now;
+                schedule(now, Math.max(in, 1_000_000L));
+                return;
+            }
+            String why = tooLate
+                    ? "Redis did not answer " + script.name() + " within " + TimeUnit.NANOSECONDS.toMillis(lateLimitNanos)
+                            + " ms (slidegate.redis.late-limit)"
+                    : "Redis answered nothing for " + (now - silentSince) / 1_000_000 + " ms while " + script.name()
+                            + " waited (slidegate.redis.timeout " + timeout.toMillis() + " ms; its answers took up to "
+                            + recent.max(now) / 1_000_000 + " ms lately)";
+            if (result.completeExceptionally(new RedisStoreException(why, null))) {
+                sent.giveUpConnection(); // a connection that does not answer is not used again
+            }
+        }
+    }
+
+    /**
+     * How long Redis may stay silent before a decision waiting on it fails: twice the longest answer
+     * time of the last seconds, at least the budget ({@code timeout}), at most the late limit. A Redis
+     * that answers in a millisecond is given up after the budget; one that a busy machine has made
+     * answer in 80 ms is given 160 ms, like a retransmission timeout follows the round trips it sees.
+     */
+    private long patience(long now) {
+        return Math.min(lateLimitNanos, Math.max(timeoutNanos, 2 * recent.max(now)));
+    }
+
+    private static io.vertx.core.Context eventLoopContext() {
+        io.vertx.core.Context c = io.vertx.core.Vertx.currentContext();
+        return c != null && c.isEventLoopContext() && io.vertx.core.Context.isOnEventLoopThread() ? c : null;
     }
 
     /** Completes a decision with Redis's reply, unless its deadline came first. */
-    private static void answer(CompletableFuture<Decision> result, ScheduledFuture<?> deadline, Policy policy, LuaScript script,
-            AsyncResult<io.vertx.redis.client.Response> reply) {
-        deadline.cancel(false);
+    private void answer(Pending pending, Policy policy, LuaScript script, AsyncResult<io.vertx.redis.client.Response> reply) {
+        CompletableFuture<Decision> result = pending.result;
+        ScheduledFuture<?> deadline = pending.deadline;
+        if (deadline != null) {
+            deadline.cancel(false);
+        }
+        if (reply.succeeded() || isErrorReply(reply.cause())) {
+            long now = System.nanoTime(); // a reply, even an error reply, is Redis answering; a broken connection is not
+            lastAnswer = now;
+            recent.record(now, now - pending.sentAt);
+        } else {
+            pending.sent.giveUpConnection(); // the connection failed: the next decision on this event loop opens another
+        }
         if (reply.failed()) {
             result.completeExceptionally(new RedisStoreException("Redis failed on " + script.name() + ": " + reply.cause().getMessage(), reply.cause()));
             return;
@@ -154,6 +334,11 @@ public final class RedisStore implements LimiterStore {
         } catch (RuntimeException e) {
             result.completeExceptionally(new RedisStoreException("Redis answered " + script.name() + " unexpectedly: " + reply.result(), e));
         }
+    }
+
+    /** An error Redis itself sent (WRONGTYPE, NOSCRIPT, OOM...), as opposed to a connection that failed. */
+    private static boolean isErrorReply(Throwable cause) {
+        return cause instanceof io.vertx.redis.client.impl.types.ErrorType e && !"CONNECTION_CLOSED".equals(e.getMessage());
     }
 
     private static Request request(Command command, String[] args) {

@@ -168,11 +168,15 @@ class ChaosIT {
             }
             // the mode's bound, with the conservative oracle: on Redis N per window throughout; failing
             // closed admits nothing while Redis is away, so N holds across the fault too; failing local
-            // keeps N (N / 1 instance) in process while Redis is away; failing open promises nothing
+            // keeps this instance's share, N / 3 (the three instances counted themselves through Redis,
+            // and the count is kept while it is away), in process while Redis is away, and at most
+            // N + N / 3 in a window that spans the start or the end of the outage (docs/operations.md:
+            // 2N across all instances); failing open promises nothing
             if (!outage || mode.equals("closed")) {
-                assertWithinN(all, name + ", " + mode);
+                assertWithin(all, N, name + ", " + mode);
             } else if (mode.equals("local")) {
-                assertWithinN(steady, name + ", " + mode + " in process");
+                assertWithin(steady, N / MODES.length, name + ", " + mode + " in process");
+                assertWithin(all, N + N / MODES.length, name + ", " + mode + " across the start and end of the outage");
             }
             assertTrue(!back.startsWith("not"), name + ", " + mode + ": never back on Redis");
         }
@@ -195,11 +199,11 @@ class ChaosIT {
         return first == null ? "not within 4 s" : String.format(Locale.ROOT, "%.0f ms", (first.sent() - healedAt) / 1e6);
     }
 
-    private static void assertWithinN(List<Sample> samples, String what) {
+    private static void assertWithin(List<Sample> samples, int bound, String what) {
         List<Sample> ok = samples.stream().filter(x -> x.status() == 200).toList();
         int max = Brackets.maxProvable(ok.stream().mapToLong(Sample::sent).toArray(),
                 ok.stream().mapToLong(Sample::received).toArray(), W);
-        assertTrue(max <= N, what + ": " + max + " admitted provably within one window");
+        assertTrue(max <= bound, what + ": " + max + " admitted provably within one window, more than " + bound);
     }
 
     private static double percentile(long[] values, double p) {

@@ -68,6 +68,10 @@ class FailModesTest {
                 Decision d = call(store, local, "a");
                 assertTrue(d.fallback());
                 admitted += d.allowed() ? 1 : 0;
+                // the decision reports the limits it was made against, in its fields and its problem text alike
+                assertEquals(2, d.policy().limits().get(0).permits(), "the share in force: " + d.policy());
+                assertEquals(2, d.states().get(0).limit().permits());
+                assertEquals("fm-local", d.policy().name());
             }
             assertEquals(2, admitted, "in process at 4 / 2 instances");
         } finally {

@@ -201,9 +201,59 @@ class RedisStoreTest {
             frozen.signal("STOP");
             try {
                 CompletionException e = assertThrows(CompletionException.class, () -> s.acquire(p, "a", 1).toCompletableFuture().join());
-                assertTrue(e.getCause().getMessage().contains("did not answer"), e.getCause().getMessage());
+                assertTrue(e.getCause().getMessage().contains("answered nothing for"), e.getCause().getMessage());
             } finally {
                 frozen.signal("CONT");
+            }
+        }
+    }
+
+    // late is not down: a Redis kept busy by scripts of 100 ms (answers come in bursts, up to 100 ms
+    // apart, longer than the 50 ms budget) decides every call once it has been seen answering that
+    // slowly, where a fixed budget would fail them all; frozen afterwards, it is still found out by the
+    // silence rule (not by the late limit)
+    @Test
+    void aBusyRedisIsLateNotDown() throws Exception {
+        try (RedisServer own = RedisServer.start(); RedisClients c = new RedisClients(own); Resp busy = own.connect()) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofMillis(50));
+            Policy p = policy("busy", Strategy.SLIDING_LOG, false, "1000/1m");
+            assertEquals(null, s.warmUp(Duration.ofSeconds(5)), "as at start-up");
+            assertTrue(s.acquire(p, "warm", 1).toCompletableFuture().join().allowed());
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread hog = new Thread(() -> {
+                while (running.get()) {
+                    busy.call("EVAL", "local t0 = redis.call('TIME') local s = t0[1] * 1000000 + t0[2] "
+                            + "repeat local t = redis.call('TIME') until t[1] * 1000000 + t[2] - s >= 100000 return 1", "0");
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            hog.start();
+            int failedLater = 0;
+            List<String> why = new ArrayList<>();
+            try {
+                for (int i = 0; i < 40; i++) {
+                    try {
+                        assertTrue(s.acquire(p, "k", 1).toCompletableFuture().join().allowed());
+                    } catch (CompletionException e) {
+                        why.add(e.getCause().getMessage());
+                        failedLater += i >= 10 ? 1 : 0;
+                    }
+                }
+            } finally {
+                running.set(false);
+                hog.join();
+            }
+            assertEquals(0, failedLater, "calls to a busy Redis failed: " + why);
+            own.signal("STOP");
+            try {
+                CompletionException e = assertThrows(CompletionException.class, () -> s.acquire(p, "k", 1).toCompletableFuture().join());
+                assertTrue(e.getCause().getMessage().contains("answered nothing"), e.getCause().getMessage());
+            } finally {
+                own.signal("CONT");
             }
         }
     }
@@ -227,6 +277,33 @@ class RedisStoreTest {
             // our admin connection and the event loop's: the pool would have opened up to 16 for 50 calls in flight
             assertEquals(2, connectedClients(admin));
         }
+    }
+
+    // start-up opens every event loop's own connection, so no request waits for
+    // a connection being set up; decisions on an event loop then open none
+    @Test
+    void warmUpOpensEveryEventLoopsConnection() throws Exception {
+        try (RedisServer own = RedisServer.start(); RedisClients c = new RedisClients(own); Resp admin = own.connect()) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofSeconds(5));
+            assertEquals(null, s.warmUp(Duration.ofSeconds(5), c.vertx().getDelegate()));
+            int loops = 0;
+            for (var loop : ((io.vertx.core.impl.VertxInternal) c.vertx().getDelegate()).getEventLoopGroup()) {
+                loops++;
+            }
+            assertTrue(loops >= 1);
+            assertEquals(1 + loops, connectedClients(admin), "ours and one per event loop (the pool's first one became one of them)");
+            assertEquals(1L, resp(admin, "SCRIPT", "EXISTS", RedisStore.SLIDING_LOG.sha1()), "scripts loaded");
+            Policy p = policy("warm", Strategy.SLIDING_LOG, false, "1000/1m");
+            for (int i = 0; i < 2 * loops; i++) {
+                assertTrue(onEventLoop(c, () -> s.acquire(p, "k", 1).toCompletableFuture()).join().allowed());
+            }
+            assertEquals(1 + loops, connectedClients(admin), "a decision opened a connection");
+        }
+    }
+
+    private static long resp(Resp admin, String... args) {
+        Object r = admin.call(args);
+        return r instanceof List<?> l ? ((Number) l.get(0)).longValue() : ((Number) r).longValue();
     }
 
     // a restarted server: the event loop gives up its dead connection and the next decisions use a new one

@@ -1,0 +1,71 @@
+package dev.slidegate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Instances count each other through a real Redis, and keep the last count while it is away. */
+class InstanceRegistryTest {
+
+    private static final Duration EVERY = Duration.ofMillis(100);
+    private static final Duration TTL = Duration.ofMillis(400);
+    private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+    private static void awaitCount(InstanceRegistry r, int expected) throws InterruptedException {
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (r.getAsInt() != expected && System.nanoTime() < until) {
+            Thread.sleep(20);
+        }
+        assertEquals(expected, r.getAsInt());
+    }
+
+    // a Redis restarted empty forgets every entry: until the others have renewed theirs, the count does
+    // not drop (a lower count would give this instance too big a share for the fail mode local)
+    @Test
+    void aRedisThatForgotTheEntriesDoesNotShrinkTheCountAtOnce() throws InterruptedException {
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server);
+                dev.slidegate.testing.Resp resp = server.connect()) {
+            Duration ttl = Duration.ofSeconds(3);
+            InstanceRegistry a = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, ttl, TIMEOUT);
+            resp.call("ZADD", InstanceRegistry.KEY, "99999999999999", "another-instance-that-is-slow-to-renew");
+            awaitCount(a, 2);
+            resp.call("DEL", InstanceRegistry.KEY); // as a restart would
+            long until = System.nanoTime() + 2_000_000_000L;
+            while (resp.number("EXISTS", InstanceRegistry.KEY) == 0 && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(2 * EVERY.toMillis()); // two more renewals, each counting 1
+            assertEquals(1L, resp.number("ZCARD", InstanceRegistry.KEY), "a renewed alone");
+            assertEquals(2, a.getAsInt(), "the count dropped before the others could renew");
+            a.close();
+        }
+    }
+
+    // a registers (1); b registers (2 at once; a learns it within a renewal); c too (3); b leaves cleanly
+    // (2 again); then Redis is killed: a keeps its last count
+    @Test
+    void instancesCountEachOtherAndKeepTheLastCountWhileRedisIsAway() throws InterruptedException {
+        RedisServer server = RedisServer.start();
+        try (RedisClients clients = new RedisClients(server)) {
+            InstanceRegistry a = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT);
+            assertEquals(1, a.getAsInt());
+            InstanceRegistry b = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT);
+            assertEquals(2, b.getAsInt(), "b counts a and itself at once");
+            awaitCount(a, 2);
+            InstanceRegistry c = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT);
+            awaitCount(a, 3);
+            b.close();
+            awaitCount(a, 2); // a lower count once it has lasted a TTL
+            server.signal("KILL");
+            Thread.sleep(3 * EVERY.toMillis());
+            assertEquals(2, a.getAsInt(), "the last count is kept while Redis is away");
+            a.close();
+            c.close();
+        } finally {
+            server.close();
+        }
+    }
+}
