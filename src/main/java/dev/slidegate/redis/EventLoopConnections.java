@@ -1,11 +1,21 @@
 package dev.slidegate.redis;
 
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxInternal;
+import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.PooledRedisConnection;
+import io.vertx.redis.client.impl.RedisStandaloneConnection;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends each request made on a Vert.x event loop over a connection of that event loop's own, taken
@@ -69,25 +79,26 @@ final class EventLoopConnections {
      * Opens every event loop's connection now and sends a {@code PING} on it, so that no request pays
      * for (or times out on) a connection being set up. Nothing when connections are not pinned.
      */
-    java.util.concurrent.CompletableFuture<Void> openOnEveryEventLoop(io.vertx.core.Vertx vertx) {
-        if (!pin || !(vertx instanceof io.vertx.core.impl.VertxInternal internal)) {
-            return java.util.concurrent.CompletableFuture.completedFuture(null);
+    CompletableFuture<Void> openOnEveryEventLoop(Vertx vertx) {
+        if (!pin || !(vertx instanceof VertxInternal internal)) {
+            return CompletableFuture.completedFuture(null);
         }
-        java.util.List<java.util.concurrent.CompletableFuture<Void>> pings = new java.util.ArrayList<>();
+        List<CompletableFuture<Void>> pings = new ArrayList<>();
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        for (io.netty.util.concurrent.EventExecutor executor : internal.getEventLoopGroup()) {
-            java.util.concurrent.CompletableFuture<Void> ping = new java.util.concurrent.CompletableFuture<>();
+        for (EventExecutor executor : internal.getEventLoopGroup()) {
+            CompletableFuture<Void> ping = new CompletableFuture<>();
             pings.add(ping);
-            internal.createEventLoopContext((io.netty.channel.EventLoop) executor, null, loader).runOnContext(v -> send(Request.cmd(
-                    io.vertx.redis.client.Command.PING)).answer().onComplete(r -> {
-                        if (r.succeeded()) {
-                            ping.complete(null);
-                        } else {
-                            ping.completeExceptionally(r.cause());
-                        }
-                    }));
+            // a context on that very event loop (Vert.x's internal API: the public one picks loops itself)
+            Context onThatLoop = internal.createEventLoopContext((EventLoop) executor, null, loader);
+            onThatLoop.runOnContext(v -> send(Request.cmd(Command.PING)).answer().onComplete(r -> {
+                if (r.succeeded()) {
+                    ping.complete(null);
+                } else {
+                    ping.completeExceptionally(r.cause());
+                }
+            }));
         }
-        return java.util.concurrent.CompletableFuture.allOf(pings.toArray(java.util.concurrent.CompletableFuture[]::new));
+        return CompletableFuture.allOf(pings.toArray(CompletableFuture[]::new));
     }
 
     private Slot open() {
@@ -109,8 +120,7 @@ final class EventLoopConnections {
         slot.dead = true;
         // a pooled connection goes back to the pool on close(); close its socket first, so the pool
         // evicts it instead of handing the same dead connection to the next event loop that asks
-        if (c instanceof io.vertx.redis.client.impl.PooledRedisConnection pooled
-                && pooled.actual() instanceof io.vertx.redis.client.impl.RedisStandaloneConnection socket) {
+        if (c instanceof PooledRedisConnection pooled && pooled.actual() instanceof RedisStandaloneConnection socket) {
             socket.forceClose();
         }
         c.close();

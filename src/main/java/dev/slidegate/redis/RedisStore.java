@@ -9,6 +9,9 @@ import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.impl.types.ErrorType;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -125,7 +129,7 @@ public final class RedisStore implements LimiterStore {
      * As {@link #warmUp(Duration)}, and opens each event loop's own connection of {@code vertx} too
      * (the one its decisions use), so that no request waits for a connection being set up.
      */
-    public String warmUp(Duration atMost, io.vertx.core.Vertx vertx) {
+    public String warmUp(Duration atMost, Vertx vertx) {
         try {
             List<LuaScript> scripts = nodes.cluster() ? List.of() : List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET);
             long sent = System.nanoTime();
@@ -146,7 +150,7 @@ public final class RedisStore implements LimiterStore {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             return e.getCause().getMessage() == null ? e.getCause().getClass().getSimpleName() : e.getCause().getMessage();
         } catch (RuntimeException e) {
             return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
@@ -231,7 +235,7 @@ public final class RedisStore implements LimiterStore {
         final LuaScript script;
         final long sentAt = System.nanoTime();
         /** The event loop the call was made on, whose connection (and reads) it waits for; null off an event loop. */
-        final io.vertx.core.Context eventLoop = eventLoopContext();
+        final Context eventLoop = eventLoopContext();
         volatile EventLoopConnections.Sent sent;
         volatile ScheduledFuture<?> deadline;
         long due;
@@ -306,9 +310,9 @@ public final class RedisStore implements LimiterStore {
         return Math.min(lateLimitNanos, Math.max(timeoutNanos, 2 * recent.max(now)));
     }
 
-    private static io.vertx.core.Context eventLoopContext() {
-        io.vertx.core.Context c = io.vertx.core.Vertx.currentContext();
-        return c != null && c.isEventLoopContext() && io.vertx.core.Context.isOnEventLoopThread() ? c : null;
+    private static Context eventLoopContext() {
+        Context c = Vertx.currentContext();
+        return c != null && c.isEventLoopContext() && Context.isOnEventLoopThread() ? c : null;
     }
 
     /** Completes a decision with Redis's reply, unless its deadline came first. */
@@ -338,7 +342,7 @@ public final class RedisStore implements LimiterStore {
 
     /** An error Redis itself sent (WRONGTYPE, NOSCRIPT, OOM...), as opposed to a connection that failed. */
     private static boolean isErrorReply(Throwable cause) {
-        return cause instanceof io.vertx.redis.client.impl.types.ErrorType e && !"CONNECTION_CLOSED".equals(e.getMessage());
+        return cause instanceof ErrorType e && !"CONNECTION_CLOSED".equals(e.getMessage());
     }
 
     private static Request request(Command command, String[] args) {
