@@ -2,7 +2,10 @@
 --
 -- KEYS[i]  one hash per limit: field w = index of the epoch-aligned window it counts, c = count.
 --          The key expires at the end of that window (PEXPIREAT, set once when the window's counter
---          is created and never extended).
+--          is created and never extended), except KEYS[1], which lives as long as the longest-lived
+--          of them: the admin listing and counts scan KEYS[1] alone, and a caller still counted in a
+--          longer window must not vanish from them. A KEYS[1] that outlived its window is read as
+--          empty (its w is older than the current window), like any other.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3], ARGV[4], ...  N and W (microseconds) of each limit, in the order of KEYS
@@ -44,15 +47,23 @@ end
 
 local allowed = tripped < 0
 if cost > 0 and (allowed or count_rejected) then
+  local last, renewed = 0, false
   for i = 1, nlimits do
+    local ends = math.ceil((index[i] + 1) * window[i] / 1000)
+    if ends > last then last = ends end
     if used[i] == 0 then
       -- a new window's counter: its expiry is set here, once
       redis.call('HSET', KEYS[i], 'w', string.format('%d', index[i]), 'c', cost)
-      redis.call('PEXPIREAT', KEYS[i], string.format('%d', math.ceil((index[i] + 1) * window[i] / 1000)))
+      redis.call('PEXPIREAT', KEYS[i], string.format('%d', ends))
+      renewed = true
     else
       redis.call('HINCRBY', KEYS[i], 'c', cost)
     end
     used[i] = used[i] + cost
+  end
+  if renewed and nlimits > 1 then
+    -- KEYS[1] lives as long as the longest-lived counter (never shortened: windows only move forward)
+    redis.call('PEXPIREAT', KEYS[1], string.format('%d', last))
   end
 end
 

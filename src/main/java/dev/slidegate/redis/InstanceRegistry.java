@@ -50,7 +50,10 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
             LOG.debugf("instance registry: no answer at start-up (%s); counting 1 instance until Redis answers", e.getMessage());
         }
         this.timer = vertx.setPeriodic(every.toMillis(), t -> renew().subscribe().with(n -> {
-        }, e -> LOG.debugf("instance registry: renewal failed (%s); keeping the count of %d", e.getMessage(), count)));
+        }, e -> {
+            countSeenAt = System.nanoTime(); // the count is kept while Redis is away, as if renewed: an outage is no news of fewer instances
+            LOG.debugf("instance registry: renewal failed (%s); keeping the count of %d", e.getMessage(), count);
+        }));
     }
 
     private io.smallrye.mutiny.Uni<Integer> renew() {
