@@ -6,6 +6,7 @@ import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.admin.AdminViews.KeyView;
 import dev.slidegate.admin.AdminViews.Snapshot;
 import dev.slidegate.admin.AdminViews.Summary;
+import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
@@ -112,14 +113,14 @@ public class AdminResource {
     @Path("policies/{policy}/keys/{key: .+}")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<KeyView> key(@PathParam("policy") String policy, @PathParam("key") String key) {
-        return admin.key(known(policy), key);
+        return admin.key(known(policy), storeKey(key));
     }
 
     /** Forgets everything recorded for one key: the caller starts afresh. */
     @DELETE
     @Path("policies/{policy}/keys/{key: .+}")
     public Uni<Response> reset(@PathParam("policy") String policy, @PathParam("key") String key) {
-        return admin.reset(known(policy), key).map(v -> Response.noContent().build());
+        return admin.reset(known(policy), storeKey(key)).map(v -> Response.noContent().build());
     }
 
     private Policy known(String name) {
@@ -129,6 +130,15 @@ public class AdminResource {
                     + admin.policies().keySet()));
         }
         return p;
+    }
+
+    /** A key as typed into the URL, checked as every store requires it (a 400 naming the rule, on every store). */
+    private String storeKey(String key) {
+        try {
+            return LimiterStore.checkKey(key);
+        } catch (IllegalArgumentException e) {
+            throw badRequest("'" + key + "': " + e.getMessage());
+        }
     }
 
     private WebApplicationException badRequest(String detail) {

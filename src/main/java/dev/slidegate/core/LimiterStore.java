@@ -10,6 +10,20 @@ import java.util.concurrent.CompletionStage;
  */
 public interface LimiterStore {
 
+    /**
+     * Checks a key as every store requires it: no {@code '{'} or {@code '}'} (they would choose a Redis
+     * Cluster slot), no {@code '*'} unless the key is just {@code *} (the global key). Keys Slidegate
+     * computes from requests never hold them; a key typed by an operator might.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static String checkKey(String key) {
+        if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0 || (key.indexOf('*') >= 0 && !key.equals("*"))) {
+            throw new IllegalArgumentException("a store key must not contain '{' or '}', nor '*' unless it is just '*'");
+        }
+        return key;
+    }
+
     /** A short name for logs and admin: {@code memory}, {@code redis}. */
     String name();
 

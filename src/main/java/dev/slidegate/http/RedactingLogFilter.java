@@ -31,11 +31,46 @@ public final class RedactingLogFilter implements Filter {
             }
         }
         Throwable thrown = record.getThrown();
-        if (thrown != null && thrown.getMessage() != null && thrown.getMessage().contains("@")) {
-            RuntimeException safe = new RuntimeException(thrown.getClass().getName() + ": " + Secrets.redact(thrown.getMessage()));
-            safe.setStackTrace(thrown.getStackTrace());
-            record.setThrown(safe);
+        if (thrown != null) {
+            Throwable safe = redacted(thrown, 0);
+            if (safe != thrown) {
+                record.setThrown(safe);
+            }
         }
         return true;
+    }
+
+    /**
+     * The throwable itself when no message in its cause chain holds a secret; otherwise a copy of the
+     * chain, each link with its class name, redacted message and stack trace, so the log still shows
+     * every cause (and where it was thrown) but no credential.
+     */
+    static Throwable redacted(Throwable t, int depth) {
+        if (t == null || depth >= 32) {
+            return null;
+        }
+        Throwable cause = t.getCause() == t ? null : t.getCause();
+        Throwable safeCause = redacted(cause, depth + 1);
+        boolean secret = t.getMessage() != null && t.getMessage().contains("@");
+        if (!secret && safeCause == cause) {
+            return t;
+        }
+        Redacted copy = new Redacted(t.getClass().getName() + (t.getMessage() == null ? "" : ": " + Secrets.redact(t.getMessage())), safeCause);
+        copy.setStackTrace(t.getStackTrace());
+        return copy;
+    }
+
+    /** A link of a redacted cause chain: prints as the original did, class name first. */
+    static final class Redacted extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Redacted(String text, Throwable cause) {
+            super(text, cause);
+        }
+
+        @Override
+        public String toString() {
+            return getMessage();
+        }
     }
 }

@@ -53,14 +53,19 @@ public @interface RateLimited {
     @Nonbinding
     String[] limits() default {};
 
-    /** {@code sliding-log} (exact) or {@code fixed-window}. Empty: {@code sliding-log}. */
+    /**
+     * {@code sliding-log} (exact), {@code sliding-counter} (exact, bounded memory), {@code fixed-window}
+     * or {@code token-bucket}; see docs/strategies.md. Empty: the policy's, else {@code sliding-log}.
+     */
     @Nonbinding
     String strategy() default "";
 
     /**
      * Whose calls count together: {@code ip}, {@code user} (the authenticated principal; anonymous
-     * callers by {@code ip}), {@code global} or {@code header:<Name>}. Empty: {@code ip}. A parameter
-     * annotated {@link RateLimitKey} takes precedence.
+     * callers by {@code ip}), {@code global}, {@code path}, {@code header:<Name>}, {@code param:<name>},
+     * the name of a {@code @Named} {@link KeyResolver} bean, or several joined by {@code +}
+     * ({@code ip+path}). Empty: the policy's, else {@code ip}. A parameter annotated
+     * {@link RateLimitKey} takes precedence.
      */
     @Nonbinding
     String key() default "";

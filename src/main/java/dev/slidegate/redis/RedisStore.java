@@ -163,10 +163,7 @@ public final class RedisStore implements LimiterStore {
      * every key of one decision hash to one Redis Cluster slot.
      */
     public static String keyPrefix(Policy policy, String key) {
-        if (key.indexOf('{') >= 0 || key.indexOf('}') >= 0 || (key.indexOf('*') >= 0 && !key.equals("*"))) {
-            throw new IllegalArgumentException("a store key must not contain '{' or '}', nor '*' unless it is just '*'");
-        }
-        return "slidegate:{" + policy.name() + ":" + key + "}";
+        return "slidegate:{" + policy.name() + ":" + LimiterStore.checkKey(key) + "}";
     }
 
     /** Every Redis key a decision of {@code policy} touches for {@code key}, in the order of the script's KEYS. */
