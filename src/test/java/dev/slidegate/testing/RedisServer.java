@@ -63,8 +63,17 @@ public final class RedisServer implements AutoCloseable {
             try {
                 Path log = Files.createTempFile("redis-" + port, ".log");
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-                if (waitForPing(p, port)) {
-                    return new RedisServer(p, port, binary);
+                try {
+                    if (waitForPing(p, port)) {
+                        return new RedisServer(p, port, binary);
+                    }
+                } catch (IllegalStateException someoneElse) {
+                    p.destroyForcibly();
+                    if (fixedPort > 0) {
+                        throw someoneElse;
+                    }
+                    last = someoneElse;
+                    continue;
                 }
                 p.destroyForcibly();
                 last = new IllegalStateException("redis-server on port " + port + " did not answer PING: " + Files.readString(log));
@@ -75,18 +84,36 @@ public final class RedisServer implements AutoCloseable {
         throw last;
     }
 
+    /**
+     * Waits until the server answers PING, and checks that the server answering is the process just
+     * started (its {@code INFO server} process id), never another one that holds the port: tests flush
+     * and kill their servers, which must never reach one they did not start.
+     */
     private static boolean waitForPing(Process p, int port) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline && p.isAlive()) {
             try (Resp r = new Resp(port)) {
                 if ("PONG".equals(r.call("PING"))) {
+                    long pid = processId(String.valueOf(r.call("INFO", "server")));
+                    if (pid != p.pid()) {
+                        throw new IllegalStateException("port " + port + " is answered by redis-server process " + pid
+                                + ", not by the one this test started (" + p.pid() + ")");
+                    }
                     return true;
                 }
+            } catch (IllegalStateException someoneElse) {
+                throw someoneElse;
             } catch (RuntimeException notYet) {
                 sleep(20);
             }
         }
         return false;
+    }
+
+    /** The {@code process_id} field of an {@code INFO server} reply, or -1. */
+    static long processId(String info) {
+        return info.lines().filter(l -> l.startsWith("process_id:")).mapToLong(l -> Long.parseLong(l.substring(11).trim())).findFirst()
+                .orElse(-1);
     }
 
     static String defaultBinary() {
