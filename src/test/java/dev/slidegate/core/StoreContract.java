@@ -413,6 +413,7 @@ public abstract class StoreContract {
         Policy p = policy(Strategy.TOKEN_BUCKET, false, lim(5, 1));
         String k = newKey();
         int admitted = 0;
+        long start = System.nanoTime();
         for (int i = 0; i < 6; i++) {
             admitted += call(p, k).allowed() ? 1 : 0;
         }
@@ -420,9 +421,17 @@ public abstract class StoreContract {
         for (int i = 0; i < 6; i++) {
             admitted += call(p, k).allowed() ? 1 : 0;
         }
+        long elapsedMicros = (System.nanoTime() - start) / 1000;
         assertTrue(admitted <= 9, "admitted " + admitted);
         if (exactTime()) {
             assertEquals(9, admitted);
+        } else {
+            // real time: the burst of 5, plus one permit per W/5 that passed; at least the sleep's worth,
+            // at most what the caller's clock saw pass from the first call to the last
+            long atLeast = 5 + 5 * (w() - 2 * edge()) / w();
+            long atMost = Math.min(9, 5 + 5 * elapsedMicros / w());
+            assertTrue(admitted >= atLeast && admitted <= atMost,
+                    "admitted " + admitted + ", expected " + atLeast + ".." + atMost + " after " + elapsedMicros + " us");
         }
         Policy counting = policy(Strategy.TOKEN_BUCKET, true, lim(2, 1));
         String c = newKey();
