@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.slidegate.http.SmallLimits;
 import io.quarkus.test.junit.QuarkusTest;
@@ -81,10 +82,20 @@ class AdminApiTest {
             given().header("X-Api-Key", busy).get("/api/reports");
         }
         given().header("X-Api-Key", calm).get("/api/reports");
-        String first = admin().get("/admin/policies/reports/keys?sort=usage&limit=1").then().statusCode(200)
-                .body("policy", equalTo("reports")).body("keys", hasSize(1)).extract().path("keys[0].key");
-        assertEquals(1.0f, admin().get("/admin/policies/reports/keys?sort=usage&limit=1").jsonPath().getFloat("keys[0].usage"));
-        assertEquals(true, first.startsWith("hdr:"), first);
+        admin().get("/admin/policies/reports/keys?sort=usage&limit=1").then().statusCode(200)
+                .body("policy", equalTo("reports")).body("keys", hasSize(1)).body("keys[0].usage", equalTo(1.0f));
+        // every key, by usage: never increasing, the busy caller (3 of 3) before the calm one (1 of 3)
+        var sorted = admin().get("/admin/policies/reports/keys?sort=usage&limit=1000").then().statusCode(200).extract().jsonPath();
+        java.util.List<String> keys = sorted.getList("keys.key", String.class);
+        java.util.List<Float> usages = sorted.getList("keys.usage", Float.class);
+        for (int i = 1; i < usages.size(); i++) {
+            assertTrue(usages.get(i - 1) >= usages.get(i), "not sorted by usage: " + usages);
+        }
+        int b = keys.indexOf("hdr:" + busy);
+        int c = keys.indexOf("hdr:" + calm);
+        assertTrue(b >= 0 && c > b, "busy at " + b + ", calm at " + c + " in " + keys);
+        assertEquals(1.0f, usages.get(b));
+        assertTrue(usages.get(c) < 1.0f, "calm's usage " + usages.get(c));
         java.util.List<String> all = new java.util.ArrayList<>();
         String cursor = "";
         do {
