@@ -335,6 +335,29 @@ public abstract class StoreContract {
         }
     }
 
+    // three limits, the last the tightest: once it refuses, the two before it are charged nothing,
+    // however often the caller retries (all or nothing when a later limit trips, not only the first)
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void aRefusalByALaterLimitChargesNoEarlierOne(Strategy s) {
+        Policy p = policy(s, false, lim(6, 1), lim(6, 2), lim(2, 10));
+        String k = newKey();
+        alignTo(w());
+        call(p, k);
+        Decision second = call(p, k);
+        assertTrue(second.allowed(), () -> "second: " + second);
+        assertEquals(0, second.states().get(2).remaining());
+        for (int i = 0; i < 4; i++) {
+            Decision refused = call(p, k);
+            assertRefused(refused, 2);
+            // a bucket may refill meanwhile on a real clock: never fewer than after the two admitted calls
+            assertTrue(refused.states().get(0).remaining() >= 4, () -> "the first limit was charged: " + refused);
+            assertTrue(refused.states().get(1).remaining() >= 4, () -> "the second limit was charged: " + refused);
+        }
+        Decision peek = store().peek(p, k).toCompletableFuture().join();
+        assertTrue(peek.states().get(0).remaining() >= 4 && peek.states().get(1).remaining() >= 4, () -> "charged: " + peek);
+    }
+
     // sliding counter 5/W with 2 cells (of W/2): t=0 x5; t=W+edge: a log would admit, the counter still
     // counts the first cell in full and refuses until W/2 later; then five again
     @Test

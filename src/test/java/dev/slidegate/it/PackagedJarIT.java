@@ -86,16 +86,14 @@ class PackagedJarIT {
         assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
     }
 
-    // two instances against one redis-server, products at 20/10s: 60 calls from one client spread
-    // over both within 2 s -> exactly 20 admitted
+    // two instances against one redis-server, with the shipped defaults, products at 20/10m (a window
+    // no run can outlast, so no call can fall outside it): 60 calls from one client spread over both
+    // -> exactly 20 admitted
     @Test
     void twoInstancesShareOneWindowThroughRedis() {
         try (RedisServer redis = RedisServer.start();
-                // a budget no loaded test machine misses: this test is about exactness, not about outages
-                ServiceProcess a = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10s",
-                        "-Dslidegate.redis.timeout=2s");
-                ServiceProcess b = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10s",
-                        "-Dslidegate.redis.timeout=2s")) {
+                ServiceProcess a = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10m");
+                ServiceProcess b = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10m")) {
             assertTrue(a.log().contains("Slidegate store: redis (slidegate.store=auto and quarkus.redis.hosts is set)"));
             long start = System.nanoTime();
             int admitted = 0;
@@ -107,8 +105,6 @@ class PackagedJarIT {
             }
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.printf("two instances: 60 calls in %d ms, %d admitted%n", millis, admitted);
-            // the count is only meaningful if all calls fell inside one 10 s window
-            org.junit.jupiter.api.Assumptions.assumeTrue(millis < 10_000, "the 60 calls took " + millis + " ms, longer than the window");
             assertEquals(20, admitted);
             assertEquals(40, refused);
         } catch (java.io.IOException e) {
