@@ -538,10 +538,16 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                 .subscribeAsCompletionStage();
     }
 
+    /**
+     * The budget of admin reads and resets: the late limit. They are an operator's, not on any request's
+     * path, and a Redis that answers late (a busy machine, cold connections to each cluster master) is
+     * not down for them either.
+     */
     private <T> Uni<T> withTimeout(Uni<T> call, String what) {
-        return call.ifNoItem().after(timeout).fail()
+        Duration budget = Duration.ofNanos(lateLimitNanos);
+        return call.ifNoItem().after(budget).fail()
                 .onFailure().transform(e -> new RedisStoreException(e instanceof TimeoutException
-                        ? "Redis did not answer " + what + " within " + timeout.toMillis() + " ms (slidegate.redis.timeout)"
+                        ? "Redis did not answer " + what + " within " + budget.toMillis() + " ms (slidegate.redis.late-limit)"
                         : "Redis failed on " + what + ": " + e.getMessage(), e));
     }
 
