@@ -39,13 +39,23 @@ class StartupCheck {
         LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(), store.name());
     }
 
-    private static int check(Class<?> type, MethodPolicies policies) {
+    static int check(Class<?> type, MethodPolicies policies) {
         int count = 0;
         RateLimited[] onClass = type.getAnnotationsByType(RateLimited.class);
         Method[] declared;
         try {
             declared = type.getDeclaredMethods();
-        } catch (Throwable e) { // a class not open to reflection (native image): its methods are checked at first call
+        } catch (LinkageError e) {
+            // a signature names a class that is missing (an optional dependency of a bean), or, in a
+            // native image, a class not registered for reflection: nothing else is expected here, and
+            // anything else is a real failure that must stop the start-up
+            String why = type.getName() + ": its methods cannot be listed (" + e + "), so their @RateLimited policies are checked at"
+                    + " their first call instead of at start-up";
+            if (onClass.length > 0) {
+                LOG.warn("Slidegate: " + why);
+            } else {
+                LOG.debug(why);
+            }
             return 0;
         }
         for (Method m : declared) {
