@@ -35,6 +35,12 @@ class TrustedProxyTest {
         return given().header("X-Forwarded-For", forwardedFor).get("/api/products").statusCode();
     }
 
+    /** Permits recorded for a key of the products policy, as the admin view shows them. */
+    private static int used(String key) {
+        return given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/policies/products/keys/" + key).then().statusCode(200)
+                .extract().jsonPath().getInt("limits[0].used");
+    }
+
     @Test
     void theRealClientIsLimitedAndASpoofedLeftmostEntryChangesNothing() {
         for (int i = 0; i < 3; i++) {
@@ -44,6 +50,11 @@ class TrustedProxyTest {
         assertEquals(429, products("1.1.1.1, 203.0.113.5"), "what the client wrote on the left is not believed");
         assertEquals(429, products("198.51.100." + 77 + ", 203.0.113.5, 127.0.0.2"), "trusted hops are skipped");
         assertEquals(200, products("203.0.113.6"), "another client behind the same proxy has its own window");
+        // which address was charged: the client's, never what it wrote on the left
+        assertEquals(3, used("ip:203.0.113.5"));
+        assertEquals(1, used("ip:203.0.113.6"));
+        assertEquals(0, used("ip:1.1.1.1"));
+        assertEquals(0, used("ip:198.51.100.77"));
     }
 
     @Test
@@ -58,7 +69,9 @@ class TrustedProxyTest {
 
     @Test
     void aMalformedChainFallsBackToTheProxyAddress() {
+        int before = used("ip:127.0.0.1");
         assertEquals(200, products("not-an-address"));
+        assertEquals(before + 1, used("ip:127.0.0.1"), "the proxy's own address was charged");
     }
 
     @Test
