@@ -66,10 +66,14 @@ class ObservabilityTest {
     @Test
     void refusalsAreLoggedAsASummary() {
         String apiKey = "secret-key-" + UUID.randomUUID();
+        double refusedBefore = counter("reports", "refused");
         try (LogCapture log = LogCapture.of("dev.slidegate.refused")) {
             for (int i = 0; i < 9; i++) {
                 given().header("X-Api-Key", apiKey).get("/api/reports");
             }
+            // the refusals happened (6 of 9 at 3 per window), so the lines below had something to summarise;
+            // the summary's timing itself is tested on a settable clock (SummaryLogTest)
+            assertEquals(refusedBefore + 6, counter("reports", "refused"));
             List<String> lines = log.lines().stream().filter(m -> m.contains("'reports'")).toList();
             assertTrue(lines.size() <= 1, "at most one summary line per minute per policy: " + lines);
             lines.forEach(l -> assertTrue(!l.contains(apiKey), "no caller key in " + l));
