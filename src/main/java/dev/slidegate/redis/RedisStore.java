@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * a budget or more (this process was not running: a GC pause, a starved CPU). A killed Redis or a
  * refused connection fails at once; a frozen one once the patience has passed since its last answer.
  */
-public final class RedisStore implements LimiterStore, AutoCloseable {
+public final class RedisStore implements LimiterStore {
 
     static final LuaScript SLIDING_LOG = LuaScript.load("sliding_log.lua");
     static final LuaScript FIXED_WINDOW = LuaScript.load("fixed_window.lua");
@@ -112,17 +112,6 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public String name() {
         return "redis";
-    }
-
-    /** Stops the deadline thread once the deadlines already set have run (the Redis client is Quarkus' to close). */
-    @Override
-    public void close() {
-        deadlines.shutdown();
-    }
-
-    /** Whether the store was closed and its deadline thread has ended (for tests). */
-    boolean terminated() {
-        return deadlines.isTerminated();
     }
 
     /**
