@@ -56,9 +56,9 @@ final class EventLoopConnections {
          * for a pooled send, whose connection the pool manages.
          */
         void giveUpConnection() {
-            if (slot != null) {
-                slot.connection.onSuccess(c -> giveUp(slot, c));
+            if (slot != null && !slot.dead) { // once per slot: every call in flight on it may time out at once
                 slot.dead = true;
+                slot.connection.onSuccess(c -> giveUp(slot, c));
             }
         }
     }

@@ -57,9 +57,12 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
     }
 
     private io.smallrye.mutiny.Uni<Integer> renew() {
-        return redis.execute("EVAL", SCRIPT.body(), "1", KEY, id, Long.toString(ttlMillis))
-                .ifNoItem().after(timeout).fail()
-                .map(r -> counted(Math.max(1, r.toInteger()), System.nanoTime()));
+        return call(ttlMillis).map(r -> counted(Math.max(1, r.toInteger()), System.nanoTime()));
+    }
+
+    /** The registry script for this instance: renew its entry for {@code ttl} ms, or leave with 0. */
+    private io.smallrye.mutiny.Uni<io.vertx.mutiny.redis.client.Response> call(long ttl) {
+        return redis.execute("EVAL", SCRIPT.body(), "1", KEY, id, Long.toString(ttl)).ifNoItem().after(timeout).fail();
     }
 
     /**
@@ -93,7 +96,7 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
     public void close() {
         vertx.cancelTimer(timer);
         try {
-            redis.execute("EVAL", SCRIPT.body(), "1", KEY, id, "0").await().atMost(timeout);
+            call(0).await().indefinitely(); // bounded by the call's own timeout
         } catch (RuntimeException e) {
             LOG.debugf("instance registry: could not leave (%s); the entry expires by itself", e.getMessage());
         }

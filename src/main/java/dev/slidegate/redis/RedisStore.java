@@ -67,6 +67,8 @@ public final class RedisStore implements LimiterStore {
     private final ScheduledThreadPoolExecutor deadlines;
     private final long timeoutNanos;
     private final long lateLimitNanos;
+    /** The late limit, also the budget of admin reads and resets. */
+    private final Duration lateLimit;
     /** When the last answer of any decision arrived (System.nanoTime): the proof that Redis is up. */
     private volatile long lastAnswer = System.nanoTime();
     /** The longest answer times of the last few seconds: how long a silence is still only lateness. */
@@ -98,6 +100,7 @@ public final class RedisStore implements LimiterStore {
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
         this.lateLimitNanos = Math.max(timeoutNanos, lateLimit.toNanos());
+        this.lateLimit = Duration.ofNanos(lateLimitNanos);
         this.nodes = nodes;
         this.deadlines = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "slidegate-redis-deadlines");
@@ -151,10 +154,14 @@ public final class RedisStore implements LimiterStore {
             Thread.currentThread().interrupt();
             return "interrupted";
         } catch (ExecutionException e) {
-            return e.getCause().getMessage() == null ? e.getCause().getClass().getSimpleName() : e.getCause().getMessage();
+            return describe(e.getCause());
         } catch (RuntimeException e) {
-            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            return describe(e);
         }
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
 
@@ -286,7 +293,7 @@ public final class RedisStore implements LimiterStore {
                 return;
             }
             String why = tooLate
-                    ? "Redis did not answer " + script.name() + " within " + TimeUnit.NANOSECONDS.toMillis(lateLimitNanos)
+                    ? "Redis did not answer " + script.name() + " within " + lateLimit.toMillis()
                             + " ms (slidegate.redis.late-limit)"
                     : "Redis answered nothing for " + (now - silentSince) / 1_000_000 + " ms while " + script.name()
                             + " waited (slidegate.redis.timeout " + timeout.toMillis() + " ms; its answers took up to "
@@ -533,10 +540,9 @@ public final class RedisStore implements LimiterStore {
      * not down for them either.
      */
     private <T> Uni<T> withTimeout(Uni<T> call, String what) {
-        Duration budget = Duration.ofNanos(lateLimitNanos);
-        return call.ifNoItem().after(budget).fail()
+        return call.ifNoItem().after(lateLimit).fail()
                 .onFailure().transform(e -> new RedisStoreException(e instanceof TimeoutException
-                        ? "Redis did not answer " + what + " within " + budget.toMillis() + " ms (slidegate.redis.late-limit)"
+                        ? "Redis did not answer " + what + " within " + lateLimit.toMillis() + " ms (slidegate.redis.late-limit)"
                         : "Redis failed on " + what + ": " + e.getMessage(), e));
     }
 
