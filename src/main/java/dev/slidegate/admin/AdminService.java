@@ -14,6 +14,7 @@ import dev.slidegate.core.Limit;
 import dev.slidegate.core.LimitState;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
+import dev.slidegate.metrics.DecisionStats;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;

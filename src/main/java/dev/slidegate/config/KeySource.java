@@ -21,11 +21,23 @@ public sealed interface KeySource {
     /** The configuration spelling: {@code ip}, {@code header:X-Api-Key}, {@code ip+path}. */
     String spec();
 
+    /**
+     * Whether the key can be found from the HTTP request alone, before the endpoint is dispatched:
+     * without the call's arguments, and without the caller's identity, which may not be established
+     * yet (and finding it may block).
+     */
+    boolean fromRequestAlone();
+
     /** The client address (TCP peer, or the forwarded client behind a trusted proxy). */
     record Ip() implements KeySource {
         @Override
         public String spec() {
             return "ip";
+        }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return true;
         }
     }
 
@@ -35,6 +47,11 @@ public sealed interface KeySource {
         public String spec() {
             return "user";
         }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return false;
+        }
     }
 
     /** One key shared by every caller. */
@@ -42,6 +59,11 @@ public sealed interface KeySource {
         @Override
         public String spec() {
             return "global";
+        }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return true;
         }
     }
 
@@ -51,6 +73,11 @@ public sealed interface KeySource {
         public String spec() {
             return "path";
         }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return true;
+        }
     }
 
     /** The value of a request header; a request without it is refused with 400. */
@@ -58,6 +85,11 @@ public sealed interface KeySource {
         @Override
         public String spec() {
             return "header:" + name;
+        }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return true;
         }
     }
 
@@ -67,6 +99,11 @@ public sealed interface KeySource {
         public String spec() {
             return "param:" + name;
         }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return true;
+        }
     }
 
     /** What the {@code @Named} {@code KeyResolver} bean of this name returns. */
@@ -75,6 +112,11 @@ public sealed interface KeySource {
         public String spec() {
             return name;
         }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return false; // a resolver may read the arguments
+        }
     }
 
     /** Several sources, all of which must agree for two calls to count together. */
@@ -82,6 +124,11 @@ public sealed interface KeySource {
         @Override
         public String spec() {
             return parts.stream().map(KeySource::spec).collect(Collectors.joining("+"));
+        }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return parts.stream().allMatch(KeySource::fromRequestAlone);
         }
     }
 

@@ -119,9 +119,9 @@ public class PolicyRegistry {
         return new Attachment(name, paths.stream().map(String::trim).toList(), List.copyOf(upper));
     }
 
-    /** The policies attached to requests by {@code paths} in configuration. */
+    /** The policies attached to requests by {@code paths} in configuration, in order of policy name. */
     public List<Attachment> attachments() {
-        return List.copyOf(attachments);
+        return attachments.stream().sorted(java.util.Comparator.comparing(Attachment::policy)).toList();
     }
 
     private static Overrides parse(String prefix, SlidegateConfig.PolicyConfig p) {

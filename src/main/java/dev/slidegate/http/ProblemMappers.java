@@ -2,7 +2,7 @@ package dev.slidegate.http;
 
 import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.core.StoreUnavailableException;
-import dev.slidegate.interceptor.MissingRateLimitKeyException;
+import dev.slidegate.core.MissingRateLimitKeyException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
@@ -48,6 +48,19 @@ public class ProblemMappers {
             r.header(HttpHeaders.RETRY_AFTER, problem.retryAfter());
         }
         return r.build();
+    }
+
+    /** Sends {@code problem} as the answer of a request handled outside the REST layer (a route handler). */
+    public void send(io.vertx.core.http.HttpServerResponse response, Problem problem) {
+        response.setStatusCode(problem.status()).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
+        if (problem.retryAfter() != null) {
+            response.putHeader(HttpHeaders.RETRY_AFTER, Long.toString(problem.retryAfter()));
+        }
+        try {
+            response.end(io.vertx.core.buffer.Buffer.buffer(problems.writeValueAsBytes(problem)));
+        } catch (JsonProcessingException e) {
+            response.end(); // cannot happen for this record: the status and headers still say what happened
+        }
     }
 
     @ServerExceptionMapper

@@ -1,6 +1,6 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.admin.DecisionStats;
+import dev.slidegate.metrics.DecisionStats;
 import dev.slidegate.core.Decision;
 import dev.slidegate.http.HttpDecisions;
 import io.vertx.ext.web.RoutingContext;

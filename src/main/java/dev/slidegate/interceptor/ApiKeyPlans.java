@@ -32,6 +32,11 @@ public class ApiKeyPlans implements PlanResolver {
     }
 
     @Override
+    public boolean fromRequestAlone() {
+        return true; // a header
+    }
+
+    @Override
     public String plan(KeyResolver.Call call) {
         if (call.request() == null) {
             return null;

@@ -1,6 +1,7 @@
 package dev.slidegate.interceptor;
 
 import dev.slidegate.config.KeySource;
+import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.http.ClientAddress;
 import io.quarkus.arc.Arc;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
@@ -35,7 +36,9 @@ class CallerKeys {
         if (mp.keyParameter() >= 0) {
             Object arg = args[mp.keyParameter()];
             if (arg == null) {
-                throw new IllegalArgumentException(mp.where() + ": the @RateLimitKey argument is null; a caller needs a key");
+                throw new MissingRateLimitKeyException(mp.policy().name(),
+                        "No rate-limit key for this call: policy '" + mp.policy().name() + "' limits callers by the argument "
+                                + mp.where() + " is called with, and it is null");
             }
             return bounded("arg:" + KeyEncoder.part(String.valueOf(arg)));
         }

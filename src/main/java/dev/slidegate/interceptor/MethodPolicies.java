@@ -13,6 +13,8 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.Path;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,32 +30,44 @@ public class MethodPolicies {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
+    /** The arguments of a call decided from its HTTP request alone. */
+    static final Object[] NO_ARGUMENTS = new Object[0];
+
     private final PolicyRegistry registry;
     private final Function<String, KeyResolver> resolvers;
+    private final PlanResolver plans;
     private final Map<Method, List<MethodPolicy>> cache = new ConcurrentHashMap<>();
     /** The same lists by class, name and parameter types, for the REST layer, which names its methods so. */
     private final Map<Signature, List<MethodPolicy>> bySignature = new ConcurrentHashMap<>();
 
     /** A method as the REST layer describes its endpoints, without a {@link Method} object. */
-    record Signature(Class<?> type, String name, List<Class<?>> parameters) {
+    private record Signature(Class<?> type, String name, List<Class<?>> parameters) {
 
         static Signature of(Method m) {
             return new Signature(m.getDeclaringClass(), m.getName(), List.of(m.getParameterTypes()));
         }
     }
 
+    /** What the request filter does for one REST endpoint: its policies, or {@code null} to leave it to the interceptor. */
+    private record Endpoint(Class<?>[] parameters, List<MethodPolicy> early, int knownWhenLooked) {
+    }
+
+    /** By resource class and method name, then parameter types: the REST layer's own description, looked up without allocating. */
+    private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
+
     @Inject
-    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers) {
+    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans) {
         this(registry, name -> {
             Instance<KeyResolver> named = resolvers.select(NamedLiteral.of(name));
             return named.isResolvable() ? named.get() : null;
-        });
+        }, plans);
     }
 
     /** For tests: {@code resolvers} finds a {@link KeyResolver} by bean name, or answers {@code null}. */
-    MethodPolicies(PolicyRegistry registry, Function<String, KeyResolver> resolvers) {
+    MethodPolicies(PolicyRegistry registry, Function<String, KeyResolver> resolvers, PlanResolver plans) {
         this.registry = registry;
         this.resolvers = resolvers;
+        this.plans = plans;
     }
 
     /** The policies of {@code method} if they were resolved before, else {@code null}. */
@@ -73,16 +87,35 @@ public class MethodPolicies {
     }
 
     /**
-     * The policies of the method {@code signature} names, if they were resolved before (at start-up,
-     * or by its first call), else {@code null}. The very list {@link #cached(Method)} answers.
+     * The policies of the REST endpoint {@code type.name(parameters)} if every one of them can be
+     * decided from the HTTP request alone ({@link MethodPolicy#fromRequestAlone}), else {@code null}:
+     * the interceptor decides it. An endpoint not known yet (a class start-up could not inspect) is
+     * looked up again once more methods are known.
      */
-    List<MethodPolicy> cached(Signature signature) {
-        return bySignature.get(signature);
+    List<MethodPolicy> decidedEarly(Class<?> type, String name, Class<?>[] parameters) {
+        List<Endpoint> overloads = endpoints.computeIfAbsent(type, c -> new ConcurrentHashMap<>()).getOrDefault(name, List.of());
+        for (Endpoint e : overloads) {
+            if (Arrays.equals(e.parameters(), parameters)) {
+                return e.early() != null || e.knownWhenLooked() == bySignature.size() ? e.early() : lookUp(type, name, parameters);
+            }
+        }
+        return lookUp(type, name, parameters);
     }
 
-    /** How many methods' policies are known: grows when a method is first resolved. */
-    int known() {
-        return bySignature.size();
+    private List<MethodPolicy> lookUp(Class<?> type, String name, Class<?>[] parameters) {
+        int known = bySignature.size();
+        List<MethodPolicy> policies = bySignature.get(new Signature(type, name, List.of(parameters)));
+        Endpoint found = new Endpoint(parameters.clone(),
+                policies != null && policies.stream().allMatch(mp -> mp.fromRequestAlone(plans)) ? policies : null, known);
+        endpoints.get(type).compute(name, (n, overloads) -> {
+            List<Endpoint> updated = new ArrayList<>();
+            if (overloads != null) {
+                overloads.stream().filter(e -> !Arrays.equals(e.parameters(), parameters)).forEach(updated::add);
+            }
+            updated.add(found);
+            return List.copyOf(updated);
+        });
+        return found.early();
     }
 
     /**

@@ -27,6 +27,15 @@ record MethodPolicy(Method method, String where, Policy policy, KeySource key, M
         PLAIN, UNI, STAGE
     }
 
+    /**
+     * Whether this policy's key and plan can be found from the HTTP request alone, before the
+     * endpoint is dispatched: no {@link RateLimitKey} argument, a key source that needs nothing else,
+     * and no plans or a plan resolver that needs nothing else.
+     */
+    boolean fromRequestAlone(PlanResolver planResolver) {
+        return keyParameter < 0 && key.fromRequestAlone() && (plans.isEmpty() || planResolver.fromRequestAlone());
+    }
+
     /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */
     Policy policyFor(PlanResolver plans, Object[] arguments, io.vertx.ext.web.RoutingContext request) {
         if (this.plans.isEmpty()) {

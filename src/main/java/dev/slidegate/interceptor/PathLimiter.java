@@ -1,10 +1,8 @@
 package dev.slidegate.interceptor;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
-import dev.slidegate.http.Problem;
+import dev.slidegate.http.ProblemMappers;
 import io.quarkus.vertx.http.runtime.RouteConstants;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -17,9 +15,9 @@ import java.util.regex.Pattern;
 /**
  * Applies policies attached by configuration alone ({@code slidegate.policies.<p>.paths} and
  * {@code .methods}): a Vert.x route handler ahead of the REST layer, so it covers any endpoint
- * without touching its code. It decides like the interceptor (keys, plans, cost, dry-run, headers)
- * and answers a refusal itself with 429 and a problem body. Policies are checked in configuration
- * order; the decision never blocks the event loop.
+ * without touching its code. The {@link Decider} decides, as for the interceptor (keys, plans, cost,
+ * dry-run, headers); a refusal is answered here with its problem body. Policies are checked in
+ * order of policy name; the decision never blocks the event loop.
  */
 @Singleton
 public class PathLimiter {
@@ -33,13 +31,13 @@ public class PathLimiter {
     }
 
     private final List<Rule> rules = new ArrayList<>();
-    private final RequestDecider decider;
-    private final ObjectMapper json;
+    private final Decider decider;
+    private final ProblemMappers problems;
     private final boolean enabled;
 
-    PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, RequestDecider decider, ObjectMapper json) {
+    PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, Decider decider, ProblemMappers problems) {
         this.decider = decider;
-        this.json = json;
+        this.problems = problems;
         this.enabled = config.enabled();
         for (PolicyRegistry.Attachment a : registry.attachments()) {
             for (String pattern : a.paths()) {
@@ -83,29 +81,13 @@ public class PathLimiter {
         if (matched == null) {
             rc.next();
         } else {
-            decider.decide(rc, matched, new RequestDecider.Outcome() {
-                @Override
-                public void admitted() {
+            decider.decide(matched, MethodPolicies.NO_ARGUMENTS, rc).thenAccept(v -> {
+                if (v.admitted()) {
                     rc.next();
-                }
-
-                @Override
-                public void refused(Problem problem) {
-                    respond(rc, problem);
+                } else {
+                    problems.send(rc.response(), v.problem());
                 }
             });
-        }
-    }
-
-    private void respond(RoutingContext rc, Problem problem) {
-        try {
-            rc.response().setStatusCode(problem.status()).putHeader("Content-Type", Problem.MEDIA_TYPE);
-            if (problem.retryAfter() != null) {
-                rc.response().putHeader("Retry-After", Long.toString(problem.retryAfter()));
-            }
-            rc.response().end(json.writeValueAsString(problem));
-        } catch (JsonProcessingException e) {
-            rc.fail(e);
         }
     }
 }

@@ -33,6 +33,8 @@ public @interface RateLimited {
      * @RateLimited("per-tenant")}. They are checked in order; every one must admit the call. A call
      * refused by a later policy has been charged by the earlier ones (they are separate policies,
      * possibly with different keys): to check limits together, all or nothing, put them in one policy.
+     * Every policy's key is found before any is charged, so a call lacking a later policy's key is
+     * refused and charged nothing.
      */
     @Inherited
     @Retention(RetentionPolicy.RUNTIME)

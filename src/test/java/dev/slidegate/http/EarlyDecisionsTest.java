@@ -27,7 +27,7 @@ class EarlyDecisionsTest {
 
     @BeforeEach
     void reset() {
-        for (String name : new String[] {"early-json", "early-blocking", "early-outer", "early-secured"}) {
+        for (String name : new String[] {"early-json", "early-blocking", "early-outer", "early-secured", "early-two-ip"}) {
             store.reset(registry.policies().get(name).policy(), "ip:127.0.0.1").toCompletableFuture().join();
         }
         for (String id : new String[] {"a", "b"}) {
@@ -74,6 +74,16 @@ class EarlyDecisionsTest {
         given().get("/test/early/nested").then().statusCode(200).body(equalTo("inner"));
         given().get("/test/early/nested").then().statusCode(429).body("policy", equalTo("early-inner"));
         given().get("/test/early/nested").then().statusCode(429).header("RateLimit", org.hamcrest.Matchers.containsString("\"early-outer-1h\";r=2"));
+    }
+
+    // every policy's key is found before any is charged: a request refused for a missing key costs the first policy nothing
+    @Test
+    void aMissingKeyOfALaterPolicyChargesNoEarlierOne() {
+        for (int i = 0; i < 3; i++) {
+            given().get("/test/early/two").then().statusCode(400).body("policy", equalTo("early-two-tenant"));
+        }
+        given().header("X-Tenant", "t-" + System.nanoTime()).get("/test/early/two").then().statusCode(200)
+                .header("RateLimit", org.hamcrest.Matchers.containsString("\"early-two-ip-1h\";r=1;t=3600"));
     }
 
     // security comes first: a caller who may not call the endpoint is turned away without spending a permit

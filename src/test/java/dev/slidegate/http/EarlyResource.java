@@ -59,6 +59,14 @@ public class EarlyResource {
     }
 
     @GET
+    @Path("two")
+    @RateLimited(value = "early-two-ip", limits = "2/1h")
+    @RateLimited(value = "early-two-tenant", limits = "5/1h", key = "header:X-Tenant")
+    public String two() {
+        return "two";
+    }
+
+    @GET
     @Path("secured")
     @jakarta.annotation.security.RolesAllowed("slidegate-admin")
     @RateLimited(value = "early-secured", limits = "1/1h")

@@ -1,6 +1,7 @@
 package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 
@@ -23,7 +24,12 @@ class PathPoliciesTest {
                     "slidegate.policies.plain-get.methods", "GET",
                     "slidegate.policies.files.limits", "3/1h",
                     "slidegate.policies.files.key", "header:X-Api-Key",
-                    "slidegate.policies.files.paths", "/test/plain/files/**");
+                    "slidegate.policies.files.paths", "/test/plain/files/**",
+                    "slidegate.policies.both-ip.limits", "2/1h",
+                    "slidegate.policies.both-ip.paths", "/test/plain/both/*",
+                    "slidegate.policies.both-tenant.limits", "5/1h",
+                    "slidegate.policies.both-tenant.key", "header:X-Tenant",
+                    "slidegate.policies.both-tenant.paths", "/test/plain/both/*");
         }
     }
 
@@ -48,5 +54,16 @@ class PathPoliciesTest {
         }
         given().header("X-Api-Key", "f1").get("/test/plain/files/y/z").then().statusCode(429);
         given().header("X-Api-Key", "f2").get("/test/plain/files/y/z").then().statusCode(200);
+    }
+
+    // every key is found before any policy is charged: a request refused for a missing key costs no other policy a permit
+    @Test
+    void aMissingKeyChargesNoOtherPolicy() {
+        for (int i = 0; i < 3; i++) {
+            given().get("/test/plain/both/" + i).then().statusCode(400).body("policy", equalTo("both-tenant"));
+        }
+        given().header("X-Tenant", "t1").get("/test/plain/both/x").then().statusCode(200)
+                .header("RateLimit", containsString("\"both-ip-1h\";r=1;t=3600"))
+                .header("RateLimit", containsString("\"both-tenant-1h\";r=4;t=3600"));
     }
 }

@@ -22,6 +22,12 @@ public class PlainResource {
     }
 
     @GET
+    @Path("both/{id}")
+    public String both(@PathParam("id") String id) {
+        return id;
+    }
+
+    @GET
     @Path("files/{a}/{b}")
     public String file(@PathParam("a") String a, @PathParam("b") String b) {
         return a + "/" + b;

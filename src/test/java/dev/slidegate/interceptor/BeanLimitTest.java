@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.slidegate.core.Decision;
+import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.http.SmallLimits;
 import io.quarkus.test.junit.QuarkusTest;
@@ -43,8 +44,9 @@ class BeanLimitTest {
         service.send("acme", "2");
         assertThrows(RateLimitExceededException.class, () -> service.send("acme", "3"));
         assertEquals("globex:1", service.send("globex", "1"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> service.send(null, "x"));
-        assertTrue(e.getMessage().contains("@RateLimitKey argument is null"), e.getMessage());
+        // a null key is a missing key (400 over HTTP), never a shared "null" bucket
+        MissingRateLimitKeyException e = assertThrows(MissingRateLimitKeyException.class, () -> service.send(null, "x"));
+        assertTrue(e.getMessage().contains("it is null"), e.getMessage());
     }
 
     @Test

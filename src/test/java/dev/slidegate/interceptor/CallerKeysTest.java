@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.slidegate.config.KeySource;
+import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;

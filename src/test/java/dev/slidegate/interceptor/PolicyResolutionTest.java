@@ -79,7 +79,7 @@ class PolicyResolutionTest {
     }
 
     private static MethodPolicies policies(Map<String, String> props) {
-        return new MethodPolicies(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null);
+        return new MethodPolicies(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null, call -> null);
     }
 
     private static MethodPolicy resolve(MethodPolicies policies, String name) throws NoSuchMethodException {

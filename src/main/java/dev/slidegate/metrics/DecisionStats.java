@@ -1,4 +1,4 @@
-package dev.slidegate.admin;
+package dev.slidegate.metrics;
 
 import dev.slidegate.core.Decision;
 import jakarta.inject.Singleton;
