@@ -19,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Configuration is parsed once, at construction; an invalid value fails with a
  * {@link ConfigurationException} whose one-line message names the property, the value and what
  * would be valid. A policy defined by an annotation is merged with the configuration of the same name
- * (configuration wins member by member), and two different definitions of one name are an error.
+ * by one rule for every member: <b>the policy's configuration ({@code slidegate.policies.<name>.*}),
+ * else what the annotation sets, else {@code slidegate.defaults.*}, else the built-in default</b>.
+ * Two different definitions of one name are an error.
  */
 @ApplicationScoped
 public class PolicyRegistry {
@@ -30,8 +32,14 @@ public class PolicyRegistry {
      * @param policy what callers without a plan get (the default plan's policy when one is set)
      * @param key the key source
      * @param plans the policy of each plan, by plan name ({@code <policy>.<plan>}); empty without plans
+     * @param cost the permits one call weighs, at least 1 (methods sharing a policy may weigh differently)
      */
-    public record Resolved(Policy policy, KeySource key, Map<String, Policy> plans) {
+    public record Resolved(Policy policy, KeySource key, Map<String, Policy> plans, int cost) {
+
+        /** Whether {@code other} defines the same policy: the same limits, key and plans, whatever its calls cost. */
+        boolean sameDefinition(Resolved other) {
+            return policy.equals(other.policy) && key.equals(other.key) && plans.equals(other.plans);
+        }
 
         /** The policy for a caller on {@code plan} ({@code null}: none); an unknown plan gets the default. */
         public Policy forPlan(String plan) {
@@ -40,13 +48,16 @@ public class PolicyRegistry {
         }
     }
 
-    /** The members an annotation gives, each possibly absent. */
-    public record Declared(String name, List<String> limits, String strategy, String key, boolean countRejected, boolean dryRun,
+    /**
+     * The members an annotation gives, each possibly unset: empty limits, a blank strategy or key, a
+     * {@code null} flag, a cost of 0.
+     */
+    public record Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
             int cost) {
 
-        /** Members as an annotation without {@code dryRun} and {@code cost} gives them. */
-        public Declared(String name, List<String> limits, String strategy, String key, boolean countRejected) {
-            this(name, limits, strategy, key, countRejected, false, 1);
+        /** Members as an annotation that sets neither flag nor cost gives them. */
+        public Declared(String name, List<String> limits, String strategy, String key) {
+            this(name, limits, strategy, key, null, null, 0);
         }
     }
 
@@ -204,7 +215,7 @@ public class PolicyRegistry {
             throw fail(where + ": @RateLimited(\"" + name + "\") names no configured policy and gives no limits: set slidegate.policies."
                     + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet());
         }
-        // each member: the policy's configuration, else the annotation (where it says something), else the defaults
+        // every member: the policy's configuration, else the annotation (where it sets the member), else the defaults
         Strategy strategy = cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
                 : !declared.strategy().isBlank() ? check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)")
                         : defaults.strategy().orElse(Strategy.SLIDING_LOG);
@@ -212,8 +223,15 @@ public class PolicyRegistry {
                 : !declared.key().isBlank() ? check(() -> KeySource.parse(declared.key()), origin + "(key)")
                         : defaults.key().orElse(new KeySource.Ip());
         boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
-                : declared.countRejected() || defaults.countRejected().orElse(false);
-        boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get() : declared.dryRun() || defaults.dryRun().orElse(false);
+                : declared.countRejected() != null ? declared.countRejected() : defaults.countRejected().orElse(false);
+        boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get()
+                : declared.dryRun() != null ? declared.dryRun() : defaults.dryRun().orElse(false);
+        if (declared.cost() < 0) {
+            throw fail(where + ": @RateLimited(cost): '" + declared.cost() + "' is not a cost: expected a whole number of permits, at least 1"
+                    + " (or 0 to leave it to configuration)");
+        }
+        int cost = cfg != null && cfg.cost().isPresent() ? cfg.cost().get()
+                : declared.cost() > 0 ? declared.cost() : defaults.cost().orElse(1);
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
         FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get() : defaults.failMode().orElse(globalFailMode);
         Map<String, Policy> plans = new TreeMap<>();
@@ -223,30 +241,13 @@ public class PolicyRegistry {
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
                 : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin);
-        Resolved resolved = new Resolved(policy, key, Map.copyOf(plans));
+        Resolved resolved = new Resolved(policy, key, Map.copyOf(plans), cost);
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
-        if (first != null && !first.resolved().equals(resolved)) {
+        if (first != null && !first.resolved().sameDefinition(resolved)) {
             throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where() + " defines it as "
                     + summary(first.resolved()) + ": give one of them another name, or configure slidegate.policies." + name + ".*");
         }
         return resolved;
-    }
-
-    /**
-     * The cost of one call of a method declaring {@code declared}: configuration first, then the
-     * annotation.
-     *
-     * @throws ConfigurationException for a cost below 1
-     */
-    public int cost(Declared declared, String where) {
-        Overrides cfg = configured.get(declared.name());
-        if (cfg != null && cfg.cost().isPresent()) {
-            return cfg.cost().get();
-        }
-        if (declared.cost() < 1) {
-            throw fail(where + ": @RateLimited(cost): '" + declared.cost() + "' is not a cost: expected a whole number of permits, at least 1");
-        }
-        return declared.cost() != 1 ? declared.cost() : defaults.cost().orElse(1);
     }
 
     /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */

@@ -124,10 +124,9 @@ public class MethodPolicies {
      */
     MethodPolicy attached(String policy, String pattern) {
         String where = "slidegate.policies." + policy + ".paths";
-        PolicyRegistry.Declared declared = new PolicyRegistry.Declared(policy, List.of(), "", "", false);
-        PolicyRegistry.Resolved r = registry.resolve(declared, where);
-        return new MethodPolicy(null, where, r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN, registry.cost(declared, where),
-                pattern, resolversOf(r, where));
+        PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared(policy, List.of(), "", ""), where);
+        return new MethodPolicy(null, where, r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN, r.cost(), pattern,
+                resolversOf(r, where));
     }
 
     /** The policy of {@code method} with a single binding. */
@@ -149,9 +148,9 @@ public class MethodPolicies {
         String where = m.getDeclaringClass().getSimpleName() + "#" + m.getName();
         String name = ann.value().isBlank() ? m.getDeclaringClass().getSimpleName() + "." + m.getName() : ann.value().trim();
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
-                ann.countRejected(), ann.dryRun(), ann.cost());
+                ann.countRejected().value(), ann.dryRun().value(), ann.cost());
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
-        int cost = registry.cost(declared, where);
+        int cost = r.cost();
         r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
                 "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost, l,
                 r.policy().name()));

@@ -14,8 +14,9 @@ import java.lang.annotation.Target;
  * method; on a method it replaces the class's.
  *
  * <p>Either name a configured policy, {@code @RateLimited("products")}, or give the limits inline,
- * {@code @RateLimited(limits = {"500/2s", "2000/10s"}, key = "ip")}. Every member can be overridden
- * by configuration under {@code slidegate.policies.<name>.*} for a named policy.
+ * {@code @RateLimited(limits = {"500/2s", "2000/10s"}, key = "ip")}. Every member follows one rule:
+ * the policy's configuration ({@code slidegate.policies.<name>.*}) wins, else what the annotation
+ * sets, else {@code slidegate.defaults.*}, else the built-in default.
  *
  * <p>Works on JAX-RS resource methods and any CDI bean method, for plain, {@code Uni} and
  * {@code CompletionStage} return types. A refused call throws (or fails with)
@@ -72,18 +73,44 @@ public @interface RateLimited {
     @Nonbinding
     String key() default "";
 
-    /** Charge refused attempts too, so a caller who keeps trying stays locked out (brute-force protection). */
+    /**
+     * {@code ON}: charge refused attempts too, so a caller who keeps trying stays locked out
+     * (brute-force protection). {@code UNSET}: the policy's, else the defaults', else off.
+     */
     @Nonbinding
-    boolean countRejected() default false;
+    Toggle countRejected() default Toggle.UNSET;
 
-    /** Decide and report, but never refuse: for rolling out a new limit safely. */
+    /**
+     * {@code ON}: decide and report, but never refuse, for rolling out a new limit safely.
+     * {@code UNSET}: the policy's, else the defaults', else off.
+     */
     @Nonbinding
-    boolean dryRun() default false;
+    Toggle dryRun() default Toggle.UNSET;
 
     /**
      * Permits one call weighs, at least 1: an export might cost 10 where a read costs 1. A call that
-     * costs more than a limit's N can never be admitted and is always refused.
+     * costs more than a limit's N can never be admitted and is always refused. 0 (unset): the
+     * policy's, else the defaults', else 1.
      */
     @Nonbinding
-    int cost() default 1;
+    int cost() default 0;
+
+    /**
+     * A yes/no member an annotation may set either way or leave unset, so that it can turn off what
+     * {@code slidegate.defaults.*} turns on. Members follow one rule: the policy's configuration, else
+     * the annotation, else the defaults.
+     */
+    enum Toggle {
+        /** Not set here: the policy's configuration, else the defaults, decide. */
+        UNSET,
+        /** On, unless the policy's configuration says otherwise. */
+        ON,
+        /** Off, unless the policy's configuration says otherwise. */
+        OFF;
+
+        /** {@code null} for {@code UNSET}. */
+        public Boolean value() {
+            return this == UNSET ? null : this == ON;
+        }
+    }
 }

@@ -24,7 +24,7 @@ public class CostResource {
 
     @GET
     @Path("trial")
-    @RateLimited(value = "trial", limits = "2/1h", dryRun = true)
+    @RateLimited(value = "trial", limits = "2/1h", dryRun = RateLimited.Toggle.ON)
     public String trial() {
         return "trial";
     }

@@ -28,7 +28,7 @@ class PolicyResolutionTest {
             return "";
         }
 
-        @RateLimited(value = "inline", limits = { "5/1s", "50/1m" }, key = "header:X-Tenant", strategy = "fixed-window", countRejected = true)
+        @RateLimited(value = "inline", limits = { "5/1s", "50/1m" }, key = "header:X-Tenant", strategy = "fixed-window", countRejected = RateLimited.Toggle.ON)
         public String inline() {
             return "";
         }
@@ -177,17 +177,43 @@ class PolicyResolutionTest {
     @Test
     void costAndDryRunComeFromTheAnnotationOrConfiguration() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "7", "slidegate.policies.c.dry-run", "true")));
-        PolicyRegistry.Declared declared = new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", false, false, 2);
-        assertEquals(7, registry.cost(declared, "X#m"));
+        PolicyRegistry.Declared declared = new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", null, false, 2);
+        assertEquals(7, registry.resolve(declared, "X#m").cost(), "the policy's configuration beats the annotation");
         assertTrue(registry.resolve(declared, "X#m").policy().dryRun());
         PolicyRegistry plain = new PolicyRegistry(config(Map.of()));
-        assertEquals(2, plain.cost(declared, "X#m"));
-        assertEquals("Invalid Slidegate configuration: X#m: @RateLimited(cost): '0' is not a cost: expected a whole number of permits, at least 1",
-                assertThrows(ConfigurationException.class,
-                        () -> plain.cost(new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", false, false, 0), "X#m")).getMessage());
+        assertEquals(2, plain.resolve(declared, "X#m").cost());
+        assertEquals(1, plain.resolve(new PolicyRegistry.Declared("u", List.of("10/1m"), "", ""), "X#u").cost(), "built-in: 1");
+        assertEquals("Invalid Slidegate configuration: X#m: @RateLimited(cost): '-1' is not a cost: expected a whole number of permits, "
+                + "at least 1 (or 0 to leave it to configuration)", assertThrows(ConfigurationException.class,
+                        () -> plain.resolve(new PolicyRegistry.Declared("n", List.of("10/1m"), "", "", null, null, -1), "X#m")).getMessage());
         assertEquals("Invalid Slidegate configuration: slidegate.policies.c.cost: '0' is not a cost: expected a whole number of permits, at least 1",
                 assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "0"))))
                         .getMessage());
+    }
+
+    // one rule for every member: the annotation beats the defaults both ways, so it can turn off what the defaults turn on
+    @Test
+    void anAnnotationCanSetAFlagOffAndCostOneAgainstTheDefaults() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.defaults.dry-run", "true", "slidegate.defaults.count-rejected",
+                "true", "slidegate.defaults.cost", "3")));
+        PolicyRegistry.Resolved set = registry.resolve(new PolicyRegistry.Declared("set", List.of("10/1m"), "", "", false, false, 1), "X#set");
+        assertEquals(false, set.policy().dryRun());
+        assertEquals(false, set.policy().countRejected());
+        assertEquals(1, set.cost());
+        PolicyRegistry.Resolved unset = registry.resolve(new PolicyRegistry.Declared("unset", List.of("10/1m"), "", ""), "X#unset");
+        assertEquals(true, unset.policy().dryRun());
+        assertEquals(true, unset.policy().countRejected());
+        assertEquals(3, unset.cost());
+        assertEquals(null, RateLimited.Toggle.UNSET.value());
+        assertEquals(false, RateLimited.Toggle.OFF.value());
+    }
+
+    // methods sharing a policy may weigh differently: cost is not part of the policy's definition
+    @Test
+    void methodsSharingAPolicyMayCostDifferently() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of()));
+        assertEquals(1, registry.resolve(new PolicyRegistry.Declared("api", List.of("10/1m"), "", "", null, null, 1), "X#read").cost());
+        assertEquals(5, registry.resolve(new PolicyRegistry.Declared("api", List.of("10/1m"), "", "", null, null, 5), "X#export").cost());
     }
 
     @Test
@@ -196,22 +222,22 @@ class PolicyResolutionTest {
                 "slidegate.defaults.limits", "30/1m", "slidegate.defaults.strategy", "fixed-window",
                 "slidegate.defaults.key", "header:X-Api-Key", "slidegate.defaults.dry-run", "true", "slidegate.defaults.cost", "2",
                 "slidegate.policies.own.strategy", "sliding-log", "slidegate.policies.own.dry-run", "false")));
-        PolicyRegistry.Declared bare = new PolicyRegistry.Declared("bare", List.of(), "", "", false);
+        PolicyRegistry.Declared bare = new PolicyRegistry.Declared("bare", List.of(), "", "");
         PolicyRegistry.Resolved r = registry.resolve(bare, "X#bare");
         assertEquals(List.of(Limit.parse("30/1m")), r.policy().limits());
         assertEquals(Strategy.FIXED_WINDOW, r.policy().strategy());
         assertEquals(new KeySource.Header("X-Api-Key"), r.key());
         assertTrue(r.policy().dryRun());
-        assertEquals(2, registry.cost(bare, "X#bare"));
+        assertEquals(2, r.cost());
 
-        PolicyRegistry.Declared annotated = new PolicyRegistry.Declared("annotated", List.of("5/1s"), "sliding-log", "ip", false, false, 3);
+        PolicyRegistry.Declared annotated = new PolicyRegistry.Declared("annotated", List.of("5/1s"), "sliding-log", "ip", null, null, 3);
         PolicyRegistry.Resolved a = registry.resolve(annotated, "X#annotated");
         assertEquals(List.of(Limit.parse("5/1s")), a.policy().limits(), "the annotation beats the defaults");
         assertEquals(Strategy.SLIDING_LOG, a.policy().strategy());
         assertEquals(new KeySource.Ip(), a.key());
-        assertEquals(3, registry.cost(annotated, "X#annotated"));
+        assertEquals(3, a.cost());
 
-        PolicyRegistry.Resolved own = registry.resolve(new PolicyRegistry.Declared("own", List.of(), "fixed-window", "", false), "X#own");
+        PolicyRegistry.Resolved own = registry.resolve(new PolicyRegistry.Declared("own", List.of(), "fixed-window", ""), "X#own");
         assertEquals(Strategy.SLIDING_LOG, own.policy().strategy(), "the policy's configuration beats both");
         assertEquals(false, own.policy().dryRun());
         assertEquals(List.of(Limit.parse("30/1m")), own.policy().limits());
@@ -223,9 +249,9 @@ class PolicyResolutionTest {
     void everyStrategyIsSelectableByAnnotationAndConfiguration() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.sc.strategy", "sliding-counter",
                 "slidegate.policies.sc.cells", "4")));
-        PolicyRegistry.Resolved tb = registry.resolve(new PolicyRegistry.Declared("tb", List.of("10/1s"), "token-bucket", "", false), "X#tb");
+        PolicyRegistry.Resolved tb = registry.resolve(new PolicyRegistry.Declared("tb", List.of("10/1s"), "token-bucket", ""), "X#tb");
         assertEquals(Strategy.TOKEN_BUCKET, tb.policy().strategy());
-        PolicyRegistry.Resolved sc = registry.resolve(new PolicyRegistry.Declared("sc", List.of("10/1s"), "token-bucket", "", false), "X#sc");
+        PolicyRegistry.Resolved sc = registry.resolve(new PolicyRegistry.Declared("sc", List.of("10/1s"), "token-bucket", ""), "X#sc");
         assertEquals(Strategy.SLIDING_COUNTER, sc.policy().strategy(), "configuration beats the annotation");
         assertEquals(4, sc.policy().cells());
         assertEquals(10, tb.policy().cells(), "the default");
@@ -271,7 +297,7 @@ class PolicyResolutionTest {
     void aDefaultPlanIsWhatCallersWithoutAPlanGet() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.r.plans.free.limits", "5/1m",
                 "slidegate.policies.r.plans.pro.limits", "50/1m", "slidegate.policies.r.default-plan", "free")));
-        PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared("r", List.of(), "", "", false), "X#m");
+        PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared("r", List.of(), "", ""), "X#m");
         assertEquals("r.free", r.policy().name());
         assertEquals("r.pro", r.forPlan("pro").name());
         assertEquals("r.free", r.forPlan("gold").name());
