@@ -8,10 +8,12 @@
 --          empty (its w is older than the current window), like any other.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
--- ARGV[3], ARGV[4], ...  N and W (microseconds) of each limit, in the order of KEYS
+-- ARGV[3]  unused (0): the strategy has no parameter
+-- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit, in the order of KEYS
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
+-- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 local cost = tonumber(ARGV[1])
 local count_rejected = ARGV[2] == '1'
 local nlimits = #KEYS
@@ -22,8 +24,8 @@ local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local index, used, window, permits = {}, {}, {}, {}
 local tripped, retry = -1, 0
 for i = 1, nlimits do
-  local n = tonumber(ARGV[1 + 2 * i])
-  local w = tonumber(ARGV[2 + 2 * i])
+  local n = tonumber(ARGV[2 + 2 * i])
+  local w = tonumber(ARGV[3 + 2 * i])
   -- exact integer division (math.fmod is exact on doubles)
   local idx = (now - math.fmod(now, w)) / w
   local stored = redis.call('HMGET', KEYS[i], 'w', 'c')

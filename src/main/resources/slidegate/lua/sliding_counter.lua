@@ -9,6 +9,7 @@
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
+-- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
 -- Limit N/W has cells of s = ceil(W / C) and counts the C + 1 newest cells [k - C, k]: the oldest,
 -- partly overlapping cell in full, so no interval of length W ever holds more than N.

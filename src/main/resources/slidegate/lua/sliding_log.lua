@@ -8,6 +8,7 @@
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
+-- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
 -- A permit at microsecond tick t counts through tick t + W (TIME truncates: the grant really happened
 -- in [t, t + 1)), so a call of cost c passes limit N/W iff the (N - c + 1)-th newest entry is more

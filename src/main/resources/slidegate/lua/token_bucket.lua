@@ -3,10 +3,12 @@
 -- KEYS[1]  one hash per (policy, key): field '<limit>' (1-based) = theoretical arrival time (TAT) in us
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
--- ARGV[3], ARGV[4], ...  N and W (microseconds) of each limit
+-- ARGV[3]  unused (0): the strategy has no parameter
+-- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
+-- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
 -- Limit N/W emits a permit every T = ceil(W / N) and holds at most N: a call of cost c passes iff
 -- max(TAT, now) + c*T - now <= N*T, and then TAT = max(TAT, now) + c*T. The key expires when every
@@ -14,7 +16,7 @@
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
 local count_rejected = ARGV[2] == '1'
-local nlimits = (#ARGV - 2) / 2
+local nlimits = (#ARGV - 3) / 2
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
@@ -27,8 +29,8 @@ local stored = redis.call('HMGET', key, unpack(fields))
 
 local permits, interval, tat = {}, {}, {}
 for i = 1, nlimits do
-  permits[i] = tonumber(ARGV[1 + 2 * i])
-  local w = tonumber(ARGV[2 + 2 * i])
+  permits[i] = tonumber(ARGV[2 + 2 * i])
+  local w = tonumber(ARGV[3 + 2 * i])
   interval[i] = idiv(w + permits[i] - 1, permits[i])
   if interval[i] < 1 then interval[i] = 1 end
   tat[i] = tonumber(stored[i] or '0')
@@ -39,7 +41,7 @@ local function waits()
   local tripped, retry = -1, 0
   for i = 1, nlimits do
     local wait = tat[i] + cost * interval[i] - now - permits[i] * interval[i]
-    if cost > permits[i] then wait = tonumber(ARGV[2 + 2 * i]) end
+    if cost > permits[i] then wait = tonumber(ARGV[3 + 2 * i]) end
     if wait > retry then tripped, retry = i - 1, wait end
   end
   return tripped, retry

@@ -47,11 +47,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisStore implements LimiterStore {
 
-    static final LuaScript SLIDING_LOG = LuaScript.load("sliding_log.lua");
-    static final LuaScript FIXED_WINDOW = LuaScript.load("fixed_window.lua");
-    static final LuaScript SLIDING_COUNTER = LuaScript.load("sliding_counter.lua");
-    static final LuaScript TOKEN_BUCKET = LuaScript.load("token_bucket.lua");
-
     private final ReactiveRedisDataSource redis;
     private final Duration timeout;
     private final RedisNodes nodes;
@@ -74,8 +69,8 @@ public final class RedisStore implements LimiterStore {
     /** The longest answer times of the last few seconds: how long a silence is still only lateness. */
     private final RecentLatency recent = new RecentLatency(TimeUnit.SECONDS.toNanos(5), System.nanoTime());
 
-    /** What a policy contributes to every call: the script, the suffixes of its keys and the ARGV tail, built once. */
-    private record Prepared(Policy policy, LuaScript script, List<String> keySuffixes, List<String> limitArgs) {
+    /** What a policy contributes to every call (its script, keys and arguments), built once, with the policy it was built for. */
+    private record Prepared(Policy policy, DecisionScripts.Shape shape) {
     }
 
     /** How long a decision waits, at most, for a Redis that keeps answering others, when none is configured. */
@@ -134,7 +129,7 @@ public final class RedisStore implements LimiterStore {
      */
     public String warmUp(Duration atMost, Vertx vertx) {
         try {
-            List<LuaScript> scripts = nodes.cluster() ? List.of() : List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET);
+            List<LuaScript> scripts = nodes.cluster() ? List.of() : DecisionScripts.ALL;
             long sent = System.nanoTime();
             redis.execute("PING").await().atMost(atMost);
             for (LuaScript script : scripts) {
@@ -164,29 +159,18 @@ public final class RedisStore implements LimiterStore {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-
     /**
      * The Redis key prefix of one (policy, key): {@code slidegate:{<policy>:<key>}}. The braces make
      * every key of one decision hash to one Redis Cluster slot.
      */
     public static String keyPrefix(Policy policy, String key) {
-        return "slidegate:{" + policy.name() + ":" + LimiterStore.checkKey(key) + "}";
+        return DecisionScripts.keyPrefix(policy, key);
     }
 
     /** Every Redis key a decision of {@code policy} touches for {@code key}, in the order of the script's KEYS. */
     public static List<String> keys(Policy policy, String key) {
         String prefix = keyPrefix(policy, key);
-        return keySuffixes(policy).stream().map(suffix -> prefix + suffix).toList();
-    }
-
-    /** What follows the prefix in each of a policy's keys, in the order of the script's KEYS. */
-    private static List<String> keySuffixes(Policy policy) {
-        return switch (policy.strategy()) {
-            case SLIDING_LOG -> List.of(":log");
-            case FIXED_WINDOW -> policy.limits().stream().map(l -> ":fw:" + l.windowText()).toList();
-            case SLIDING_COUNTER -> List.of(":sc");
-            case TOKEN_BUCKET -> List.of(":tb");
-        };
+        return DecisionScripts.Shape.of(policy).keySuffixes().stream().map(suffix -> prefix + suffix).toList();
     }
 
     @Override
@@ -205,25 +189,26 @@ public final class RedisStore implements LimiterStore {
 
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
         Prepared p = prepared(policy);
-        String[] cmd = command(p, keyPrefix(policy, key), cost, countRejected);
-        Pending pending = new Pending(p.script());
+        LuaScript script = p.shape().script();
+        String[] cmd = p.shape().evalsha(keyPrefix(policy, key), cost, countRejected);
+        Pending pending = new Pending(script);
         EventLoopConnections.Sent sent;
         try {
             sent = connections.send(request(Command.EVALSHA, cmd));
         } catch (RuntimeException e) { // a client that throws instead of failing the future: the same failure, never a lost decision
-            return CompletableFuture.failedFuture(new RedisStoreException("Redis failed on " + p.script().name() + ": " + e.getMessage(), e));
+            return CompletableFuture.failedFuture(new RedisStoreException("Redis failed on " + script.name() + ": " + e.getMessage(), e));
         }
         pending.arm(sent);
         sent.answer().onComplete(evalsha -> {
             if (evalsha.failed() && isNoScript(evalsha.cause())) {
                 lastAnswer = System.nanoTime();
                 String[] eval = cmd.clone();
-                eval[0] = p.script().body();
+                eval[0] = script.body();
                 EventLoopConnections.Sent again = connections.send(request(Command.EVAL, eval));
                 pending.sent = again;
-                again.answer().onComplete(r -> answer(pending, policy, p.script(), r));
+                again.answer().onComplete(r -> answer(pending, policy, script, r));
             } else {
-                answer(pending, policy, p.script(), evalsha);
+                answer(pending, policy, script, evalsha);
             }
         });
         return pending.result;
@@ -338,7 +323,7 @@ public final class RedisStore implements LimiterStore {
             return;
         }
         try {
-            result.complete(toDecision(policy, reply.result()));
+            result.complete(DecisionScripts.decode(policy, reply.result()));
         } catch (RuntimeException e) {
             result.completeExceptionally(new RedisStoreException("Redis answered " + script.name() + " unexpectedly: " + reply.result(), e));
         }
@@ -361,7 +346,7 @@ public final class RedisStore implements LimiterStore {
     private Prepared prepared(Policy policy) {
         Prepared p = prepared.get(policy.name());
         if (p == null || !p.policy().equals(policy)) {
-            p = prepare(policy);
+            p = new Prepared(policy, DecisionScripts.Shape.of(policy));
             prepared.put(policy.name(), p);
         }
         return p;
@@ -372,33 +357,12 @@ public final class RedisStore implements LimiterStore {
      * that replay it outside Java, e.g. {@code redis-benchmark} as the ceiling of this script.
      */
     public static List<String> evalshaArguments(Policy policy, String key, int cost) {
-        return List.of(command(prepare(policy), keyPrefix(policy, key), cost, policy.countRejected()));
+        return List.of(DecisionScripts.Shape.of(policy).evalsha(keyPrefix(policy, key), cost, policy.countRejected()));
     }
 
     /** The script body of a strategy, for {@code SCRIPT LOAD} by tools. */
     public static String scriptBody(Policy policy) {
-        return prepare(policy).script().body();
-    }
-
-    private static Prepared prepare(Policy policy) {
-        List<String> args = new ArrayList<>();
-        LuaScript script = switch (policy.strategy()) {
-            case SLIDING_LOG -> {
-                args.add(Integer.toString(policy.maxPermits()));
-                yield SLIDING_LOG;
-            }
-            case FIXED_WINDOW -> FIXED_WINDOW;
-            case SLIDING_COUNTER -> {
-                args.add(Integer.toString(policy.cells()));
-                yield SLIDING_COUNTER;
-            }
-            case TOKEN_BUCKET -> TOKEN_BUCKET;
-        };
-        policy.limits().forEach(l -> {
-            args.add(Integer.toString(l.permits()));
-            args.add(Long.toString(l.windowMicros()));
-        });
-        return new Prepared(policy, script, keySuffixes(policy), List.copyOf(args));
+        return DecisionScripts.Shape.of(policy).script().body();
     }
 
     private static final int SCAN_COUNT = 1000;
@@ -546,39 +510,8 @@ public final class RedisStore implements LimiterStore {
                         : "Redis failed on " + what + ": " + e.getMessage(), e));
     }
 
-    /** {@code EVALSHA} arguments: SHA, key count, keys (the prefix and each suffix), cost, count-rejected flag, the policy's arguments. */
-    private static String[] command(Prepared p, String keyPrefix, int cost, boolean countRejected) {
-        List<String> suffixes = p.keySuffixes();
-        List<String> limitArgs = p.limitArgs();
-        String[] cmd = new String[4 + suffixes.size() + limitArgs.size()];
-        cmd[0] = p.script().sha1();
-        cmd[1] = Integer.toString(suffixes.size());
-        int i = 2;
-        for (String suffix : suffixes) {
-            cmd[i++] = keyPrefix + suffix;
-        }
-        cmd[i++] = Integer.toString(cost);
-        cmd[i++] = countRejected ? "1" : "0";
-        for (String a : limitArgs) {
-            cmd[i++] = a;
-        }
-        return cmd;
-    }
-
     private static boolean isNoScript(Throwable e) {
         String m = e.getMessage();
         return m != null && m.startsWith("NOSCRIPT");
-    }
-
-    private static Decision toDecision(Policy policy, io.vertx.redis.client.Response r) {
-        boolean allowed = r.get(0).toLong() == 1;
-        int tripped = r.get(1).toInteger();
-        long retry = r.get(2).toLong();
-        int n = policy.limits().size();
-        List<LimitState> states = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            states.add(new LimitState(policy.limits().get(i), r.get(4 + 2 * i).toLong(), r.get(5 + 2 * i).toLong()));
-        }
-        return new Decision(policy, allowed, tripped, retry, r.get(3).toLong(), states);
     }
 }

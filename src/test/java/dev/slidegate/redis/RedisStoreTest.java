@@ -312,7 +312,7 @@ class RedisStoreTest {
             }
             assertTrue(loops >= 1);
             assertEquals(1 + loops, connectedClients(admin), "ours and one per event loop (the pool's first one became one of them)");
-            assertEquals(1L, resp(admin, "SCRIPT", "EXISTS", RedisStore.SLIDING_LOG.sha1()), "scripts loaded");
+            assertEquals(1L, resp(admin, "SCRIPT", "EXISTS", DecisionScripts.SLIDING_LOG.sha1()), "scripts loaded");
             Policy p = policy("warm", Strategy.SLIDING_LOG, false, "1000/1m");
             for (int i = 0; i < 2 * loops; i++) {
                 assertTrue(onEventLoop(c, () -> s.acquire(p, "k", 1).toCompletableFuture()).join().allowed());

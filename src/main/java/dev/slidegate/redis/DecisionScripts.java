@@ -1,0 +1,105 @@
+package dev.slidegate.redis;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimitState;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import io.vertx.redis.client.Response;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one shape every strategy's decision script shares: which script, which keys, the ARGV layout,
+ * and the decoding of the reply. Each script's header repeats the layout with its own parameter.
+ *
+ * <pre>
+ * KEYS     slidegate:{&lt;policy&gt;:&lt;caller key&gt;}&lt;suffix&gt;, one per key the strategy keeps
+ *          (:log, :sc, :tb; fixed window: :fw:&lt;window&gt; per limit); one hash slot per decision
+ * ARGV[1]  cost, at least 1; 0 reads the state and writes nothing (admin views)
+ * ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+ * ARGV[3]  the strategy's parameter: sliding log the largest N (its capacity), sliding counter the
+ *          cells per window; 0 for fixed window and token bucket
+ * ARGV[4…] N and W (microseconds) of each limit, in the policy's order
+ *
+ * reply    {allowed 1|0, tripped limit (0-based, -1 when allowed), retry-after µs, now µs,
+ *           remaining_1, reset_1 µs, remaining_2, reset_2 µs, …}  (now: Redis TIME)
+ * </pre>
+ */
+final class DecisionScripts {
+
+    static final LuaScript SLIDING_LOG = LuaScript.load("sliding_log.lua");
+    static final LuaScript FIXED_WINDOW = LuaScript.load("fixed_window.lua");
+    static final LuaScript SLIDING_COUNTER = LuaScript.load("sliding_counter.lua");
+    static final LuaScript TOKEN_BUCKET = LuaScript.load("token_bucket.lua");
+
+    /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
+    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET);
+
+    /** The fixed part of every reply: allowed, tripped, retry-after, now; then two values per limit. */
+    private static final int HEAD = 4;
+
+    /**
+     * What a policy contributes to every call, built once per policy.
+     *
+     * @param script the strategy's script
+     * @param keySuffixes what follows the prefix in each key, in the order of KEYS
+     * @param parameter ARGV[3]
+     * @param limitArgs ARGV[4…]: N and W of each limit
+     */
+    record Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs) {
+
+        static Shape of(Policy policy) {
+            List<String> limits = new ArrayList<>(2 * policy.limits().size());
+            policy.limits().forEach(l -> {
+                limits.add(Integer.toString(l.permits()));
+                limits.add(Long.toString(l.windowMicros()));
+            });
+            return switch (policy.strategy()) {
+                case SLIDING_LOG -> new Shape(SLIDING_LOG, List.of(":log"), Integer.toString(policy.maxPermits()), limits);
+                case FIXED_WINDOW -> new Shape(FIXED_WINDOW, policy.limits().stream().map(l -> ":fw:" + l.windowText()).toList(), "0",
+                        limits);
+                case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
+                case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
+            };
+        }
+
+        /** {@code EVALSHA} arguments: SHA, key count, KEYS, ARGV. */
+        String[] evalsha(String keyPrefix, int cost, boolean countRejected) {
+            String[] cmd = new String[5 + keySuffixes.size() + limitArgs.size()];
+            cmd[0] = script.sha1();
+            cmd[1] = Integer.toString(keySuffixes.size());
+            int i = 2;
+            for (String suffix : keySuffixes) {
+                cmd[i++] = keyPrefix + suffix;
+            }
+            cmd[i++] = Integer.toString(cost);
+            cmd[i++] = countRejected ? "1" : "0";
+            cmd[i++] = parameter;
+            for (String a : limitArgs) {
+                cmd[i++] = a;
+            }
+            return cmd;
+        }
+    }
+
+    private DecisionScripts() {
+    }
+
+    /**
+     * The prefix of every key of one (policy, caller key), with the hash tag that puts every key of
+     * one decision in one Redis Cluster slot.
+     */
+    static String keyPrefix(Policy policy, String key) {
+        return "slidegate:{" + policy.name() + ":" + LimiterStore.checkKey(key) + "}";
+    }
+
+    /** The decision a reply says, for {@code policy}. */
+    static Decision decode(Policy policy, Response r) {
+        int n = policy.limits().size();
+        List<LimitState> states = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            states.add(new LimitState(policy.limits().get(i), r.get(HEAD + 2 * i).toLong(), r.get(HEAD + 1 + 2 * i).toLong()));
+        }
+        return new Decision(policy, r.get(0).toLong() == 1, r.get(1).toInteger(), r.get(2).toLong(), r.get(3).toLong(), states);
+    }
+}
