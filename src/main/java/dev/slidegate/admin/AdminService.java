@@ -15,6 +15,7 @@ import dev.slidegate.core.LimitState;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import dev.slidegate.metrics.DecisionStats;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
@@ -33,6 +34,16 @@ public class AdminService {
 
     /** The most keys {@code sort=usage} ranks (all of them, up to this). */
     static final int RANKED = 100_000;
+    /** How many keys a ranking reads at once: the work one listing puts on the store at any moment. */
+    static final int RANKING_IN_FLIGHT = 64;
+    /** How long a ranking serves further pages and other viewers before it is computed again. */
+    private static final long RANKING_MAX_AGE_MS = 1000;
+
+    /** One policy's keys by usage, shared by every page and viewer for up to a second. */
+    private record Ranking(Policy policy, Uni<List<KeyView>> sorted, long at) {
+    }
+
+    private final Map<String, Ranking> rankings = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final LimiterStore store;
     private final PolicyRegistry registry;
@@ -106,7 +117,8 @@ public class AdminService {
     }
 
     Uni<Void> reset(Policy p, String key) {
-        return Uni.createFrom().completionStage(() -> store.reset(p, key));
+        rankings.remove(p.name()); // the next listing by usage shows the reset
+        return Uni.createFrom().completionStage(() -> store.reset(p, key)).invoke(() -> rankings.remove(p.name()));
     }
 
     /** A page in the store's order, or with {@code byUsage} the callers closest to their limit first (cursor: an offset). */
@@ -116,9 +128,7 @@ public class AdminService {
                     .chain(page -> views(p, page.keys()).map(views -> new KeyList(p.name(), views, page.next())));
         }
         int offset = cursor.isEmpty() ? 0 : Integer.parseInt(cursor);
-        return allKeys(p, "", new ArrayList<>()).chain(keys -> views(p, keys)).map(views -> {
-            List<KeyView> sorted = views.stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key))
-                    .toList();
+        return ranking(p).map(sorted -> {
             int to = Math.min(sorted.size(), offset + limit);
             List<KeyView> page = offset >= sorted.size() ? List.of() : sorted.subList(offset, to);
             return new KeyList(p.name(), page, to < sorted.size() ? Integer.toString(to) : null);
@@ -135,6 +145,25 @@ public class AdminService {
             return Uni.createFrom().item(new Snapshot(at, store.name(), List.of()));
         }
         return Uni.join().all(each).andFailFast().map(list -> new Snapshot(at, store.name(), list));
+    }
+
+    /**
+     * The keys of {@code p} by usage: at most {@link #RANKED}, read {@link #RANKING_IN_FLIGHT} at a
+     * time, and computed at most once a second whatever the number of pages and viewers (a ranking
+     * in progress is shared; a failed one is not kept).
+     */
+    private Uni<List<KeyView>> ranking(Policy p) {
+        long now = System.currentTimeMillis();
+        Ranking r = rankings.compute(p.name(), (name, old) -> old != null && old.policy().equals(p) && now - old.at() <= RANKING_MAX_AGE_MS
+                ? old
+                : new Ranking(p, allKeys(p, "", new ArrayList<>())
+                        .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k)).merge(RANKING_IN_FLIGHT)
+                                .collect().asList())
+                        .map(views -> views.stream()
+                                .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key)).toList())
+                        .onFailure().invoke(e -> rankings.remove(name))
+                        .memoize().indefinitely(), now));
+        return r.sorted();
     }
 
     private Uni<List<String>> allKeys(Policy p, String cursor, List<String> acc) {

@@ -74,6 +74,8 @@ public class AdminBenchmark {
         }
         double[] page = times("/admin/policies/bench/keys?limit=100", repetitions, 100);
         double[] summary = times("/admin", repetitions, -1);
+        int rankings = Math.max(3, repetitions / 3);
+        double[] byUsage = times("/admin/policies/bench/keys?limit=100&sort=usage", rankings, 100, 1100);
         List<Policy> all = registry.policies().values().stream().map(r -> r.policy()).toList();
         double[] scan = new double[Math.max(3, repetitions / 6)];
         for (int i = 0; i < scan.length; i++) {
@@ -85,8 +87,10 @@ public class AdminBenchmark {
         return String.format(Locale.ROOT, "Admin API over HTTP, %d active keys in one policy on Redis %s, %d calls each after 5 warm-up "
                 + "calls, milliseconds:%n%n| request | median | p95 | max |%n|---|---|---|---|%n| first page of 100 keys | %.1f | %.1f | %.1f |%n"
                 + "| summary (`GET /admin`; active keys from a count at most 1 s old) | %.1f | %.1f | %.1f |%n"
+                + "| first page by usage (`sort=usage`: every key read and ranked; %d calls 1.1 s apart, so each ranks afresh) | %.1f | %.1f | %.1f |%n"
                 + "| the count itself: one SCAN pass over every key, all %d policies (%d runs, in the background) | %.1f | — | %.1f |%n",
                 keys, RedisTestResource.server().version(), repetitions, page[0], page[1], page[2], summary[0], summary[1], summary[2],
+                rankings, byUsage[0], byUsage[1], byUsage[2],
                 all.size(), scan.length, scan[scan.length / 2], scan[scan.length - 1]);
     }
 
@@ -102,8 +106,21 @@ public class AdminBenchmark {
 
     /** Median, p95 and max in milliseconds; checks each answer has {@code expectKeys} keys (-1: not a listing). */
     private static double[] times(String path, int repetitions, int expectKeys) {
+        return times(path, repetitions, expectKeys, 0);
+    }
+
+    /** As above, waiting {@code pauseMs} before each call. */
+    private static double[] times(String path, int repetitions, int expectKeys, long pauseMs) {
         double[] ms = new double[repetitions];
-        for (int i = -5; i < repetitions; i++) {
+        for (int i = pauseMs > 0 ? -1 : -5; i < repetitions; i++) {
+            if (pauseMs > 0) {
+                try {
+                    Thread.sleep(pauseMs);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            }
             long start = System.nanoTime();
             Response r = given().auth().preemptive().basic("admin", "slidegate-demo").accept("application/json").get(path);
             long nanos = System.nanoTime() - start;
