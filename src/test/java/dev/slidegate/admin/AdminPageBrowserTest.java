@@ -67,7 +67,7 @@ class AdminPageBrowserTest {
         options.setBinary(CHROMIUM);
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--window-size=1280,1000", "--user-data-dir=" + Files.createTempDirectory("chromium"));
+                "--window-size=1280,1000", "--user-data-dir=" + dev.slidegate.testing.Leftovers.tempDirectory("chromium"));
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER)).usingAnyFreePort().build();
         return new ChromeDriver(service, options);
     }

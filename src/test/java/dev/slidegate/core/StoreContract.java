@@ -57,7 +57,25 @@ public abstract class StoreContract {
     }
 
     protected final Decision call(Policy p, String key, int cost) {
-        return store().acquire(p, key, cost).toCompletableFuture().join();
+        long before = System.nanoTime();
+        Decision d = store().acquire(p, key, cost).toCompletableFuture().join();
+        onTime(before, System.nanoTime());
+        return d;
+    }
+
+    /**
+     * Called after each step's call with the caller's clock before and after it ({@code System.nanoTime}),
+     * before the step's decision is judged: a store that runs in real time checks here that the step
+     * ran when the scenario meant it to, and throws {@link Stalled} when it did not.
+     */
+    protected void onTime(long beforeNanos, long afterNanos) {
+    }
+
+    /** A step ran outside its margin (a stalled machine): the scenario proves nothing this time and runs again. */
+    public static final class Stalled extends RuntimeException {
+        public Stalled(String message) {
+            super(message, null, false, false);
+        }
     }
 
     protected final Decision call(Policy p, String key) {

@@ -1,5 +1,6 @@
 package dev.slidegate.it;
 
+import dev.slidegate.testing.Leftovers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -43,8 +44,8 @@ public final class ServiceProcess implements AutoCloseable {
         cmd.addAll(List.of(properties));
         cmd.addAll(List.of("-jar", JAR.toString()));
         try {
-            Path log = Files.createTempFile("slidegate-" + port, ".log");
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Path log = Leftovers.tempFile("slidegate-" + port, ".log");
+            Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
             ServiceProcess service = new ServiceProcess(p, log, port);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline) {
@@ -71,12 +72,13 @@ public final class ServiceProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Dquarkus.http.port=" + freePort()));
         cmd.addAll(List.of(properties));
         cmd.addAll(List.of("-jar", JAR.toString()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).start());
         String out = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IllegalStateException("still running: " + out);
         }
+        Leftovers.stopped(p);
         return new Result(p.exitValue(), out);
     }
 
@@ -133,5 +135,7 @@ public final class ServiceProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        Leftovers.stopped(process);
+        Leftovers.delete(log);
     }
 }

@@ -26,12 +26,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     public static RedisCluster start() {
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("slidegate-cluster");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path dir = Leftovers.tempDirectory("slidegate-cluster");
         RedisCluster c = new RedisCluster(dir);
         try {
             String binary = RedisServer.defaultBinary();
@@ -167,10 +162,6 @@ public final class RedisCluster implements AutoCloseable {
     @Override
     public void close() {
         nodes.forEach(RedisServer::close);
-        try (var files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temp directory
-        }
+        Leftovers.delete(dir);
     }
 }

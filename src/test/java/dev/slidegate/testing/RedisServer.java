@@ -27,16 +27,39 @@ public final class RedisServer implements AutoCloseable {
     private final Process process;
     private final int port;
     private final String binary;
+    private final Path log;
 
-    private RedisServer(Process process, int port, String binary) {
+    private RedisServer(Process process, int port, String binary, Path log) {
         this.process = process;
         this.port = port;
         this.binary = binary;
+        this.log = log;
     }
 
     /** Starts the default binary (see class comment). */
     public static RedisServer start() {
         return start(defaultBinary());
+    }
+
+    /**
+     * Starts the system's redis-server ({@code $REDIS_SERVER}, else the PATH's), which must be
+     * {@code major}.x or newer, and prints which version the calling test runs on. Without a system
+     * redis-server (a machine with only a JDK) the calling test is skipped with that reason; with an
+     * older one it fails: a test that asks for Redis 7 never runs on 6.2 unnoticed.
+     */
+    public static RedisServer startAtLeast(int major, String test) {
+        String binary = systemBinary().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(binary != null, () -> test + " needs redis-server " + major
+                + ".x or newer, and this machine has none on the PATH (nor $REDIS_SERVER): install one (apt-get install redis-server)");
+        RedisServer server = start(binary);
+        String version = server.version();
+        int found = Integer.parseInt(version.split("\\.")[0]);
+        if (found < major) {
+            server.close();
+            throw new IllegalStateException(test + " asked for Redis " + major + ".x or newer, but " + binary + " is " + version);
+        }
+        System.out.println(test + " runs on redis-server " + version + " (" + binary + ")");
+        return server;
     }
 
     /** Starts the Redis 6.2 binary bundled in the test-scope artifact, when this platform can run it. */
@@ -61,14 +84,15 @@ public final class RedisServer implements AutoCloseable {
                     "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"));
             cmd.addAll(List.of(extraArgs));
             try {
-                Path log = Files.createTempFile("redis-" + port, ".log");
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                Path log = Leftovers.tempFile("redis-" + port, ".log");
+                Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
                 try {
                     if (waitForPing(p, port)) {
-                        return new RedisServer(p, port, binary);
+                        return new RedisServer(p, port, binary, log);
                     }
                 } catch (IllegalStateException someoneElse) {
                     p.destroyForcibly();
+                    Leftovers.delete(log);
                     if (fixedPort > 0) {
                         throw someoneElse;
                     }
@@ -77,6 +101,7 @@ public final class RedisServer implements AutoCloseable {
                 }
                 p.destroyForcibly();
                 last = new IllegalStateException("redis-server on port " + port + " did not answer PING: " + Files.readString(log));
+                Leftovers.delete(log);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start " + binary, e);
             }
@@ -117,18 +142,23 @@ public final class RedisServer implements AutoCloseable {
     }
 
     static String defaultBinary() {
+        return systemBinary().or(RedisServer::bundledBinary).orElseThrow(() -> new IllegalStateException(
+                "No redis-server: install one (apt-get install redis-server) or set REDIS_SERVER"));
+    }
+
+    /** {@code $REDIS_SERVER}, else redis-server on the PATH. */
+    private static Optional<String> systemBinary() {
         String env = System.getenv("REDIS_SERVER");
         if (env != null && !env.isBlank()) {
-            return env;
+            return Optional.of(env);
         }
         for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
             Path candidate = Paths.get(dir, "redis-server");
             if (Files.isExecutable(candidate)) {
-                return candidate.toString();
+                return Optional.of(candidate.toString());
             }
         }
-        return bundledBinary().orElseThrow(() -> new IllegalStateException(
-                "No redis-server: install one (apt-get install redis-server) or set REDIS_SERVER"));
+        return Optional.empty();
     }
 
     private static synchronized Optional<String> bundledBinary() {
@@ -223,5 +253,7 @@ public final class RedisServer implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        Leftovers.stopped(process);
+        Leftovers.delete(log);
     }
 }
