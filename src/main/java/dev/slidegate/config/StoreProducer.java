@@ -16,11 +16,17 @@ import dev.slidegate.redis.RedisStore;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.runtime.configuration.ConfigurationException;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -38,20 +44,18 @@ public class StoreProducer {
         return Clock.system();
     }
 
-    /** What owns a thread or a timer in the store stack, closed at shutdown. */
-    private final java.util.List<AutoCloseable> owned = new java.util.concurrent.CopyOnWriteArrayList<>();
-
     /**
      * The Redis stack: {@code Fallback(Redis, Memory, Breaker)} with the instance count learned through
      * Redis (or configured). With metrics, store errors and fail-mode transitions are counted:
      * {@code slidegate_store_errors_total{store}} and {@code slidegate_failmode_transitions_total{to}}
      * ({@code to="fail-mode"} when Redis starts being skipped, {@code to="store"} when it is used again).
+     * What it creates that must be closed is added to {@code owned}.
      */
-    private FallbackStore redisStack(SlidegateConfig config, Clock clock, RedisStore redis, ReactiveRedisDataSource source,
-            io.vertx.mutiny.core.Vertx vertx, Instance<MeterRegistry> metrics) {
-        java.util.function.Consumer<Breaker.State> transitions = s -> {
+    private static FallbackStore redisStack(SlidegateConfig config, Clock clock, RedisStore redis, ReactiveRedisDataSource source,
+            io.vertx.mutiny.core.Vertx vertx, Instance<MeterRegistry> metrics, List<AutoCloseable> owned) {
+        Consumer<Breaker.State> transitions = s -> {
         };
-        java.util.function.Consumer<Throwable> errors = e -> {
+        Consumer<Throwable> errors = e -> {
         };
         if (metrics.isResolvable()) {
             MeterRegistry registry = metrics.get();
@@ -64,37 +68,36 @@ public class StoreProducer {
             transitions = s -> (s == Breaker.State.OPEN ? toFailMode : toStore).increment();
             errors = e -> errorCount.increment();
         }
-        java.util.function.IntSupplier instances;
+        IntSupplier instances;
         if (config.fallback().instances().isPresent()) {
             int fixed = config.fallback().instances().get();
             instances = () -> fixed;
         } else {
-            InstanceRegistry registry = new InstanceRegistry(source, vertx, java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(3),
-                    java.time.Duration.ofSeconds(1));
+            InstanceRegistry registry = new InstanceRegistry(source, vertx, Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(1));
             owned.add(registry);
             instances = registry;
         }
         Breaker breaker = new Breaker("Redis", config.redis().failureThreshold(), config.redis().coolDown().toNanos(), System::nanoTime,
                 transitions);
-        FallbackStore fallback = new FallbackStore(redis, new MemoryStore(clock, config.memory().maxKeys()), instances, breaker);
-        fallback.onError(errors);
-        return fallback;
+        return new FallbackStore(redis, new MemoryStore(clock, config.memory().maxKeys()), instances, breaker, errors);
     }
 
-    @jakarta.annotation.PreDestroy
-    void close() {
-        for (AutoCloseable c : owned) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                LOG.debugf("closing %s: %s", c, e.getMessage());
-            }
-        }
+    /** Closes what the stack owns (the instance registry's entry and timer, the Redis store's deadline thread, cluster clients). */
+    void close(@Disposes StoreStack stack) {
+        stack.close();
     }
 
+    /** The store every decision goes to: the top of the {@link StoreStack}. */
     @Produces
     @Singleton
-    LimiterStore store(SlidegateConfig config, Clock clock, @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
+    LimiterStore store(StoreStack stack) {
+        return stack.decisions();
+    }
+
+    /** The store stack chosen by {@code slidegate.store}, assembled here and nowhere else. */
+    @Produces
+    @Singleton
+    StoreStack stack(SlidegateConfig config, Clock clock, @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
             @ConfigProperty(name = "quarkus.redis.client-type") Optional<String> clientType,
             @ConfigProperty(name = "quarkus.redis.password") Optional<String> password,
             Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx, Instance<MeterRegistry> metrics) {
@@ -123,12 +126,27 @@ public class StoreProducer {
                     + "' is not a store: expected auto, memory or redis");
         }
         boolean cluster = clientType.map(t -> t.trim().equalsIgnoreCase("cluster")).orElse(false);
-        RedisStore redisStore = useRedis ? new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), cluster
-                ? new ClusterNodes(redis.get(), vertx.get(), ClusterNodes.optionsLike(hosts.get().split(",")[0], password.orElse(null)))
-                : RedisNodes.single(redis.get())) : null;
-        LimiterStore store = useRedis
-                ? redisStack(config, clock, redisStore, redis.get(), vertx.get(), metrics)
-                : new MemoryStore(clock, config.memory().maxKeys());
+        List<AutoCloseable> owned = new ArrayList<>();
+        RedisStore redisStore = null;
+        FallbackStore fallback = null;
+        LimiterStore store;
+        if (useRedis) {
+            RedisNodes nodes;
+            if (cluster) {
+                ClusterNodes clusterNodes = new ClusterNodes(redis.get(), vertx.get(), ClusterNodes.optionsLike(hosts.get().split(",")[0],
+                        password.orElse(null)));
+                owned.add(clusterNodes);
+                nodes = clusterNodes;
+            } else {
+                nodes = RedisNodes.single(redis.get());
+            }
+            redisStore = new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), nodes);
+            owned.add(redisStore);
+            fallback = redisStack(config, clock, redisStore, redis.get(), vertx.get(), metrics, owned);
+            store = fallback;
+        } else {
+            store = new MemoryStore(clock, config.memory().maxKeys());
+        }
         if (metrics.isResolvable()) {
             store = new MeteredStore(store, metrics.get());
         }
@@ -137,12 +155,12 @@ public class StoreProducer {
         }
         LOG.infof("Slidegate store: %s (%s)%s", store.name(), why, config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
         if (useRedis) { // connect and load the scripts now, so the first requests do not pay for it
-            String failed = redisStore.warmUp(java.time.Duration.ofSeconds(2), vertx.get().getDelegate());
+            String failed = redisStore.warmUp(Duration.ofSeconds(2), vertx.get().getDelegate());
             if (failed != null) {
                 LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does",
                         Secrets.redact(hosts.get()), Secrets.redact(failed));
             }
         }
-        return store;
+        return new StoreStack(store, Optional.ofNullable(fallback).map(FallbackStore::breaker), owned);
     }
 }

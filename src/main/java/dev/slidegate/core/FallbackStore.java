@@ -33,33 +33,28 @@ public final class FallbackStore extends ForwardingStore {
     private record Share(Policy of, int instances, Policy reported, Policy windows) {
     }
 
-    private volatile java.util.function.Consumer<Throwable> onError = e -> {
-    };
+    private final java.util.function.Consumer<Throwable> onError;
 
     public FallbackStore(LimiterStore remote, LimiterStore local, int instances, Breaker breaker) {
-        this(remote, local, () -> instances, breaker);
+        this(remote, local, () -> instances, breaker, e -> {
+        });
     }
 
-    /** @param instances how many instances share the limits now (asked at each local decision; below 1 counts as 1) */
-    public FallbackStore(LimiterStore remote, LimiterStore local, java.util.function.IntSupplier instances, Breaker breaker) {
+    /**
+     * @param instances how many instances share the limits now (asked at each local decision; below 1 counts as 1)
+     * @param onError told of every failed call to the remote store (each one is then decided by the fail mode); e.g. metrics
+     */
+    public FallbackStore(LimiterStore remote, LimiterStore local, java.util.function.IntSupplier instances, Breaker breaker,
+            java.util.function.Consumer<Throwable> onError) {
         super(remote);
         this.local = local;
         this.instances = instances;
         this.breaker = breaker;
+        this.onError = onError;
     }
 
     public Breaker breaker() {
         return breaker;
-    }
-
-    /** The store this one falls back from (Redis). */
-    public LimiterStore remote() {
-        return delegate;
-    }
-
-    /** Called on every failed call to the remote store (each one is then decided by the fail mode); e.g. for metrics. */
-    public void onError(java.util.function.Consumer<Throwable> listener) {
-        this.onError = listener;
     }
 
     @Override

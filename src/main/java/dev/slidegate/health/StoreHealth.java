@@ -2,12 +2,10 @@ package dev.slidegate.health;
 
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.FailMode;
-import dev.slidegate.core.FallbackStore;
-import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Secrets;
-import dev.slidegate.metrics.MeteredStore;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -28,13 +26,13 @@ import org.eclipse.microprofile.health.Readiness;
 @ApplicationScoped
 public class StoreHealth implements HealthCheck {
 
-    private final LimiterStore store;
+    private final StoreStack stack;
     private final SlidegateConfig config;
     private final PolicyRegistry registry;
     private final Instance<ReactiveRedisDataSource> redis;
 
-    StoreHealth(LimiterStore store, SlidegateConfig config, PolicyRegistry registry, Instance<ReactiveRedisDataSource> redis) {
-        this.store = store;
+    StoreHealth(StoreStack stack, SlidegateConfig config, PolicyRegistry registry, Instance<ReactiveRedisDataSource> redis) {
+        this.stack = stack;
         this.config = config;
         this.registry = registry;
         this.redis = redis;
@@ -42,12 +40,12 @@ public class StoreHealth implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        LimiterStore s = store instanceof MeteredStore m ? m.delegate() : store;
-        HealthCheckResponseBuilder r = HealthCheckResponse.named("Slidegate store").withData("store", s.name())
+        HealthCheckResponseBuilder r = HealthCheckResponse.named("Slidegate store").withData("store", stack.decisions().name())
                 .withData("enabled", config.enabled());
-        if (!(s instanceof FallbackStore fallback)) {
+        if (stack.breaker().isEmpty()) {
             return r.up().build();
         }
+        Breaker breaker = stack.breaker().get();
         FailMode mode = FailMode.parse(config.failMode());
         r.withData("fail-mode", mode.configName());
         String error = ping();
@@ -57,7 +55,7 @@ public class StoreHealth implements HealthCheck {
         String closed = registry.policies().values().stream().map(p -> p.policy()).filter(p -> p.failMode() == FailMode.CLOSED)
                 .map(p -> p.name()).sorted().collect(Collectors.joining(","));
         r.withData("redis", "unreachable: " + Secrets.redact(error))
-                .withData("breaker", fallback.breaker().state() == Breaker.State.CLOSED ? "using Redis" : "skipping Redis while it recovers");
+                .withData("breaker", breaker.state() == Breaker.State.CLOSED ? "using Redis" : "skipping Redis while it recovers");
         if (!closed.isEmpty()) {
             r.withData("policies failing closed", closed);
         }

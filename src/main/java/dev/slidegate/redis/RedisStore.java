@@ -45,7 +45,7 @@ import java.util.concurrent.TimeUnit;
  * a budget or more (this process was not running: a GC pause, a starved CPU). A killed Redis or a
  * refused connection fails at once; a frozen one once the patience has passed since its last answer.
  */
-public final class RedisStore implements LimiterStore {
+public final class RedisStore implements LimiterStore, AutoCloseable {
 
     private final ReactiveRedisDataSource redis;
     private final Duration timeout;
@@ -110,6 +110,17 @@ public final class RedisStore implements LimiterStore {
     @Override
     public String name() {
         return "redis";
+    }
+
+    /** Stops the deadline thread once the deadlines already set have run (the Redis client is Quarkus' to close). */
+    @Override
+    public void close() {
+        deadlines.shutdown();
+    }
+
+    /** Whether the store was closed and its deadline thread has ended (for tests). */
+    boolean terminated() {
+        return deadlines.isTerminated();
     }
 
     /**

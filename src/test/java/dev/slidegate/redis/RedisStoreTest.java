@@ -299,6 +299,23 @@ class RedisStoreTest {
         }
     }
 
+    // closing the store ends its deadline thread (nothing of a closed store keeps running)
+    @Test
+    void closingTheStoreEndsItsDeadlineThread() throws Exception {
+        try (RedisServer own = RedisServer.start(); RedisClients c = new RedisClients(own)) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofSeconds(5));
+            Policy p = policy("closing", Strategy.SLIDING_LOG, false, "5/1m");
+            assertTrue(s.acquire(p, "a", 1).toCompletableFuture().join().allowed());
+            assertFalse(s.terminated());
+            s.close();
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (!s.terminated() && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertTrue(s.terminated(), "the deadline thread outlived its store");
+        }
+    }
+
     // start-up opens every event loop's own connection, so no request waits for
     // a connection being set up; decisions on an event loop then open none
     @Test

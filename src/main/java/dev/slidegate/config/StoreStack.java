@@ -1,0 +1,44 @@
+package dev.slidegate.config;
+
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.LimiterStore;
+import java.util.List;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * The store stack as {@link StoreProducer} assembled it, in one place: the store every decision goes
+ * to (for Redis: {@code Metered(Fallback(Redis, Memory, Breaker))}; in process: {@code
+ * Metered(Memory)}), the breaker between Redis and the fail modes when there is one (health reads it
+ * from here, never by unwrapping decorators), and everything in the stack that owns a thread, a timer
+ * or a client, closed at shutdown in reverse order of creation.
+ *
+ * @param decisions the top of the stack: what decisions, admin views and health use
+ * @param breaker the breaker in front of Redis; empty for the in-process store
+ * @param owned what {@link #close()} closes
+ */
+public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, List<AutoCloseable> owned) implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
+
+    public StoreStack {
+        owned = List.copyOf(owned);
+    }
+
+    /** Whether a shared (Redis) store sits under the decisions. */
+    public boolean shared() {
+        return breaker.isPresent();
+    }
+
+    @Override
+    public void close() {
+        for (int i = owned.size() - 1; i >= 0; i--) {
+            AutoCloseable c = owned.get(i);
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.debugf("closing %s: %s", c, e.getMessage());
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.slidegate.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.Clock;
+import dev.slidegate.memory.MemoryStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The store stack closes what it owns, newest first, and one failure does not keep the rest open. */
+class StoreStackTest {
+
+    @Test
+    void closesEverythingItOwnsInReverseOrder() {
+        List<String> closed = new ArrayList<>();
+        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10), Optional.empty(), List.of(
+                () -> closed.add("redis store"),
+                () -> {
+                    closed.add("registry");
+                    throw new IllegalStateException("Redis is gone");
+                },
+                () -> closed.add("metrics")));
+        stack.close();
+        assertEquals(List.of("metrics", "registry", "redis store"), closed);
+        assertFalse(stack.shared());
+    }
+
+    @Test
+    void aStackWithABreakerIsShared() {
+        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10), Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)),
+                List.of());
+        assertTrue(stack.shared());
+    }
+}
