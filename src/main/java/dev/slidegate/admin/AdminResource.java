@@ -1,23 +1,11 @@
 package dev.slidegate.admin;
 
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
-import dev.slidegate.admin.AdminViews.KeyList;
-import dev.slidegate.admin.AdminViews.KeyView;
-import dev.slidegate.admin.AdminViews.Snapshot;
-import dev.slidegate.admin.AdminViews.Summary;
-import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.http.ProblemMappers;
-import dev.slidegate.http.Problems;
-import io.smallrye.mutiny.Multi;
-import io.smallrye.mutiny.Uni;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import org.jboss.resteasy.reactive.RestStreamElementType;
+
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
@@ -31,6 +19,20 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+import org.jboss.resteasy.reactive.RestStreamElementType;
+
+import dev.slidegate.admin.AdminViews.KeyList;
+import dev.slidegate.admin.AdminViews.KeyView;
+import dev.slidegate.admin.AdminViews.Snapshot;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import dev.slidegate.http.ProblemMappers;
+import dev.slidegate.http.Problems;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
 
 /**
  * The operators' API: live window counts per policy and key, and resetting a key. Every endpoint

@@ -1,5 +1,13 @@
 package dev.slidegate.admin;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import jakarta.inject.Singleton;
+
 import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.admin.AdminViews.KeyView;
 import dev.slidegate.admin.AdminViews.LimitView;
@@ -17,12 +25,6 @@ import dev.slidegate.core.Policy;
 import dev.slidegate.metrics.DecisionStats;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import jakarta.inject.Singleton;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * What {@code /admin} shows, read from the store with the same clock and rules as decisions, never
@@ -83,8 +85,12 @@ public class AdminService {
     Uni<Summary> summary() {
         List<Policy> all = List.copyOf(policies().values());
         return counts(all).map(c -> new Summary(store.name(), enabled, c.at(),
-                all.stream().map(p -> new PolicySummary(p.name(), texts(p.limits()), p.strategy().configName(), p.key(), p.countRejected(),
-                        p.dryRun(), c.counts().getOrDefault(p.name(), 0L), stats.admitted(p.name()), stats.refused(p.name()))).toList()));
+                all.stream()
+                        .map(p -> new PolicySummary(p.name(), texts(p.limits()), p.strategy().configName(), p.key(),
+                                p.countRejected(),
+                                p.dryRun(), c.counts().getOrDefault(p.name(), 0L), stats.admitted(p.name()),
+                                stats.refused(p.name())))
+                        .toList()));
     }
 
     /**
@@ -137,9 +143,11 @@ public class AdminService {
 
     /** For the live page: every policy's counters and its {@code top} busiest keys among the first page of keys. */
     Uni<Snapshot> snapshot(int top) {
-        List<Uni<PolicyLive>> each = policies().values().stream().map(p -> keys(p, "", 100, false).map(list -> new PolicyLive(p.name(),
+        List<Uni<PolicyLive>> each = policies().values().stream().map(p -> keys(p, "", 100, false).map(list -> new PolicyLive(
+                p.name(),
                 texts(p.limits()), stats.admitted(p.name()), stats.refused(p.name()),
-                list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList()))).toList();
+                list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList())))
+                .toList();
         long at = System.currentTimeMillis();
         if (each.isEmpty()) {
             return Uni.createFrom().item(new Snapshot(at, store.name(), List.of()));
@@ -154,15 +162,19 @@ public class AdminService {
      */
     private Uni<List<KeyView>> ranking(Policy p) {
         long now = System.currentTimeMillis();
-        Ranking r = rankings.compute(p.name(), (name, old) -> old != null && old.policy().equals(p) && now - old.at() <= RANKING_MAX_AGE_MS
-                ? old
-                : new Ranking(p, allKeys(p, "", new ArrayList<>())
-                        .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k)).merge(RANKING_IN_FLIGHT)
-                                .collect().asList())
-                        .map(views -> views.stream()
-                                .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key)).toList())
-                        .onFailure().invoke(e -> rankings.remove(name))
-                        .memoize().indefinitely(), now));
+        Ranking r = rankings.compute(p.name(),
+                (name, old) -> old != null && old.policy().equals(p) && now - old.at() <= RANKING_MAX_AGE_MS
+                        ? old
+                        : new Ranking(p, allKeys(p, "", new ArrayList<>())
+                                .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k))
+                                        .merge(RANKING_IN_FLIGHT)
+                                        .collect().asList())
+                                .map(views -> views.stream()
+                                        .sorted(Comparator.comparingDouble(KeyView::usage).reversed()
+                                                .thenComparing(KeyView::key))
+                                        .toList())
+                                .onFailure().invoke(e -> rankings.remove(name))
+                                .memoize().indefinitely(), now));
         return r.sorted();
     }
 

@@ -1,9 +1,10 @@
 package dev.slidegate.admin;
 
-import dev.slidegate.config.SlidegateConfig;
-import io.vertx.ext.web.Router;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
+
+import dev.slidegate.config.SlidegateConfig;
+import io.vertx.ext.web.Router;
 
 /** {@code slidegate.admin.enabled=false}: {@code /admin} and below answer 404 for everyone, before any authentication. */
 @Singleton
@@ -11,7 +12,8 @@ class AdminSwitch {
 
     void register(@Observes Router router, SlidegateConfig config) {
         if (!config.admin().enabled()) {
-            router.routeWithRegex("/admin(/.*)?").order(Integer.MIN_VALUE + 10).handler(rc -> rc.response().setStatusCode(404).end());
+            router.routeWithRegex("/admin(/.*)?").order(Integer.MIN_VALUE + 10)
+                    .handler(rc -> rc.response().setStatusCode(404).end());
         }
     }
 }

@@ -1,7 +1,8 @@
 package dev.slidegate.admin;
 
-import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The JSON shapes of {@code /admin}. */
 public final class AdminViews {
@@ -16,7 +17,8 @@ public final class AdminViews {
 
     /** One policy in the summary; admitted and refused count since this instance started. */
     @RegisterForReflection
-    public record PolicySummary(String name, List<String> limits, String strategy, String key, boolean countRejected, boolean dryRun,
+    public record PolicySummary(String name, List<String> limits, String strategy, String key, boolean countRejected,
+            boolean dryRun,
             long activeKeys, long admitted, long refused) {
     }
 

@@ -154,7 +154,8 @@ public sealed interface KeySource {
         for (String part : t.split("\\+", -1)) {
             KeySource k = single(part.trim(), text);
             if (k instanceof Global) {
-                throw new IllegalArgumentException("'" + text + "' combines global with other sources: global alone means everyone together");
+                throw new IllegalArgumentException(
+                        "'" + text + "' combines global with other sources: global alone means everyone together");
             }
             if (!seen.add(k.spec())) {
                 throw new IllegalArgumentException("'" + text + "' names " + k.spec() + " twice");
@@ -180,14 +181,16 @@ public sealed interface KeySource {
                     if (HEADER_NAME.matcher(name).matches() && name.indexOf('+') < 0) {
                         return new Header(name);
                     }
-                    throw new IllegalArgumentException("'" + whole + "' names no valid header: expected header:<Name> with a header name such as X-Api-Key");
+                    throw new IllegalArgumentException("'" + whole
+                            + "' names no valid header: expected header:<Name> with a header name such as X-Api-Key");
                 }
                 if (t.startsWith("param:")) {
                     String name = t.substring("param:".length()).trim();
                     if (PARAM_NAME.matcher(name).matches()) {
                         return new Param(name);
                     }
-                    throw new IllegalArgumentException("'" + whole + "' names no valid query parameter: expected param:<name>, e.g. param:tenant");
+                    throw new IllegalArgumentException(
+                            "'" + whole + "' names no valid query parameter: expected param:<name>, e.g. param:tenant");
                 }
                 if (BEAN_NAME.matcher(t).matches()) {
                     return new Named(t);

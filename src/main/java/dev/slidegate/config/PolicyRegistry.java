@@ -1,11 +1,5 @@
 package dev.slidegate.config;
 
-import dev.slidegate.core.FailMode;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
-import io.quarkus.runtime.configuration.ConfigurationException;
-import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,10 +7,19 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
+import jakarta.enterprise.context.ApplicationScoped;
+
+import dev.slidegate.core.FailMode;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import io.quarkus.runtime.configuration.ConfigurationException;
+
 /**
  * Turns configuration and annotations into validated {@link Policy} objects.
  *
- * <p>Configuration is parsed once, at construction; an invalid value fails with a
+ * <p>
+ * Configuration is parsed once, at construction; an invalid value fails with a
  * {@link ConfigurationException} whose one-line message names the property, the value and what
  * would be valid. A policy defined by an annotation is merged with the configuration of the same name
  * by one rule for every member: <b>the policy's configuration ({@code slidegate.policies.<name>.*}),
@@ -154,8 +157,9 @@ public class PolicyRegistry {
                 String second = first.equals(other) ? plan : other;
                 throw fail(prefix + "plans: '" + first + "' and '" + second + "' overlap (plan names ignore case): keep one");
             }
-            List<String> texts = planConfig.limits().orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
-                    + Limit.EXPECTED));
+            List<String> texts = planConfig.limits()
+                    .orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
+                            + Limit.EXPECTED));
             plans.put(plan, parseLimits(texts, prefix + "plans." + plan + ".limits"));
         });
         p.defaultPlan().filter(d -> !plans.containsKey(d)).ifPresent(d -> {
@@ -212,7 +216,8 @@ public class PolicyRegistry {
         } else if (defaults.limits().isPresent()) {
             limits = defaults.limits().get();
         } else {
-            throw fail(where + ": @RateLimited(\"" + name + "\") names no configured policy and gives no limits: set slidegate.policies."
+            throw fail(where + ": @RateLimited(\"" + name
+                    + "\") names no configured policy and gives no limits: set slidegate.policies."
                     + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet());
         }
         // every member: the policy's configuration, else the annotation (where it sets the member), else the defaults
@@ -227,25 +232,30 @@ public class PolicyRegistry {
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get()
                 : declared.dryRun() != null ? declared.dryRun() : defaults.dryRun().orElse(false);
         if (declared.cost() < 0) {
-            throw fail(where + ": @RateLimited(cost): '" + declared.cost() + "' is not a cost: expected a whole number of permits, at least 1"
+            throw fail(where + ": @RateLimited(cost): '" + declared.cost()
+                    + "' is not a cost: expected a whole number of permits, at least 1"
                     + " (or 0 to leave it to configuration)");
         }
         int cost = cfg != null && cfg.cost().isPresent() ? cfg.cost().get()
                 : declared.cost() > 0 ? declared.cost() : defaults.cost().orElse(1);
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
-        FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get() : defaults.failMode().orElse(globalFailMode);
+        FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get()
+                : defaults.failMode().orElse(globalFailMode);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
-                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin)));
+                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun, cells,
+                            failMode), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
                 : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin);
         Resolved resolved = new Resolved(policy, key, Map.copyOf(plans), cost);
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().sameDefinition(resolved)) {
-            throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where() + " defines it as "
-                    + summary(first.resolved()) + ": give one of them another name, or configure slidegate.policies." + name + ".*");
+            throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where()
+                    + " defines it as "
+                    + summary(first.resolved()) + ": give one of them another name, or configure slidegate.policies." + name
+                    + ".*");
         }
         return resolved;
     }
@@ -253,7 +263,8 @@ public class PolicyRegistry {
     /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */
     public void checkConfiguredPoliciesComplete() {
         configured.forEach((name, o) -> {
-            if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && defaults.limits().isEmpty() && !defined.containsKey(name)) {
+            if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && defaults.limits().isEmpty()
+                    && !defined.containsKey(name)) {
                 throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
             }
         });

@@ -1,12 +1,13 @@
 package dev.slidegate.config;
 
-import io.smallrye.config.ConfigMapping;
-import io.smallrye.config.WithDefault;
-import io.smallrye.config.WithName;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 
 /**
  * Slidegate's configuration, everything under {@code slidegate.}. Values that need more than a type
@@ -92,10 +93,16 @@ public interface SlidegateConfig {
         /** {@code sliding-log} (exact; the default), {@code fixed-window}, {@code sliding-counter} or {@code token-bucket}. */
         Optional<String> strategy();
 
-        /** Whose calls are counted together: {@code ip}, {@code user}, {@code global} or {@code header:<Name>}. Default {@code ip}. */
+        /**
+         * Whose calls are counted together: {@code ip}, {@code user}, {@code global} or {@code header:<Name>}. Default
+         * {@code ip}.
+         */
         Optional<String> key();
 
-        /** {@code true}: refused attempts are charged too, so a caller who keeps trying stays locked out (brute-force protection). Default {@code false}. */
+        /**
+         * {@code true}: refused attempts are charged too, so a caller who keeps trying stays locked out (brute-force
+         * protection). Default {@code false}.
+         */
         @WithName("count-rejected")
         Optional<Boolean> countRejected();
 
@@ -109,11 +116,16 @@ public interface SlidegateConfig {
         /** For {@code strategy=sliding-counter}: cells per window, 1 to 100. More cells admit closer to N. Default 10. */
         Optional<Integer> cells();
 
-        /** {@code local}, {@code open} or {@code closed}: what this policy does when Redis cannot decide. Default: {@code slidegate.fail-mode}. */
+        /**
+         * {@code local}, {@code open} or {@code closed}: what this policy does when Redis cannot decide. Default:
+         * {@code slidegate.fail-mode}.
+         */
         @WithName("fail-mode")
         Optional<String> failMode();
 
-        /** Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1. */
+        /**
+         * Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1.
+         */
         Optional<Integer> cost();
 
         /**

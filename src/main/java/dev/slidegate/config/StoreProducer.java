@@ -1,25 +1,5 @@
 package dev.slidegate.config;
 
-import dev.slidegate.core.Breaker;
-import dev.slidegate.core.Secrets;
-import dev.slidegate.metrics.MeteredStore;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import dev.slidegate.core.Clock;
-import dev.slidegate.core.FallbackStore;
-import dev.slidegate.core.LimiterStore;
-import dev.slidegate.memory.MemoryStore;
-import dev.slidegate.redis.ClusterNodes;
-import dev.slidegate.redis.InstanceRegistry;
-import dev.slidegate.redis.RedisNodes;
-import dev.slidegate.redis.RedisStore;
-import io.quarkus.arc.DefaultBean;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.quarkus.runtime.configuration.ConfigurationException;
-import jakarta.enterprise.inject.Disposes;
-import jakarta.enterprise.inject.Instance;
-import jakarta.enterprise.inject.Produces;
-import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,8 +7,31 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
+
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.FallbackStore;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Secrets;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.metrics.MeteredStore;
+import dev.slidegate.redis.ClusterNodes;
+import dev.slidegate.redis.InstanceRegistry;
+import dev.slidegate.redis.RedisNodes;
+import dev.slidegate.redis.RedisStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.arc.DefaultBean;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.quarkus.runtime.configuration.ConfigurationException;
 
 /** Produces the {@link LimiterStore} chosen by {@code slidegate.store}, and the clock of in-process stores. */
 @Singleton
@@ -51,7 +54,8 @@ public class StoreProducer {
      * ({@code to="fail-mode"} when Redis starts being skipped, {@code to="store"} when it is used again).
      * What it creates that must be closed is added to {@code owned}.
      */
-    private static FallbackStore redisStack(SlidegateConfig config, Clock clock, RedisStore redis, ReactiveRedisDataSource source,
+    private static FallbackStore redisStack(SlidegateConfig config, Clock clock, RedisStore redis,
+            ReactiveRedisDataSource source,
             io.vertx.mutiny.core.Vertx vertx, Instance<MeterRegistry> metrics, List<AutoCloseable> owned) {
         Consumer<Breaker.State> transitions = s -> {
         };
@@ -59,11 +63,14 @@ public class StoreProducer {
         };
         if (metrics.isResolvable()) {
             MeterRegistry registry = metrics.get();
-            Counter errorCount = Counter.builder("slidegate.store.errors").description("Failed calls to the shared store (each decided by the fail mode)")
+            Counter errorCount = Counter.builder("slidegate.store.errors")
+                    .description("Failed calls to the shared store (each decided by the fail mode)")
                     .tag("store", redis.name()).register(registry);
-            Counter toFailMode = Counter.builder("slidegate.failmode.transitions").description("Switches between the store and the fail modes")
+            Counter toFailMode = Counter.builder("slidegate.failmode.transitions")
+                    .description("Switches between the store and the fail modes")
                     .tag("to", "fail-mode").register(registry);
-            Counter toStore = Counter.builder("slidegate.failmode.transitions").description("Switches between the store and the fail modes")
+            Counter toStore = Counter.builder("slidegate.failmode.transitions")
+                    .description("Switches between the store and the fail modes")
                     .tag("to", "store").register(registry);
             transitions = s -> (s == Breaker.State.OPEN ? toFailMode : toStore).increment();
             errors = e -> errorCount.increment();
@@ -73,16 +80,20 @@ public class StoreProducer {
             int fixed = config.fallback().instances().get();
             instances = () -> fixed;
         } else {
-            InstanceRegistry registry = new InstanceRegistry(source, vertx, Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(1));
+            InstanceRegistry registry = new InstanceRegistry(source, vertx, Duration.ofSeconds(1), Duration.ofSeconds(3),
+                    Duration.ofSeconds(1));
             owned.add(registry);
             instances = registry;
         }
-        Breaker breaker = new Breaker("Redis", config.redis().failureThreshold(), config.redis().coolDown().toNanos(), System::nanoTime,
+        Breaker breaker = new Breaker("Redis", config.redis().failureThreshold(), config.redis().coolDown().toNanos(),
+                System::nanoTime,
                 transitions);
         return new FallbackStore(redis, new MemoryStore(clock, config.memory().maxKeys()), instances, breaker, errors);
     }
 
-    /** Closes what the stack owns (the instance registry's entry and timer, the Redis store's deadline thread, cluster clients). */
+    /**
+     * Closes what the stack owns (the instance registry's entry and timer, the Redis store's deadline thread, cluster clients).
+     */
     void close(@Disposes StoreStack stack) {
         stack.close();
     }
@@ -100,7 +111,8 @@ public class StoreProducer {
     StoreStack stack(SlidegateConfig config, Clock clock, @ConfigProperty(name = "quarkus.redis.hosts") Optional<String> hosts,
             @ConfigProperty(name = "quarkus.redis.client-type") Optional<String> clientType,
             @ConfigProperty(name = "quarkus.redis.password") Optional<String> password,
-            Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx, Instance<MeterRegistry> metrics) {
+            Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx,
+            Instance<MeterRegistry> metrics) {
         String mode = config.store().trim().toLowerCase(Locale.ROOT);
         boolean redisConfigured = hosts.filter(h -> !h.isBlank()).isPresent();
         String why;
@@ -112,8 +124,9 @@ public class StoreProducer {
             }
             case "redis" -> {
                 if (!redisConfigured) {
-                    throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store=redis needs quarkus.redis.hosts, "
-                            + "e.g. quarkus.redis.hosts=redis://localhost:6379");
+                    throw new ConfigurationException(
+                            "Invalid Slidegate configuration: slidegate.store=redis needs quarkus.redis.hosts, "
+                                    + "e.g. quarkus.redis.hosts=redis://localhost:6379");
                 }
                 useRedis = true;
                 why = "slidegate.store=redis";
@@ -133,8 +146,9 @@ public class StoreProducer {
         if (useRedis) {
             RedisNodes nodes;
             if (cluster) {
-                ClusterNodes clusterNodes = new ClusterNodes(redis.get(), vertx.get(), ClusterNodes.optionsLike(hosts.get().split(",")[0],
-                        password.orElse(null)));
+                ClusterNodes clusterNodes = new ClusterNodes(redis.get(), vertx.get(),
+                        ClusterNodes.optionsLike(hosts.get().split(",")[0],
+                                password.orElse(null)));
                 owned.add(clusterNodes);
                 nodes = clusterNodes;
             } else {
@@ -153,7 +167,8 @@ public class StoreProducer {
         if (useRedis && cluster) {
             why += "; Redis Cluster (quarkus.redis.client-type=cluster)";
         }
-        LOG.infof("Slidegate store: %s (%s)%s", store.name(), why, config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
+        LOG.infof("Slidegate store: %s (%s)%s", store.name(), why,
+                config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
         if (useRedis) { // connect and load the scripts now, so the first requests do not pay for it
             String failed = redisStore.warmUp(Duration.ofSeconds(2), vertx.get().getDelegate());
             if (failed != null) {

@@ -1,10 +1,12 @@
 package dev.slidegate.config;
 
-import dev.slidegate.core.Breaker;
-import dev.slidegate.core.LimiterStore;
 import java.util.List;
 import java.util.Optional;
+
 import org.jboss.logging.Logger;
+
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.LimiterStore;
 
 /**
  * The store stack as {@link StoreProducer} assembled it, in one place: the store every decision goes
@@ -17,7 +19,8 @@ import org.jboss.logging.Logger;
  * @param breaker the breaker in front of Redis; empty for the in-process store
  * @param owned what {@link #close()} closes
  */
-public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, List<AutoCloseable> owned) implements AutoCloseable {
+public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker,
+        List<AutoCloseable> owned) implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 

@@ -12,7 +12,8 @@ import java.util.logging.Logger;
  * (half open); its success closes it, its failure opens it again. Going open is logged once at
  * WARNING and coming back once at INFO, never per request.
  *
- * <p>Every change of state happens under the breaker's monitor; the hot path (closed, a success with
+ * <p>
+ * Every change of state happens under the breaker's monitor; the hot path (closed, a success with
  * no failures counted) reads two fields and writes nothing. A success only closes the breaker if its
  * call was sent after the breaker opened: a late answer to a call sent before is no news of recovery,
  * but it makes the next call a probe at once instead of after the cool-down (the store that answered
@@ -22,7 +23,9 @@ public final class Breaker {
 
     /** Where the breaker stands. */
     public enum State {
-        CLOSED, OPEN, HALF_OPEN
+        CLOSED,
+        OPEN,
+        HALF_OPEN
     }
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
@@ -44,7 +47,10 @@ public final class Breaker {
         });
     }
 
-    /** @param listener told once per transition to {@link State#OPEN} (store skipped) and back to {@link State#CLOSED}; e.g. metrics */
+    /**
+     * @param listener told once per transition to {@link State#OPEN} (store skipped) and back to {@link State#CLOSED}; e.g.
+     *        metrics
+     */
     public Breaker(String what, int threshold, long coolDownNanos, LongSupplier nanoTime, Consumer<State> listener) {
         this.what = what;
         this.threshold = Math.max(1, threshold);

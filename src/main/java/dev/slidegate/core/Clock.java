@@ -3,7 +3,8 @@ package dev.slidegate.core;
 /**
  * Where in-process stores get "now": microseconds since the epoch that never go backwards.
  *
- * <p>Algorithms never read a clock themselves; stores read it once per decision and pass the value
+ * <p>
+ * Algorithms never read a clock themselves; stores read it once per decision and pass the value
  * down, so tests can set time to the microsecond. The Redis store does not use it: there the clock is
  * the Redis server's {@code TIME}.
  */

@@ -26,7 +26,8 @@ public record Decision(Policy policy, boolean allowed, int trippedIndex, long re
     }
 
     /** A decision the store made itself. */
-    public Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros, List<LimitState> states) {
+    public Decision(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros,
+            List<LimitState> states) {
         this(policy, allowed, trippedIndex, retryAfterMicros, atMicros, states, false);
     }
 
@@ -44,7 +45,9 @@ public record Decision(Policy policy, boolean allowed, int trippedIndex, long re
         return min;
     }
 
-    /** Whole seconds to wait before retrying ({@link LimitState#wholeSeconds}), at least 1: the value of {@code Retry-After}. */
+    /**
+     * Whole seconds to wait before retrying ({@link LimitState#wholeSeconds}), at least 1: the value of {@code Retry-After}.
+     */
     public long retryAfterSeconds() {
         return Math.max(1, LimitState.wholeSeconds(retryAfterMicros));
     }

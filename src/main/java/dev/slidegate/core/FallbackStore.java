@@ -14,7 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Nothing is retried here: a call that timed out may have run and charged the caller already, which
  * only over-charges (the permit counts in Redis, and the local decision stands on its own).
  *
- * <p>Worst case of a real outage in {@code local} mode, k instances alive: during it each instance
+ * <p>
+ * Worst case of a real outage in {@code local} mode, k instances alive: during it each instance
  * admits at most ⌊N/k⌋ per window, so the fleet at most N; an interval that spans the start or the
  * end of the outage adds what Redis admitted before (or after) to what the instances admitted
  * locally: at most 2N. A local decision reports the share it was made against (N/k), in its
@@ -77,7 +78,9 @@ public final class FallbackStore extends ForwardingStore {
                 breaker.success(sentAt);
                 return CompletableFuture.completedFuture(d);
             }
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause()
+                    : error;
             breaker.failure(cause);
             onError.accept(cause);
             return fallback(policy, key, cost, cause);
@@ -87,15 +90,18 @@ public final class FallbackStore extends ForwardingStore {
     private CompletionStage<Decision> fallback(Policy policy, String key, int cost, Throwable cause) {
         return switch (policy.failMode()) {
             case OPEN -> {
-                yield CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, 0, LimitState.untouched(policy.limits()), true));
+                yield CompletableFuture
+                        .completedFuture(new Decision(policy, true, -1, 0, 0, LimitState.untouched(policy.limits()), true));
             }
             case CLOSED -> CompletableFuture.failedFuture(new StoreUnavailableException(
                     "the " + delegate.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
-                            + (cause == null ? " (skipped while it recovers)" : ": " + cause.getMessage()), cause));
+                            + (cause == null ? " (skipped while it recovers)" : ": " + cause.getMessage()),
+                    cause));
             case LOCAL -> {
                 Share share = share(policy);
-                yield local.acquire(share.windows(), key, cost).thenApply(d -> new Decision(share.reported(), d.allowed(), d.trippedIndex(),
-                        d.retryAfterMicros(), d.atMicros(), d.states(), true));
+                yield local.acquire(share.windows(), key, cost)
+                        .thenApply(d -> new Decision(share.reported(), d.allowed(), d.trippedIndex(),
+                                d.retryAfterMicros(), d.atMicros(), d.states(), true));
             }
         };
     }
@@ -109,9 +115,13 @@ public final class FallbackStore extends ForwardingStore {
         int k = Math.max(1, instances.getAsInt());
         Share s = shares.get(p.name());
         if (s == null || !s.of().equals(p) || s.instances() != k) {
-            List<Limit> limits = p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros())).toList();
-            Policy reported = k == 1 ? p : new Policy(p.name(), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(), p.failMode());
-            Policy windows = new Policy(localName(p.name(), k), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(),
+            List<Limit> limits = p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros()))
+                    .toList();
+            Policy reported = k == 1 ? p
+                    : new Policy(p.name(), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(),
+                            p.failMode());
+            Policy windows = new Policy(localName(p.name(), k), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(),
+                    p.cells(),
                     p.failMode());
             s = new Share(p, k, reported, windows);
             shares.put(p.name(), s);

@@ -8,7 +8,8 @@ import java.util.regex.Pattern;
 /**
  * One quota: at most {@code permits} in any interval of length {@code window}, written {@code 500/2s}.
  *
- * <p>Windows are held in microseconds, the resolution of Redis {@code TIME}.
+ * <p>
+ * Windows are held in microseconds, the resolution of Redis {@code TIME}.
  *
  * @param permits the quota N, at least 1
  * @param windowMicros the window W in microseconds, at least 1 ms
@@ -53,8 +54,9 @@ public record Limit(int permits, long windowMicros) {
             default -> 86_400_000_000L;
         };
         if (amount < 1 || amount > MAX_WINDOW_MICROS / unitMicros) {
-            throw new IllegalArgumentException("'" + text + "' is not a limit: the window must be between 1ms and 366d; expected "
-                    + EXPECTED);
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not a limit: the window must be between 1ms and 366d; expected "
+                            + EXPECTED);
         }
         return new Limit((int) permits, amount * unitMicros);
     }

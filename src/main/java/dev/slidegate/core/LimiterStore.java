@@ -5,7 +5,8 @@ import java.util.concurrent.CompletionStage;
 /**
  * The storage SPI: where windows live. Each call decides every limit of a policy in one atomic step.
  *
- * <p>Implementations never block the calling thread: an in-process store answers with a completed
+ * <p>
+ * Implementations never block the calling thread: an in-process store answers with a completed
  * stage, a remote one completes the stage from its I/O thread.
  */
 public interface LimiterStore {

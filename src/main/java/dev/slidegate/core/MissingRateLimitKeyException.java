@@ -1,6 +1,8 @@
 package dev.slidegate.core;
 
-/** The request lacks what its policy keys callers by (e.g. the header of {@code header:X-Api-Key}): a 400, not a shared bucket. */
+/**
+ * The request lacks what its policy keys callers by (e.g. the header of {@code header:X-Api-Key}): a 400, not a shared bucket.
+ */
 public class MissingRateLimitKeyException extends RuntimeException {
 
     private final String policy;

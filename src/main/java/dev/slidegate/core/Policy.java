@@ -29,7 +29,8 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
 
     public Policy {
         if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("'" + name + "' is not a policy name: use 1 to 64 letters, digits, '.', '_', '#' or '-'");
+            throw new IllegalArgumentException(
+                    "'" + name + "' is not a policy name: use 1 to 64 letters, digits, '.', '_', '#' or '-'");
         }
         if (limits == null || limits.isEmpty()) {
             throw new IllegalArgumentException("policy '" + name + "' has no limits");
@@ -54,7 +55,8 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
     }
 
     /** A policy with the default fail mode. */
-    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun, int cells) {
+    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
+            int cells) {
         this(name, limits, strategy, key, countRejected, dryRun, cells, FailMode.LOCAL);
     }
 

@@ -23,10 +23,12 @@ public class RateLimitExceededException extends RuntimeException {
     private static String describe(Decision d, int cost) {
         String limit = d.trippedLimit().map(Limit::toString).orElse("?");
         if (neverAdmissible(d, cost)) {
-            return "Rate limit exceeded: policy '" + d.policy().name() + "': a call costs " + cost + " permits, more than limit " + limit
+            return "Rate limit exceeded: policy '" + d.policy().name() + "': a call costs " + cost
+                    + " permits, more than limit " + limit
                     + " ever grants; it can never be admitted";
         }
-        return "Rate limit exceeded: policy '" + d.policy().name() + "', limit " + limit + ", retry in " + d.retryAfterSeconds() + " s";
+        return "Rate limit exceeded: policy '" + d.policy().name() + "', limit " + limit + ", retry in " + d.retryAfterSeconds()
+                + " s";
     }
 
     private static boolean neverAdmissible(Decision d, int cost) {

@@ -1,7 +1,8 @@
 package dev.slidegate.demo;
 
-import io.smallrye.config.ConfigMapping;
 import java.util.Map;
+
+import io.smallrye.config.ConfigMapping;
 
 /** The demo API's own settings. */
 @ConfigMapping(prefix = "demo")

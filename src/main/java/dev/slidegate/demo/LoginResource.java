@@ -1,20 +1,23 @@
 package dev.slidegate.demo;
 
-import dev.slidegate.http.ProblemMappers;
-import dev.slidegate.http.Problems;
-import dev.slidegate.http.RateLimitApi;
-import dev.slidegate.interceptor.RateLimited;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Map;
+
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.util.Map;
+
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import dev.slidegate.http.ProblemMappers;
+import dev.slidegate.http.Problems;
+import dev.slidegate.http.RateLimitApi;
+import dev.slidegate.interceptor.RateLimited;
 
 /**
  * Demo login, limited by the {@code login} policy: 5 attempts a minute per address, refused attempts
@@ -37,7 +40,7 @@ public class LoginResource {
     @Produces(MediaType.APPLICATION_JSON)
     @RateLimited("login")
     @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
-        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+            @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy") })
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Response login(Credentials credentials) {
@@ -46,11 +49,13 @@ public class LoginResource {
         }
         String expected = config.users().get(credentials.username());
         // compare in constant time; an unknown user is compared too, so timing does not tell users apart
-        boolean ok = MessageDigest.isEqual(bytes(expected == null ? "\u0000" : expected), bytes(credentials.password())) && expected != null;
+        boolean ok = MessageDigest.isEqual(bytes(expected == null ? "\u0000" : expected), bytes(credentials.password()))
+                && expected != null;
         if (!ok) {
             return problem(401, "Unauthorized", "Wrong username or password.");
         }
-        return Response.ok(Map.of("user", credentials.username(), "message", "Welcome, " + credentials.username() + ".")).build();
+        return Response.ok(Map.of("user", credentials.username(), "message", "Welcome, " + credentials.username() + "."))
+                .build();
     }
 
     private Response problem(int status, String title, String detail) {

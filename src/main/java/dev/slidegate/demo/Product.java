@@ -1,7 +1,8 @@
 package dev.slidegate.demo;
 
-import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.math.BigDecimal;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** A product of the demo catalogue. */
 @RegisterForReflection

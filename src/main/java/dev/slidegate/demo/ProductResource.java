@@ -1,20 +1,23 @@
 package dev.slidegate.demo;
 
-import dev.slidegate.http.ProblemMappers;
-import dev.slidegate.http.Problems;
-import dev.slidegate.http.RateLimitApi;
-import dev.slidegate.interceptor.RateLimited;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
-import io.smallrye.mutiny.Uni;
+import java.math.BigDecimal;
+import java.util.List;
+
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.math.BigDecimal;
-import java.util.List;
+
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import dev.slidegate.http.ProblemMappers;
+import dev.slidegate.http.Problems;
+import dev.slidegate.http.RateLimitApi;
+import dev.slidegate.interceptor.RateLimited;
+import io.smallrye.mutiny.Uni;
 
 /** The demo catalogue, limited per client address by the {@code products} policy. */
 @Path("/api/products")
@@ -36,7 +39,7 @@ public class ProductResource {
     @GET
     @RateLimited("products")
     @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
-        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+            @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy") })
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public List<Product> list() {
@@ -47,13 +50,14 @@ public class ProductResource {
     @Path("{id}")
     @RateLimited("products")
     @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
-        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+            @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy") })
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Response get(@PathParam("id") int id) {
         return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
                 .map(p -> Response.ok(p).build())
-                .orElseGet(() -> problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
+                .orElseGet(
+                        () -> problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
     }
 
     /** The same list, returned without blocking: the rate-limit decision never blocks the event loop. */
@@ -61,7 +65,7 @@ public class ProductResource {
     @Path("reactive")
     @RateLimited("products")
     @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
-        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+            @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy") })
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Uni<List<Product>> listReactive() {

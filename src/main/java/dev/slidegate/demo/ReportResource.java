@@ -1,14 +1,17 @@
 package dev.slidegate.demo;
 
-import dev.slidegate.http.RateLimitApi;
-import dev.slidegate.interceptor.RateLimited;
-import org.eclipse.microprofile.openapi.annotations.headers.Header;
-import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+import java.util.List;
+
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-import java.util.List;
+
+import org.eclipse.microprofile.openapi.annotations.headers.Header;
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import dev.slidegate.http.RateLimitApi;
+import dev.slidegate.interceptor.RateLimited;
 
 /** Demo reports, limited per API key ({@code X-Api-Key}) by the {@code reports} policy, a fixed window. */
 @Path("/api/reports")
@@ -22,7 +25,7 @@ public class ReportResource {
     @GET
     @RateLimited("reports")
     @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
-        @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy")})
+            @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy") })
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public List<Report> list() {

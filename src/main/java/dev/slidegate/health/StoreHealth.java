@@ -1,5 +1,16 @@
 package dev.slidegate.health;
 
+import java.time.Duration;
+import java.util.stream.Collectors;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
@@ -7,14 +18,6 @@ import dev.slidegate.core.Breaker;
 import dev.slidegate.core.FailMode;
 import dev.slidegate.core.Secrets;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
-import java.time.Duration;
-import java.util.stream.Collectors;
-import org.eclipse.microprofile.health.HealthCheck;
-import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
-import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Readiness of the rate-limit store. The memory store is always ready. The Redis store is pinged: if
@@ -55,7 +58,8 @@ public class StoreHealth implements HealthCheck {
         String closed = registry.policies().values().stream().map(p -> p.policy()).filter(p -> p.failMode() == FailMode.CLOSED)
                 .map(p -> p.name()).sorted().collect(Collectors.joining(","));
         r.withData("redis", "unreachable: " + Secrets.redact(error))
-                .withData("breaker", breaker.state() == Breaker.State.CLOSED ? "using Redis" : "skipping Redis while it recovers");
+                .withData("breaker",
+                        breaker.state() == Breaker.State.CLOSED ? "using Redis" : "skipping Redis while it recovers");
         if (!closed.isEmpty()) {
             r.withData("policies failing closed", closed);
         }
@@ -67,7 +71,8 @@ public class StoreHealth implements HealthCheck {
 
     /** {@code null} when Redis answers PING within the decision budget (at least 250 ms), else why not. */
     private String ping() {
-        Duration budget = config.redis().timeout().compareTo(Duration.ofMillis(250)) < 0 ? Duration.ofMillis(250) : config.redis().timeout();
+        Duration budget = config.redis().timeout().compareTo(Duration.ofMillis(250)) < 0 ? Duration.ofMillis(250)
+                : config.redis().timeout();
         try {
             redis.get().execute("PING").await().atMost(budget);
             return null;

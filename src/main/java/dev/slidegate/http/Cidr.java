@@ -24,7 +24,8 @@ record Cidr(byte[] network, int prefix) {
             }
         }
         if (address == null || prefix < 0 || prefix > max) {
-            throw new IllegalArgumentException("'" + text + "' is not an address or CIDR: expected e.g. 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32");
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not an address or CIDR: expected e.g. 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32");
         }
         return new Cidr(IpAddresses.mask(address, prefix), prefix);
     }

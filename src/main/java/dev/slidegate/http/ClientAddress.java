@@ -1,24 +1,28 @@
 package dev.slidegate.http;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.inject.Singleton;
+
 import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.inject.Singleton;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Who the client of a request is, for the {@code ip} key.
  *
- * <p>The TCP peer, unless the peer is a configured trusted proxy. Then the forwarding chain
+ * <p>
+ * The TCP peer, unless the peer is a configured trusted proxy. Then the forwarding chain
  * ({@code Forwarded} if present, else {@code X-Forwarded-For}, several header lines in order) is read
  * from the right, skipping trusted hops; the first untrusted address is the client. Entries left of
  * it were written by the client and are never believed. A malformed, unknown or obfuscated entry, or
  * more than {@value #MAX_HOPS} hops, falls back to the peer. Only the tail of a header is read, so a
  * header of 10 000 entries costs no more than one of {@value #MAX_HOPS}.
  *
- * <p>Addresses are normalised: IPv4-mapped IPv6 is IPv4, every spelling of an IPv6 address is one,
+ * <p>
+ * Addresses are normalised: IPv4-mapped IPv6 is IPv4, every spelling of an IPv6 address is one,
  * and IPv6 is grouped by {@code slidegate.http.ipv6-prefix} (default /64).
  */
 @Singleton
@@ -34,7 +38,8 @@ public class ClientAddress {
             try {
                 trusted.add(Cidr.parse(cidr));
             } catch (IllegalArgumentException e) {
-                throw new ConfigurationException("Invalid Slidegate configuration: slidegate.http.trusted-proxies: " + e.getMessage());
+                throw new ConfigurationException(
+                        "Invalid Slidegate configuration: slidegate.http.trusted-proxies: " + e.getMessage());
             }
         }
         ipv6Prefix = config.http().ipv6Prefix();

@@ -1,9 +1,10 @@
 package dev.slidegate.http;
 
-import dev.slidegate.core.Decision;
-import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
+
+import dev.slidegate.core.Decision;
+import io.vertx.ext.web.RoutingContext;
 
 /**
  * Carries the decisions made for one HTTP request to its response: each is remembered on the

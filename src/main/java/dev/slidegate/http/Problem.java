@@ -1,6 +1,7 @@
 package dev.slidegate.http;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**

@@ -1,19 +1,22 @@
 package dev.slidegate.http;
 
-import dev.slidegate.core.RateLimitExceededException;
-import dev.slidegate.core.StoreUnavailableException;
-import dev.slidegate.core.MissingRateLimitKeyException;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+
+import dev.slidegate.core.MissingRateLimitKeyException;
+import dev.slidegate.core.RateLimitExceededException;
+import dev.slidegate.core.StoreUnavailableException;
 
 /**
  * Turns Slidegate's exceptions, and malformed JSON bodies, into RFC 9457 problem responses: 429, 400
@@ -90,7 +93,8 @@ public class ProblemMappers {
         }
         Throwable cause = e.getCause();
         return cause instanceof JsonProcessingException json ? badJson(json)
-                : badRequest("The request could not be read" + (cause == null || cause.getMessage() == null ? "." : ": " + cause.getMessage()));
+                : badRequest("The request could not be read"
+                        + (cause == null || cause.getMessage() == null ? "." : ": " + cause.getMessage()));
     }
 
     /** A JSON body of the wrong shape (an array for an object, a string for a number). */

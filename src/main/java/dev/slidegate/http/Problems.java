@@ -25,7 +25,8 @@ public final class Problems {
         String detail = e.neverAdmissible()
                 ? "This call costs " + e.cost() + " permits, more than policy '" + d.policy().name() + "' grants in " + limit
                         + "; it can never be admitted."
-                : "Policy '" + d.policy().name() + "' allows " + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
+                : "Policy '" + d.policy().name() + "' allows "
+                        + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
                         + " per caller; retry in " + retry + " s.";
         return new Problem(TYPES + "rate-limited", "Too Many Requests", 429, detail, d.policy().name(), limit, retry);
     }

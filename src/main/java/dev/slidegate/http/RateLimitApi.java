@@ -1,6 +1,7 @@
 package dev.slidegate.http;
 
 import java.util.Map;
+
 import org.eclipse.microprofile.openapi.OASFactory;
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
@@ -27,18 +28,26 @@ public final class RateLimitApi implements OASFilter {
             api.setComponents(OASFactory.createComponents());
         }
         var c = api.getComponents();
-        c.addHeader("RateLimit", header("Remaining quota per limit: \"<policy>-<window>\";r=<remaining>;t=<seconds until a permit "
-                + "frees>, e.g. \"products-2s\";r=4;t=2 (draft-ietf-httpapi-ratelimit-headers)", Schema.SchemaType.STRING));
-        c.addHeader("RateLimit-Policy", header("The limits of the policy: \"<policy>-<window>\";q=<permits>;w=<window seconds>, "
-                + "e.g. \"products-2s\";q=500;w=2", Schema.SchemaType.STRING));
+        c.addHeader("RateLimit",
+                header("Remaining quota per limit: \"<policy>-<window>\";r=<remaining>;t=<seconds until a permit "
+                        + "frees>, e.g. \"products-2s\";r=4;t=2 (draft-ietf-httpapi-ratelimit-headers)",
+                        Schema.SchemaType.STRING));
+        c.addHeader("RateLimit-Policy",
+                header("The limits of the policy: \"<policy>-<window>\";q=<permits>;w=<window seconds>, "
+                        + "e.g. \"products-2s\";q=500;w=2", Schema.SchemaType.STRING));
         c.addHeader("Retry-After", header("Seconds to wait before the call can pass", Schema.SchemaType.INTEGER));
         if (c.getSchemas() == null || !c.getSchemas().containsKey("Problem")) {
-            c.addSchema("Problem", OASFactory.createSchema().type(java.util.List.of(Schema.SchemaType.OBJECT)).description("An RFC 9457 problem body")
-                    .properties(Map.of("type", string("A URI naming the kind of problem"), "title", string("The kind of problem, fixed"),
-                            "status", OASFactory.createSchema().type(java.util.List.of(Schema.SchemaType.INTEGER)).description("The HTTP status"),
+            c.addSchema("Problem", OASFactory.createSchema().type(java.util.List.of(Schema.SchemaType.OBJECT))
+                    .description("An RFC 9457 problem body")
+                    .properties(Map.of("type", string("A URI naming the kind of problem"), "title",
+                            string("The kind of problem, fixed"),
+                            "status",
+                            OASFactory.createSchema().type(java.util.List.of(Schema.SchemaType.INTEGER))
+                                    .description("The HTTP status"),
                             "detail", string("This occurrence, in a sentence"), "policy", string("The rate-limit policy"),
                             "limit", string("The limit that refused the call, e.g. 500/2s"),
-                            "retryAfter", OASFactory.createSchema().type(java.util.List.of(Schema.SchemaType.INTEGER)).description("Seconds to wait, as Retry-After"))));
+                            "retryAfter", OASFactory.createSchema().type(java.util.List.of(Schema.SchemaType.INTEGER))
+                                    .description("Seconds to wait, as Retry-After"))));
         }
         c.addResponse("TooManyRequests", problem("The caller is over a limit of the operation's policy; nothing was charged "
                 + "(unless the policy counts refused calls)").addHeader("RateLimit", ref("RateLimit"))
@@ -52,7 +61,8 @@ public final class RateLimitApi implements OASFilter {
     }
 
     private static Header header(String description, Schema.SchemaType type) {
-        return OASFactory.createHeader().description(description).schema(OASFactory.createSchema().type(java.util.List.of(type)));
+        return OASFactory.createHeader().description(description)
+                .schema(OASFactory.createSchema().type(java.util.List.of(type)));
     }
 
     private static Header ref(String name) {
@@ -60,7 +70,8 @@ public final class RateLimitApi implements OASFilter {
     }
 
     private static APIResponse problem(String description) {
-        return OASFactory.createAPIResponse().description(description).content(OASFactory.createContent().addMediaType(Problem.MEDIA_TYPE,
-                OASFactory.createMediaType().schema(OASFactory.createSchema().ref("#/components/schemas/Problem"))));
+        return OASFactory.createAPIResponse().description(description)
+                .content(OASFactory.createContent().addMediaType(Problem.MEDIA_TYPE,
+                        OASFactory.createMediaType().schema(OASFactory.createSchema().ref("#/components/schemas/Problem"))));
     }
 }

@@ -1,10 +1,11 @@
 package dev.slidegate.http;
 
+import java.util.List;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.LimitState;
 import io.vertx.core.MultiMap;
-import java.util.List;
 
 /**
  * Writes the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): one quota item per limit,

@@ -1,9 +1,10 @@
 package dev.slidegate.http;
 
-import dev.slidegate.core.Secrets;
-import io.quarkus.logging.LoggingFilter;
 import java.util.logging.Filter;
 import java.util.logging.LogRecord;
+
+import dev.slidegate.core.Secrets;
+import io.quarkus.logging.LoggingFilter;
 
 /**
  * Keeps credentials out of every log line of the console handler, whoever logs it (Slidegate, Quarkus,
@@ -55,7 +56,8 @@ public final class RedactingLogFilter implements Filter {
         if (!secret && safeCause == cause) {
             return t;
         }
-        Redacted copy = new Redacted(t.getClass().getName() + (t.getMessage() == null ? "" : ": " + Secrets.redact(t.getMessage())), safeCause);
+        Redacted copy = new Redacted(
+                t.getClass().getName() + (t.getMessage() == null ? "" : ": " + Secrets.redact(t.getMessage())), safeCause);
         copy.setStackTrace(t.getStackTrace());
         return copy;
     }

@@ -1,10 +1,11 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.metrics.DecisionStats;
+import jakarta.inject.Singleton;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.http.HttpDecisions;
+import dev.slidegate.metrics.DecisionStats;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.inject.Singleton;
 
 /**
  * What follows every decision, wherever it was made (the interceptor or the path limiter): count it,

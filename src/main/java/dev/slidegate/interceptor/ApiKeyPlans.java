@@ -1,11 +1,13 @@
 package dev.slidegate.interceptor;
 
+import java.util.HashMap;
+import java.util.Map;
+
+import jakarta.inject.Singleton;
+
 import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.runtime.configuration.ConfigurationException;
-import jakarta.inject.Singleton;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The shipped {@link PlanResolver}: the API key in {@code slidegate.plans.header} (default
@@ -24,8 +26,9 @@ public class ApiKeyPlans implements PlanResolver {
             for (String key : keys) {
                 String other = planByKey.put(key.trim(), plan);
                 if (other != null && !other.equals(plan)) {
-                    throw new ConfigurationException("Invalid Slidegate configuration: slidegate.plans.api-keys: an API key is listed "
-                            + "under both plan '" + other + "' and plan '" + plan + "': keep it under one");
+                    throw new ConfigurationException(
+                            "Invalid Slidegate configuration: slidegate.plans.api-keys: an API key is listed "
+                                    + "under both plan '" + other + "' and plan '" + plan + "': keep it under one");
                 }
             }
         });

@@ -1,5 +1,8 @@
 package dev.slidegate.interceptor;
 
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+
 import dev.slidegate.config.KeySource;
 import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.http.ClientAddress;
@@ -8,8 +11,6 @@ import io.quarkus.security.identity.CurrentIdentityAssociation;
 import io.quarkus.security.identity.SecurityIdentity;
 import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 
 /**
  * Computes the store key of the caller of a {@link RateLimited} method: per source a kind prefix
@@ -60,10 +61,12 @@ class CallerKeys {
             return "path:" + KeyEncoder.part(mp.route());
         }
         if (key instanceof KeySource.Named n) {
-            String value = mp.resolvers().get(n.name()).resolve(new KeyResolver.Call(mp.policy().name(), mp.method(), args, rc));
+            String value = mp.resolvers().get(n.name())
+                    .resolve(new KeyResolver.Call(mp.policy().name(), mp.method(), args, rc));
             if (value == null || value.isBlank()) {
                 throw new MissingRateLimitKeyException(mp.policy().name(),
-                        "No rate-limit key for this request: policy '" + mp.policy().name() + "' limits callers by " + n.name());
+                        "No rate-limit key for this request: policy '" + mp.policy().name() + "' limits callers by "
+                                + n.name());
             }
             return "key:" + KeyEncoder.part(value);
         }

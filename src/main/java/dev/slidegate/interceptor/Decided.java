@@ -1,7 +1,8 @@
 package dev.slidegate.interceptor;
 
-import io.vertx.ext.web.RoutingContext;
 import java.lang.reflect.Method;
+
+import io.vertx.ext.web.RoutingContext;
 
 /**
  * The request attribute by which the request filter tells the interceptor that it has decided the

@@ -1,5 +1,15 @@
 package dev.slidegate.interceptor;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.MissingRateLimitKeyException;
@@ -11,19 +21,13 @@ import io.quarkus.runtime.BlockingOperationControl;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.inject.Singleton;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
-import org.jboss.logging.Logger;
 
 /**
  * Decides one call against its policies: the single pipeline behind the interceptor, the request
  * filter and the path limiter, which only adapt its {@link Verdict} to their callers.
  *
- * <p>For one call it resolves every policy's key and plan first (so a missing key charges nothing),
+ * <p>
+ * For one call it resolves every policy's key and plan first (so a missing key charges nothing),
  * then acquires the policies in order; the first refusal answers and later policies are not asked.
  * Each decision is recorded ({@link Admission}: statistics, RateLimit fields, the refusal log), and
  * every failure becomes a refusal exactly here: a missing key 400, an undecided store 503, anything
@@ -71,7 +75,8 @@ class Decider {
         // the waiting thread is the caller: continue on whichever thread the store answers
         CompletableFuture<Verdict> verdict = decide(policies, args, rc, Runnable::run).toCompletableFuture();
         if (!verdict.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
-            throw new IllegalStateException(policies.get(0).where() + " returns a plain value but runs on an I/O thread, where a "
+            throw new IllegalStateException(policies.get(0).where()
+                    + " returns a plain value but runs on an I/O thread, where a "
                     + "remote rate-limit decision cannot be awaited: return Uni or CompletionStage, or annotate it @Blocking");
         }
         return verdict.join();
@@ -135,7 +140,8 @@ class Decider {
         }
         LOG.errorf(e, "%s: policy '%s' could not decide a call", mp.where(), mp.policy().name());
         return new Verdict(Problems.of(500, "Internal Server Error", "decision-failed",
-                "The rate limiter could not decide this request: policy '" + mp.policy().name() + "' failed to find the caller's key or plan."),
+                "The rate limiter could not decide this request: policy '" + mp.policy().name()
+                        + "' failed to find the caller's key or plan."),
                 e);
     }
 

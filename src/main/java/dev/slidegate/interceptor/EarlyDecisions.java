@@ -1,14 +1,17 @@
 package dev.slidegate.interceptor;
 
+import java.util.List;
+
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.resteasy.reactive.server.ServerRequestFilter;
+import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
+
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.ProblemMappers;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.ws.rs.Priorities;
-import jakarta.ws.rs.core.Response;
-import java.util.List;
-import org.jboss.resteasy.reactive.server.ServerRequestFilter;
-import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
 
 /**
  * Decides {@link RateLimited} REST endpoints before they are dispatched: a non-blocking request
@@ -17,7 +20,8 @@ import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
  * thread, an exception or reading its body); an admitted one is marked {@link Decided}, so the
  * interceptor lets its call through without charging it again.
  *
- * <p>Only endpoints whose keys and plans come from the request alone are decided here
+ * <p>
+ * Only endpoints whose keys and plans come from the request alone are decided here
  * ({@link MethodPolicy#fromRequestAlone}); the interceptor decides the others, as it does every CDI
  * bean that is not an endpoint.
  */
@@ -42,7 +46,8 @@ public class EarlyDecisions {
         if (!enabled || info == null) {
             return GO_ON;
         }
-        List<MethodPolicy> policies = methods.decidedEarly(info.getResourceClass(), info.getMethodName(), info.parameterTypes());
+        List<MethodPolicy> policies = methods.decidedEarly(info.getResourceClass(), info.getMethodName(),
+                info.parameterTypes());
         if (policies == null) {
             return GO_ON;
         }

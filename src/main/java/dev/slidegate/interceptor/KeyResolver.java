@@ -1,13 +1,15 @@
 package dev.slidegate.interceptor;
 
-import io.vertx.ext.web.RoutingContext;
 import java.lang.reflect.Method;
+
+import io.vertx.ext.web.RoutingContext;
 
 /**
  * A custom source of callers' keys: a CDI bean with {@code @Named("tenant")}, selected by
  * {@code key = "tenant"} (alone or in a composite such as {@code ip+tenant}).
  *
- * <p>The returned text is made safe by Slidegate (long or unusual values are hashed), so it may be
+ * <p>
+ * The returned text is made safe by Slidegate (long or unusual values are hashed), so it may be
  * anything that identifies the caller. Return {@code null} or blank when the call has no key: the
  * request is then refused with 400 rather than counted in a shared bucket.
  */

@@ -1,16 +1,5 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.config.KeySource;
-import dev.slidegate.config.PolicyRegistry;
-import io.quarkus.runtime.configuration.ConfigurationException;
-import io.smallrye.mutiny.Multi;
-import io.smallrye.mutiny.Uni;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Any;
-import jakarta.enterprise.inject.Instance;
-import jakarta.enterprise.inject.literal.NamedLiteral;
-import jakarta.inject.Inject;
-import jakarta.ws.rs.Path;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
@@ -22,7 +11,21 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.literal.NamedLiteral;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Path;
+
 import org.jboss.logging.Logger;
+
+import dev.slidegate.config.KeySource;
+import dev.slidegate.config.PolicyRegistry;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
 @ApplicationScoped
@@ -52,7 +55,9 @@ public class MethodPolicies {
     private record Endpoint(Class<?>[] parameters, List<MethodPolicy> early, int knownWhenLooked) {
     }
 
-    /** By resource class and method name, then parameter types: the REST layer's own description, looked up without allocating. */
+    /**
+     * By resource class and method name, then parameter types: the REST layer's own description, looked up without allocating.
+     */
     private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
 
     @Inject
@@ -93,10 +98,12 @@ public class MethodPolicies {
      * looked up again once more methods are known.
      */
     List<MethodPolicy> decidedEarly(Class<?> type, String name, Class<?>[] parameters) {
-        List<Endpoint> overloads = endpoints.computeIfAbsent(type, c -> new ConcurrentHashMap<>()).getOrDefault(name, List.of());
+        List<Endpoint> overloads = endpoints.computeIfAbsent(type, c -> new ConcurrentHashMap<>()).getOrDefault(name,
+                List.of());
         for (Endpoint e : overloads) {
             if (Arrays.equals(e.parameters(), parameters)) {
-                return e.early() != null || e.knownWhenLooked() == bySignature.size() ? e.early() : lookUp(type, name, parameters);
+                return e.early() != null || e.knownWhenLooked() == bySignature.size() ? e.early()
+                        : lookUp(type, name, parameters);
             }
         }
         return lookUp(type, name, parameters);
@@ -152,9 +159,11 @@ public class MethodPolicies {
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
         int cost = r.cost();
         r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
-                "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost, l,
+                "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost,
+                l,
                 r.policy().name()));
-        return new MethodPolicy(m, where, r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where), cost, route(m, where),
+        return new MethodPolicy(m, where, r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where), cost,
+                route(m, where),
                 resolversOf(r, where));
     }
 
@@ -165,10 +174,12 @@ public class MethodPolicies {
             if (part instanceof KeySource.Named n) {
                 KeyResolver resolver = resolvers.apply(n.name());
                 if (resolver == null) {
-                    throw new ConfigurationException("Invalid Slidegate configuration: " + where + ": policy '" + r.policy().name()
-                            + "' keys callers by '" + r.key().spec() + "', but there is no @Named(\"" + n.name()
-                            + "\") KeyResolver bean (slidegate.policies." + r.policy().name() + ".key or @RateLimited(key)); expected "
-                            + KeySource.EXPECTED);
+                    throw new ConfigurationException(
+                            "Invalid Slidegate configuration: " + where + ": policy '" + r.policy().name()
+                                    + "' keys callers by '" + r.key().spec() + "', but there is no @Named(\"" + n.name()
+                                    + "\") KeyResolver bean (slidegate.policies." + r.policy().name()
+                                    + ".key or @RateLimited(key)); expected "
+                                    + KeySource.EXPECTED);
                 }
                 found.put(n.name(), resolver);
             }

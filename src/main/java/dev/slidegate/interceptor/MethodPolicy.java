@@ -1,9 +1,10 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.config.KeySource;
-import dev.slidegate.core.Policy;
 import java.lang.reflect.Method;
 import java.util.Map;
+
+import dev.slidegate.config.KeySource;
+import dev.slidegate.core.Policy;
 
 /**
  * Everything the interceptor needs about one {@link RateLimited} method, resolved once.
@@ -19,12 +20,15 @@ import java.util.Map;
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
  * @param resolvers the {@link KeyResolver} beans the key source names, by name
  */
-record MethodPolicy(Method method, String where, Policy policy, KeySource key, Map<String, Policy> plans, int keyParameter, Kind kind, int cost, String route,
+record MethodPolicy(Method method, String where, Policy policy, KeySource key, Map<String, Policy> plans, int keyParameter,
+        Kind kind, int cost, String route,
         Map<String, KeyResolver> resolvers) {
 
     /** How a method returns: the interceptor never blocks for {@code UNI} and {@code STAGE}. */
     enum Kind {
-        PLAIN, UNI, STAGE
+        PLAIN,
+        UNI,
+        STAGE
     }
 
     /**

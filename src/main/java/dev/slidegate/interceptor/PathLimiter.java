@@ -1,19 +1,24 @@
 package dev.slidegate.interceptor;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Singleton;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.ProblemMappers;
 import io.quarkus.vertx.http.runtime.RouteConstants;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.enterprise.event.Observes;
-import jakarta.inject.Singleton;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.regex.Pattern;
 
 /**
- * Applies policies attached by configuration alone ({@code slidegate.policies.<p>.paths} and
+ * Applies policies attached by configuration alone ({@code slidegate.policies.
+ *
+<p>
+ * .paths} and
  * {@code .methods}): a Vert.x route handler ahead of the REST layer, so it covers any endpoint
  * without touching its code. The {@link Decider} decides, as for the interceptor (keys, plans, cost,
  * dry-run, headers); a refusal is answered here with its problem body. Policies are checked in
@@ -35,7 +40,8 @@ public class PathLimiter {
     private final ProblemMappers problems;
     private final boolean enabled;
 
-    PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, Decider decider, ProblemMappers problems) {
+    PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, Decider decider,
+            ProblemMappers problems) {
         this.decider = decider;
         this.problems = problems;
         this.enabled = config.enabled();

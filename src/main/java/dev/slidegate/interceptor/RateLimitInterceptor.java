@@ -1,18 +1,20 @@
 package dev.slidegate.interceptor;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import jakarta.annotation.Priority;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
 import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ArcInvocationContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
-import jakarta.annotation.Priority;
-import jakarta.interceptor.AroundInvoke;
-import jakarta.interceptor.Interceptor;
-import jakarta.interceptor.InvocationContext;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * Applies {@link RateLimited} to a method call: asks the {@link Decider} and lets the call through,
@@ -60,7 +62,8 @@ public class RateLimitInterceptor {
             case UNI -> Uni.createFrom().completionStage(() -> decider.decide(decided, args, rc))
                     .chain(v -> v.admitted() ? (Uni<?>) proceed(ctx) : Uni.createFrom().failure(v.failure()));
             case STAGE -> decider.decide(mps, args, rc)
-                    .thenCompose(v -> v.admitted() ? (CompletionStage<?>) proceed(ctx) : CompletableFuture.failedFuture(v.failure()))
+                    .thenCompose(
+                            v -> v.admitted() ? (CompletionStage<?>) proceed(ctx) : CompletableFuture.failedFuture(v.failure()))
                     .toCompletableFuture();
         };
     }

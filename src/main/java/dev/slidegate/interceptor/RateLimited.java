@@ -1,7 +1,5 @@
 package dev.slidegate.interceptor;
 
-import jakarta.enterprise.util.Nonbinding;
-import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
 import java.lang.annotation.Repeatable;
@@ -9,16 +7,21 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+
 /**
  * Limits how often a method may be called, per caller. On a class it applies to every business
  * method; on a method it replaces the class's.
  *
- * <p>Either name a configured policy, {@code @RateLimited("products")}, or give the limits inline,
+ * <p>
+ * Either name a configured policy, {@code @RateLimited("products")}, or give the limits inline,
  * {@code @RateLimited(limits = {"500/2s", "2000/10s"}, key = "ip")}. Every member follows one rule:
  * the policy's configuration ({@code slidegate.policies.<name>.*}) wins, else what the annotation
  * sets, else {@code slidegate.defaults.*}, else the built-in default.
  *
- * <p>Works on JAX-RS resource methods and any CDI bean method, for plain, {@code Uni} and
+ * <p>
+ * Works on JAX-RS resource methods and any CDI bean method, for plain, {@code Uni} and
  * {@code CompletionStage} return types. A refused call throws (or fails with)
  * {@link dev.slidegate.core.RateLimitExceededException}, which the HTTP layer answers with 429.
  */

@@ -1,19 +1,22 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
-import dev.slidegate.http.ClientAddress;
-import io.quarkus.runtime.StartupEvent;
-import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Any;
-import jakarta.enterprise.inject.spi.Bean;
-import jakarta.enterprise.inject.spi.BeanManager;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.spi.Bean;
+import jakarta.enterprise.inject.spi.BeanManager;
+
 import org.jboss.logging.Logger;
+
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.http.ClientAddress;
+import io.quarkus.runtime.StartupEvent;
 
 /**
  * At start-up, resolves the policy of every {@link RateLimited} method of every bean, so that a bad
@@ -36,7 +39,8 @@ class StartupCheck {
             }
         }
         registry.checkConfiguredPoliciesComplete();
-        LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(), store.name());
+        LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(),
+                store.name());
     }
 
     static int check(Class<?> type, MethodPolicies policies) {
@@ -49,7 +53,8 @@ class StartupCheck {
             // a signature names a class that is missing (an optional dependency of a bean), or, in a
             // native image, a class not registered for reflection: nothing else is expected here, and
             // anything else is a real failure that must stop the start-up
-            String why = type.getName() + ": its methods cannot be listed (" + e + "), so their @RateLimited policies are checked at"
+            String why = type.getName() + ": its methods cannot be listed (" + e
+                    + "), so their @RateLimited policies are checked at"
                     + " their first call instead of at start-up";
             if (onClass.length > 0) {
                 LOG.warn("Slidegate: " + why);

@@ -1,11 +1,13 @@
 package dev.slidegate.interceptor;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+
 import org.jboss.logging.Logger;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
 
 /**
  * Refusals as a summary, never a line per request: for each policy, the first refusal is reported at
@@ -39,14 +41,16 @@ final class SummaryLog {
         if (!log.isInfoEnabled()) {
             return;
         }
-        Counter c = counters.computeIfAbsent(d.policy().name(), n -> new Counter(new AtomicLong(), new AtomicLong(nanoTime.getAsLong() - intervalNanos)));
+        Counter c = counters.computeIfAbsent(d.policy().name(),
+                n -> new Counter(new AtomicLong(), new AtomicLong(nanoTime.getAsLong() - intervalNanos)));
         c.refused().incrementAndGet();
         long now = nanoTime.getAsLong();
         long last = c.lastLog().get();
         if (now - last >= intervalNanos && c.lastLog().compareAndSet(last, now)) {
             long count = c.refused().getAndSet(0);
             log.infof("Policy '%s' %s %d call(s) in the last %d s; latest by limit %s", d.policy().name(), what, count,
-                    Math.max(1, Math.min(now - last, intervalNanos) / 1_000_000_000L), d.trippedLimit().map(Limit::toString).orElse("?"));
+                    Math.max(1, Math.min(now - last, intervalNanos) / 1_000_000_000L),
+                    d.trippedLimit().map(Limit::toString).orElse("?"));
         }
     }
 }

@@ -1,8 +1,9 @@
 package dev.slidegate.memory;
 
+import java.util.Arrays;
+
 import dev.slidegate.core.LimitState;
 import dev.slidegate.core.Policy;
-import java.util.Arrays;
 
 /**
  * One counter per limit for the current epoch-aligned window ({@code now / W}). A counter belongs to

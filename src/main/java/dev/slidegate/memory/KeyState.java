@@ -9,7 +9,8 @@ import dev.slidegate.core.Policy;
  * The windows of one (policy, key) in process. Subclasses hold the counting state of one strategy;
  * this class holds what all share: the policy as arrays, the monotonic guard, and retirement.
  *
- * <p>All methods that touch state run under the instance's monitor. A state that the store evicted
+ * <p>
+ * All methods that touch state run under the instance's monitor. A state that the store evicted
  * is <em>retired</em>: {@link #decide} then answers {@code null} and the store looks the key up again,
  * so no permit is ever charged to a state that is no longer in the map.
  */

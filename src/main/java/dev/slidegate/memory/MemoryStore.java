@@ -1,10 +1,5 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.core.Clock;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.LimitState;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -15,10 +10,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimitState;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+
 /**
  * The in-process store: exact, thread safe (one monitor per key), answering synchronously.
  *
- * <p>The number of keys is bounded by {@code maxKeys}. When a new key would exceed it, keys whose
+ * <p>
+ * The number of keys is bounded by {@code maxKeys}. When a new key would exceed it, keys whose
  * windows are all empty are dropped first (that loses nothing); if that is not enough, the least
  * recently used tenth is dropped and a warning says that {@code slidegate.memory.max-keys} is too small.
  */
@@ -141,7 +143,8 @@ public final class MemoryStore implements LimiterStore {
         Map<String, KeyState> keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.get(key);
         if (state == null) {
-            return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));
+            return CompletableFuture
+                    .completedFuture(new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));
         }
         return CompletableFuture.completedFuture(state.peek(now));
     }
@@ -164,7 +167,8 @@ public final class MemoryStore implements LimiterStore {
     public CompletionStage<Long> count(Policy policy) {
         long now = clock.nowMicros();
         Map<String, KeyState> keys = policies.get(policy.name());
-        return CompletableFuture.completedFuture(keys == null ? 0L : keys.values().stream().filter(s -> s.activeAt(now)).count());
+        return CompletableFuture
+                .completedFuture(keys == null ? 0L : keys.values().stream().filter(s -> s.activeAt(now)).count());
     }
 
     /** How many keys the store holds now, over all policies. */

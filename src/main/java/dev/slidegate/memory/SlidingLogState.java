@@ -7,7 +7,8 @@ import dev.slidegate.core.Policy;
  * The exact sliding log of one key: the instants of the most recent permits in a ring buffer, shared
  * by all limits of the policy.
  *
- * <p>A permit recorded at microsecond tick t counts through tick t + W and is free from t + W + 1:
+ * <p>
+ * A permit recorded at microsecond tick t counts through tick t + W and is free from t + W + 1:
  * the clock truncates to whole microseconds, so a permit read at tick t was really granted somewhere
  * in [t, t + 1), and only from tick t + W + 1 on is every instant surely more than W after it. (With
  * "free at t + W", two grants at ticks t and t + W can be less than W apart in real time, and a

@@ -1,10 +1,12 @@
 package dev.slidegate.metrics;
 
-import dev.slidegate.core.Decision;
-import jakarta.inject.Singleton;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+
+import jakarta.inject.Singleton;
+
+import dev.slidegate.core.Decision;
 
 /** Admitted and refused decisions per policy since this instance started (dry-run refusals count as refused). */
 @Singleton

@@ -1,5 +1,11 @@
 package dev.slidegate.metrics;
 
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.ForwardingStore;
 import dev.slidegate.core.LimiterStore;
@@ -7,11 +13,6 @@ import dev.slidegate.core.Policy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A store that counts and times every decision for Prometheus, around the store that makes it:
@@ -27,7 +28,7 @@ public final class MeteredStore extends ForwardingStore {
     private final Timer fallbackTimer;
     private final Map<String, Counter[]> byPolicy = new ConcurrentHashMap<>();
 
-    static final String[] OUTCOMES = {"admitted", "refused", "dry_run_refused", "fallback", "error"};
+    static final String[] OUTCOMES = { "admitted", "refused", "dry_run_refused", "fallback", "error" };
 
     public MeteredStore(LimiterStore delegate, MeterRegistry registry) {
         super(delegate);
@@ -66,7 +67,8 @@ public final class MeteredStore extends ForwardingStore {
     private Counter[] counters(String policy) {
         Counter[] c = new Counter[OUTCOMES.length];
         for (int i = 0; i < c.length; i++) {
-            c[i] = Counter.builder("slidegate.decisions").description("Rate-limit decisions by policy and outcome").tag("policy", policy)
+            c[i] = Counter.builder("slidegate.decisions").description("Rate-limit decisions by policy and outcome")
+                    .tag("policy", policy)
                     .tag("outcome", OUTCOMES[i]).register(registry);
         }
         return c;

@@ -1,5 +1,12 @@
 package dev.slidegate.redis;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.core.Vertx;
@@ -8,18 +15,13 @@ import io.vertx.mutiny.redis.client.Request;
 import io.vertx.mutiny.redis.client.Response;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisOptions;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * The masters of a Redis Cluster, as read from {@code CLUSTER SLOTS} on each call (so a failover is
  * followed), each reached by its own small standalone client, created once per address.
  *
- * <p>Node clients connect with {@code nodeOptions.apply("host:port")}: the scheme, user and password
+ * <p>
+ * Node clients connect with {@code nodeOptions.apply("host:port")}: the scheme, user and password
  * of the configured cluster hosts.
  */
 public final class ClusterNodes implements RedisNodes, AutoCloseable {

@@ -1,12 +1,13 @@
 package dev.slidegate.redis;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimitState;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import io.vertx.redis.client.Response;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The one shape every strategy's decision script shares: which script, which keys, the ARGV layout,
@@ -56,8 +57,9 @@ final class DecisionScripts {
             });
             return switch (policy.strategy()) {
                 case SLIDING_LOG -> new Shape(SLIDING_LOG, List.of(":log"), Integer.toString(policy.maxPermits()), limits);
-                case FIXED_WINDOW -> new Shape(FIXED_WINDOW, policy.limits().stream().map(l -> ":fw:" + l.windowText()).toList(), "0",
-                        limits);
+                case FIXED_WINDOW ->
+                    new Shape(FIXED_WINDOW, policy.limits().stream().map(l -> ":fw:" + l.windowText()).toList(), "0",
+                            limits);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
             };

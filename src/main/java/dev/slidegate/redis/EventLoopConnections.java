@@ -1,5 +1,9 @@
 package dev.slidegate.redis;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
@@ -13,9 +17,6 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import io.vertx.redis.client.impl.PooledRedisConnection;
 import io.vertx.redis.client.impl.RedisStandaloneConnection;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Sends each request made on a Vert.x event loop over a connection of that event loop's own, taken

@@ -1,11 +1,13 @@
 package dev.slidegate.redis;
 
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.vertx.mutiny.core.Vertx;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.IntSupplier;
+
 import org.jboss.logging.Logger;
+
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.vertx.mutiny.core.Vertx;
 
 /**
  * How many instances share this Redis, learned through Redis itself: every instance renews an entry
@@ -47,7 +49,8 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
         try {
             renew().await().atMost(timeout);
         } catch (RuntimeException e) {
-            LOG.debugf("instance registry: no answer at start-up (%s); counting 1 instance until Redis answers", e.getMessage());
+            LOG.debugf("instance registry: no answer at start-up (%s); counting 1 instance until Redis answers",
+                    e.getMessage());
         }
         this.timer = vertx.setPeriodic(every.toMillis(), t -> renew().subscribe().with(n -> {
         }, e -> {

@@ -6,7 +6,8 @@ package dev.slidegate.redis;
  * 2 ms for the last seconds and then says nothing for 50 ms is probably down; one that has taken up to
  * 80 ms per answer while the machine is busy is not, after 80 ms of silence.
  *
- * <p>Lock-free and approximate under races (a sample may be lost when a period turns over), which only
+ * <p>
+ * Lock-free and approximate under races (a sample may be lost when a period turns over), which only
  * shortens the patience by one sample. Times are {@code System.nanoTime()} values passed in, so tests
  * drive it with their own clock.
  */

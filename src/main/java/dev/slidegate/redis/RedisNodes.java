@@ -1,10 +1,11 @@
 package dev.slidegate.redis;
 
+import java.util.List;
+
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.Uni;
 import io.vertx.mutiny.redis.client.Response;
 import io.vertx.redis.client.Command;
-import java.util.List;
 
 /**
  * The Redis servers that hold Slidegate's keys, for the commands that have no key and so cannot be

@@ -1,19 +1,5 @@
 package dev.slidegate.redis;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.LimitState;
-import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
-import io.smallrye.mutiny.TimeoutException;
-import io.smallrye.mutiny.Uni;
-import io.vertx.mutiny.redis.client.Response;
-import io.vertx.core.AsyncResult;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
-import io.vertx.redis.client.impl.types.ErrorType;
-import io.vertx.redis.client.Command;
-import io.vertx.redis.client.Request;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,16 +12,32 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Policy;
+import io.quarkus.redis.datasource.ReactiveRedisDataSource;
+import io.smallrye.mutiny.TimeoutException;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.mutiny.redis.client.Response;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.impl.types.ErrorType;
+
 /**
  * The Redis store: one {@code EVALSHA} per decision, so every instance sharing a Redis sees the same
  * windows and all limits of a policy are decided atomically, on the Redis server's clock.
  *
- * <p>Scripts are called by SHA; on an explicit {@code NOSCRIPT} reply (after a restart, failover or
+ * <p>
+ * Scripts are called by SHA; on an explicit {@code NOSCRIPT} reply (after a restart, failover or
  * {@code SCRIPT FLUSH}) the call is repeated once as {@code EVAL}, which runs the script on the node
  * that owns the key and caches it there. Nothing else is retried: a call that timed out may have run
  * and charged the caller already.
  *
- * <p><b>Late is not down.</b> A decision that has no answer after {@code timeout} fails (and its fail
+ * <p>
+ * <b>Late is not down.</b> A decision that has no answer after {@code timeout} fails (and its fail
  * mode decides) only when Redis has answered <em>nothing</em> for longer than its patience, or the
  * connection failed. The patience is the budget, or twice the longest answer time of the last seconds
  * when that is longer (a busy machine makes every answer late, and a silence as long as the answers
@@ -51,7 +53,10 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     private final Duration timeout;
     private final RedisNodes nodes;
     private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
-    /** The Vert.x client itself, a connection per event loop: a decision is one send and one callback, with no reactive operators around it. */
+    /**
+     * The Vert.x client itself, a connection per event loop: a decision is one send and one callback, with no reactive
+     * operators around it.
+     */
     private final EventLoopConnections connections;
     /**
      * Deadlines of decisions in flight. One timer thread, with no wake-up per call: every deadline is
@@ -69,7 +74,9 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     /** The longest answer times of the last few seconds: how long a silence is still only lateness. */
     private final RecentLatency recent = new RecentLatency(TimeUnit.SECONDS.toNanos(5), System.nanoTime());
 
-    /** What a policy contributes to every call (its script, keys and arguments), built once, with the policy it was built for. */
+    /**
+     * What a policy contributes to every call (its script, keys and arguments), built once, with the policy it was built for.
+     */
     private record Prepared(Policy policy, DecisionScripts.Shape shape) {
     }
 
@@ -207,7 +214,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         try {
             sent = connections.send(request(Command.EVALSHA, cmd));
         } catch (RuntimeException e) { // a client that throws instead of failing the future: the same failure, never a lost decision
-            return CompletableFuture.failedFuture(new RedisStoreException("Redis failed on " + script.name() + ": " + e.getMessage(), e));
+            return CompletableFuture
+                    .failedFuture(new RedisStoreException("Redis failed on " + script.name() + ": " + e.getMessage(), e));
         }
         pending.arm(sent);
         sent.answer().onComplete(evalsha -> {
@@ -330,13 +338,15 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             pending.sent.giveUpConnection(); // the connection failed: the next decision on this event loop opens another
         }
         if (reply.failed()) {
-            result.completeExceptionally(new RedisStoreException("Redis failed on " + script.name() + ": " + reply.cause().getMessage(), reply.cause()));
+            result.completeExceptionally(new RedisStoreException(
+                    "Redis failed on " + script.name() + ": " + reply.cause().getMessage(), reply.cause()));
             return;
         }
         try {
             result.complete(DecisionScripts.decode(policy, reply.result()));
         } catch (RuntimeException e) {
-            result.completeExceptionally(new RedisStoreException("Redis answered " + script.name() + " unexpectedly: " + reply.result(), e));
+            result.completeExceptionally(
+                    new RedisStoreException("Redis answered " + script.name() + " unexpectedly: " + reply.result(), e));
         }
     }
 
@@ -416,7 +426,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                 .subscribeAsCompletionStage();
     }
 
-    private Uni<KeyPage> page(List<RedisNodes.Node> all, Policy policy, int node, String scan, int skip, int limit, List<String> found) {
+    private Uni<KeyPage> page(List<RedisNodes.Node> all, Policy policy, int node, String scan, int skip, int limit,
+            List<String> found) {
         return scanStep(all.get(node), policy, scan).chain(step -> {
             List<String> clients = step.getValue();
             int take = Math.max(0, Math.min(clients.size() - skip, limit - found.size()));
@@ -476,7 +487,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                 .subscribeAsCompletionStage();
     }
 
-    private Uni<Void> countAll(RedisNodes.Node node, String scan, Map<String, String> suffixByPolicy, Map<String, Long> counts) {
+    private Uni<Void> countAll(RedisNodes.Node node, String scan, Map<String, String> suffixByPolicy,
+            Map<String, Long> counts) {
         return withTimeout(node.execute(Command.SCAN, scan, "MATCH", "slidegate:{*", "COUNT", "10000"), "SCAN").chain(r -> {
             for (Response k : r.get(1)) {
                 String key = k.toString();
@@ -517,7 +529,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     private <T> Uni<T> withTimeout(Uni<T> call, String what) {
         return call.ifNoItem().after(lateLimit).fail()
                 .onFailure().transform(e -> new RedisStoreException(e instanceof TimeoutException
-                        ? "Redis did not answer " + what + " within " + lateLimit.toMillis() + " ms (slidegate.redis.late-limit)"
+                        ? "Redis did not answer " + what + " within " + lateLimit.toMillis()
+                                + " ms (slidegate.redis.late-limit)"
                         : "Redis failed on " + what + ": " + e.getMessage(), e));
     }
 

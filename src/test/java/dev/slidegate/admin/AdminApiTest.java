@@ -9,12 +9,14 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.http.SmallLimits;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.specification.RequestSpecification;
-import java.util.UUID;
-import org.junit.jupiter.api.Test;
 
 /** The admin API: security, every endpoint and status, counts that follow traffic, reads that consume nothing, reset. */
 @QuarkusTest
@@ -32,7 +34,8 @@ class AdminApiTest {
         given().delete("/admin/policies/products/keys/ip:127.0.0.1").then().statusCode(401);
         given().auth().preemptive().basic("admin", "wrong").get("/admin").then().statusCode(401);
         given().auth().preemptive().basic("viewer", "viewer-secret").get("/admin").then().statusCode(403);
-        given().auth().preemptive().basic("viewer", "viewer-secret").get("/admin/policies/products/keys").then().statusCode(403);
+        given().auth().preemptive().basic("viewer", "viewer-secret").get("/admin/policies/products/keys").then()
+                .statusCode(403);
         admin().get("/admin").then().statusCode(200);
     }
 
@@ -85,7 +88,8 @@ class AdminApiTest {
         admin().get("/admin/policies/reports/keys?sort=usage&limit=1").then().statusCode(200)
                 .body("policy", equalTo("reports")).body("keys", hasSize(1)).body("keys[0].usage", equalTo(1.0f));
         // every key, by usage: never increasing, the busy caller (3 of 3) before the calm one (1 of 3)
-        var sorted = admin().get("/admin/policies/reports/keys?sort=usage&limit=1000").then().statusCode(200).extract().jsonPath();
+        var sorted = admin().get("/admin/policies/reports/keys?sort=usage&limit=1000").then().statusCode(200).extract()
+                .jsonPath();
         java.util.List<String> keys = sorted.getList("keys.key", String.class);
         java.util.List<Float> usages = sorted.getList("keys.usage", Float.class);
         for (int i = 1; i < usages.size(); i++) {
@@ -99,7 +103,8 @@ class AdminApiTest {
         java.util.List<String> all = new java.util.ArrayList<>();
         String cursor = "";
         do {
-            var page = admin().queryParam("limit", 1).queryParam("cursor", cursor).get("/admin/policies/reports/keys").then().statusCode(200)
+            var page = admin().queryParam("limit", 1).queryParam("cursor", cursor).get("/admin/policies/reports/keys").then()
+                    .statusCode(200)
                     .body("keys", hasSize(1)).extract().jsonPath();
             all.add(page.getString("keys[0].key"));
             cursor = page.getString("next");
@@ -111,8 +116,10 @@ class AdminApiTest {
     void badRequestsGetProblems() {
         admin().get("/admin/policies/nope/keys").then().statusCode(404).contentType("application/problem+json")
                 .body("detail", containsString("There is no policy 'nope'"));
-        admin().get("/admin/policies/products/keys?limit=0").then().statusCode(400).body("detail", containsString("limit must be"));
-        admin().get("/admin/policies/products/keys?sort=name").then().statusCode(400).body("detail", containsString("sort 'name'"));
+        admin().get("/admin/policies/products/keys?limit=0").then().statusCode(400).body("detail",
+                containsString("limit must be"));
+        admin().get("/admin/policies/products/keys?sort=name").then().statusCode(400).body("detail",
+                containsString("sort 'name'"));
         admin().get("/admin/policies/products/keys?sort=usage&cursor=x").then().statusCode(400);
         admin().get("/admin/policies/products/keys/nobody").then().statusCode(200).body("limits[0].used", equalTo(0))
                 .body("limits[0].resetMs", equalTo(0));

@@ -2,11 +2,13 @@ package dev.slidegate.admin;
 
 import static io.restassured.RestAssured.given;
 
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /** {@code slidegate.admin.enabled=false}: 404 for everyone, credentials or not. */
 @QuarkusTest

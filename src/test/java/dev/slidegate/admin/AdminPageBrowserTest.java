@@ -5,10 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.http.SmallLimits;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
-import io.restassured.RestAssured;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -28,6 +25,11 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
+
+import dev.slidegate.http.SmallLimits;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
 
 /**
  * The live admin page in headless Chromium (Debian's chromium and chromedriver), on the Redis store:
@@ -56,7 +58,8 @@ class AdminPageBrowserTest {
 
     private static WebDriver browser() throws Exception {
         if (!Files.isExecutable(Path.of(CHROMIUM)) || !Files.isExecutable(Path.of(DRIVER))) {
-            String reason = "the browser test needs " + CHROMIUM + " and " + DRIVER + " (apt-get install chromium chromium-driver)";
+            String reason = "the browser test needs " + CHROMIUM + " and " + DRIVER
+                    + " (apt-get install chromium chromium-driver)";
             if (System.getenv("CI") != null) {
                 Assertions.fail(reason + "; .ci/run installs them");
             }
@@ -68,7 +71,8 @@ class AdminPageBrowserTest {
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--window-size=1280,1000", "--user-data-dir=" + dev.slidegate.testing.Leftovers.tempDirectory("chromium"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER)).usingAnyFreePort().build();
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER))
+                .usingAnyFreePort().build();
         return new ChromeDriver(service, options);
     }
 
@@ -102,7 +106,8 @@ class AdminPageBrowserTest {
                     page.findElement(By.cssSelector("section[data-policy='reports']")));
             Path shot = Path.of("target", "admin-page.png");
             Files.createDirectories(shot.getParent());
-            Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(), shot, StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(), shot,
+                    StandardCopyOption.REPLACE_EXISTING);
 
             page.findElement(By.cssSelector(row + " button.reset")).click();
             wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());

@@ -3,15 +3,6 @@ package dev.slidegate.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.admin.AdminViews.KeyList;
-import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.ForwardingStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.memory.MemoryStore;
-import dev.slidegate.metrics.DecisionStats;
-import dev.slidegate.testing.ManualClock;
-import dev.slidegate.testing.TestConfigs;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +12,19 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.admin.AdminViews.KeyList;
+import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.ForwardingStore;
+import dev.slidegate.core.Policy;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.metrics.DecisionStats;
+import dev.slidegate.testing.ManualClock;
+import dev.slidegate.testing.TestConfigs;
 
 /**
  * {@code sort=usage} reads every key of a policy: the work is bounded (a fixed number of reads in
@@ -58,7 +60,8 @@ class AdminRankingTest {
     private final ManualClock clock = new ManualClock();
     private final SlowReads store = new SlowReads(new MemoryStore(clock, 100_000));
     private final PolicyRegistry registry = new PolicyRegistry(TestConfigs.slidegate(Map.of()));
-    private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m").policy();
+    private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m")
+            .policy();
     private final AdminService admin = new AdminService(store, registry, new DecisionStats(), TestConfigs.slidegate(Map.of()));
 
     @AfterEach

@@ -1,6 +1,20 @@
 package dev.slidegate.bench;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Test;
+
 import com.google.common.util.concurrent.RateLimiter;
+
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.Limit;
@@ -14,17 +28,6 @@ import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
 import io.github.bucket4j.Bucket;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Supplier;
-import org.junit.jupiter.api.Test;
 
 /**
  * The accuracy table of docs/strategies.md: every strategy on both stores, and Bucket4j and Guava's
@@ -32,11 +35,14 @@ import org.junit.jupiter.api.Test;
  * threads hammering, an idle pause, hammering again), every grant judged by the bracket oracle on
  * the caller's clock; then Redis {@code MEMORY USAGE} per key at saturation. Run it with
  *
- * <pre>./mvnw test -Dtest=AccuracyReport</pre>
+ * <pre>
+ * ./mvnw test -Dtest=AccuracyReport
+ * </pre>
  *
  * (not part of the suite: its name does not end in Test; {@code AccuracyReportSmokeTest} runs it
  * small). It writes {@code target/accuracy.md}. Settings: {@code -Daccuracy.n=100},
- * {@code -Daccuracy.window-ms=500}, {@code -Daccuracy.windows=10}, {@code -Daccuracy.hammer-ms=3000}, {@code -Daccuracy.memory-n=100,10000}.
+ * {@code -Daccuracy.window-ms=500}, {@code -Daccuracy.windows=10}, {@code -Daccuracy.hammer-ms=3000},
+ * {@code -Daccuracy.memory-n=100,10000}.
  */
 public class AccuracyReport {
 
@@ -55,17 +61,20 @@ public class AccuracyReport {
     }
 
     /** Measures everything and returns the Markdown tables. */
-    public static String run(int n, long w, int windows, long hammerMillis, List<Integer> memoryN) throws InterruptedException, IOException {
+    public static String run(int n, long w, int windows, long hammerMillis, List<Integer> memoryN)
+            throws InterruptedException, IOException {
         long hammerNanos = hammerMillis * 1_000_000;
         StringBuilder md = new StringBuilder();
-        md.append(String.format(Locale.ROOT, "Limit %d per %d ms. Every grant is bracketed on the caller's clock (just before and just "
-                + "after the call). **Paced**: 8 threads offer %d calls per window for %d windows. **Hammered**: 4 threads call back to "
-                + "back for %d ms, rest %d ms, then again for %d ms. *Max provable* = most grants whose whole bracket lies in one %d ms "
-                + "interval (the bound; a limiter's wrong timestamps cannot hide a grant, a descheduled caller cannot fake one); "
-                + "*max by answer* = most grants answered in one such interval (what a naive count sees); mean = grants per window / N.%n%n",
+        md.append(String.format(Locale.ROOT,
+                "Limit %d per %d ms. Every grant is bracketed on the caller's clock (just before and just "
+                        + "after the call). **Paced**: 8 threads offer %d calls per window for %d windows. **Hammered**: 4 threads call back to "
+                        + "back for %d ms, rest %d ms, then again for %d ms. *Max provable* = most grants whose whole bracket lies in one %d ms "
+                        + "interval (the bound; a limiter's wrong timestamps cannot hide a grant, a descheduled caller cannot fake one); "
+                        + "*max by answer* = most grants answered in one such interval (what a naive count sees); mean = grants per window / N.%n%n",
                 n, w / 1000, 3 * n, windows, hammerNanos / 1_000_000, w * 6 / 5 / 1000, 2 * w / 1000, w / 1000));
-        md.append("| limiter | store | paced: max provable | paced: max by answer | paced: mean per window | hammered: max provable |\n"
-                + "|---|---|---|---|---|---|\n");
+        md.append(
+                "| limiter | store | paced: max provable | paced: max by answer | paced: mean per window | hammered: max provable |\n"
+                        + "|---|---|---|---|---|---|\n");
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore redis = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
             for (Strategy s : Strategy.values()) {
@@ -74,11 +83,13 @@ public class AccuracyReport {
                     Policy paced = new Policy(name, List.of(new Limit(n, w)), s, "ip", false);
                     Policy hammered = new Policy(name + "-h", List.of(new Limit(n, w)), s, "ip", false);
                     row(md, "Slidegate " + s.configName(), store.name() + (store == redis ? " " + server.version() : ""),
-                            LoadOracle.offer(attempt(store, paced), n, w, windows, 8), hammer(attempt(store, hammered), n, w, hammerNanos), n);
+                            LoadOracle.offer(attempt(store, paced), n, w, windows, 8),
+                            hammer(attempt(store, hammered), n, w, hammerNanos), n);
                 }
             }
             Supplier<LoadOracle.Attempt> bucket4j = () -> {
-                Bucket bucket = Bucket.builder().addLimit(l -> l.capacity(n).refillGreedy(n, Duration.ofNanos(w * 1000))).build();
+                Bucket bucket = Bucket.builder().addLimit(l -> l.capacity(n).refillGreedy(n, Duration.ofNanos(w * 1000)))
+                        .build();
                 return () -> bucket.tryConsume(1);
             };
             row(md, "Bucket4j " + Bucket.class.getPackage().getImplementationVersion(), "local",
@@ -87,10 +98,13 @@ public class AccuracyReport {
                 RateLimiter limiter = RateLimiter.create(n * 1_000_000.0 / w);
                 return limiter::tryAcquire;
             };
-            row(md, "Guava RateLimiter", "local", LoadOracle.offer(guava.get(), n, w, windows, 8), hammer(guava.get(), n, w, hammerNanos), n);
+            row(md, "Guava RateLimiter", "local", LoadOracle.offer(guava.get(), n, w, windows, 8),
+                    hammer(guava.get(), n, w, hammerNanos), n);
 
-            md.append(String.format(Locale.ROOT, "%nRedis `MEMORY USAGE` per (policy, key) at saturation: N permits spread over 90%% of a "
-                    + "2 s window; all keys of the decision, `SAMPLES 0`; Redis %s.%n%n", server.version()));
+            md.append(String.format(Locale.ROOT,
+                    "%nRedis `MEMORY USAGE` per (policy, key) at saturation: N permits spread over 90%% of a "
+                            + "2 s window; all keys of the decision, `SAMPLES 0`; Redis %s.%n%n",
+                    server.version()));
             md.append("| strategy |");
             memoryN.forEach(m -> md.append(" N = ").append(m).append(" |"));
             md.append("\n|---|");
@@ -100,7 +114,8 @@ public class AccuracyReport {
                 for (Strategy s : Strategy.values()) {
                     md.append("| ").append(s.configName()).append(" |");
                     for (int m : memoryN) {
-                        Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, 2_000_000)), s, "ip", false);
+                        Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, 2_000_000)), s, "ip",
+                                false);
                         fill(redis, p, "k", m, 1_800_000);
                         long bytes = RedisStore.keys(p, "k").stream().mapToLong(k -> {
                             Object usage = resp.call("MEMORY", "USAGE", k, "SAMPLES", "0");
@@ -126,7 +141,8 @@ public class AccuracyReport {
     }
 
     private static void row(StringBuilder md, String limiter, String store, LoadOracle.Result paced, int hammered, int n) {
-        md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f N | %s |%n", limiter, store, bold(paced.maxProvable(), n),
+        md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %.2f N | %s |%n", limiter, store,
+                bold(paced.maxProvable(), n),
                 bold(paced.maxByAnswer(), n), paced.meanFraction(), bold(hammered, n)));
     }
 

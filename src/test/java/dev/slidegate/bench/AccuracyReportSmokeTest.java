@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
 import org.junit.jupiter.api.Test;
 
 /** The accuracy report, small (N = 20, 200 ms windows), so the command keeps compiling and running. */
@@ -14,12 +15,16 @@ class AccuracyReportSmokeTest {
     void theReportMeasuresEveryLimiterAndTheExactOnesStayWithinN() throws Exception {
         String table = AccuracyReport.run(20, 200_000, 3, 400, List.of(20));
         System.out.println(table);
-        for (String row : List.of("Slidegate sliding-log | memory", "Slidegate sliding-log | redis", "Slidegate sliding-counter | memory",
-                "Slidegate sliding-counter | redis", "Slidegate fixed-window", "Slidegate token-bucket", "Bucket4j", "Guava RateLimiter")) {
+        for (String row : List.of("Slidegate sliding-log | memory", "Slidegate sliding-log | redis",
+                "Slidegate sliding-counter | memory",
+                "Slidegate sliding-counter | redis", "Slidegate fixed-window", "Slidegate token-bucket", "Bucket4j",
+                "Guava RateLimiter")) {
             assertTrue(table.contains("| " + row), "no row " + row + " in\n" + table);
         }
         // the exact strategies: paced and hammered, max provable within N
-        Matcher m = Pattern.compile("\\| Slidegate (sliding-log|sliding-counter) \\| [^|]+\\| (\\d+) [^|]+\\|[^|]+\\|[^|]+\\| (\\d+) ").matcher(table);
+        Matcher m = Pattern
+                .compile("\\| Slidegate (sliding-log|sliding-counter) \\| [^|]+\\| (\\d+) [^|]+\\|[^|]+\\|[^|]+\\| (\\d+) ")
+                .matcher(table);
         int exactRows = 0;
         while (m.find()) {
             assertTrue(Integer.parseInt(m.group(2)) <= 20 && Integer.parseInt(m.group(3)) <= 20, m.group());

@@ -2,6 +2,19 @@ package dev.slidegate.bench;
 
 import static io.restassured.RestAssured.given;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
@@ -11,23 +24,15 @@ import dev.slidegate.testing.RedisTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
-import jakarta.inject.Inject;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.Test;
 
 /**
  * The admin API at scale: {@code -Dadmin.bench.keys} (default 100 000) active keys in one policy on
  * Redis, then the time of the first page of 100 keys and of the summary, over HTTP, 30 times each
  * after 5 warm-up calls. Run it with
  *
- * <pre>./mvnw test -Dtest=AdminBenchmark</pre>
+ * <pre>
+ * ./mvnw test -Dtest=AdminBenchmark
+ * </pre>
  *
  * (not part of the suite; {@code AdminBenchmarkSmokeTest} runs it with 1 000 keys). Writes
  * target/admin-benchmark.md. It reports times, it asserts none.
@@ -84,12 +89,14 @@ public class AdminBenchmark {
             scan[i] = (System.nanoTime() - start) / 1e6;
         }
         Arrays.sort(scan);
-        return String.format(Locale.ROOT, "Admin API over HTTP, %d active keys in one policy on Redis %s, %d calls each after 5 warm-up "
-                + "calls, milliseconds:%n%n| request | median | p95 | max |%n|---|---|---|---|%n| first page of 100 keys | %.1f | %.1f | %.1f |%n"
-                + "| summary (`GET /admin`; active keys from a count at most 1 s old) | %.1f | %.1f | %.1f |%n"
-                + "| first page by usage (`sort=usage`: every key read and ranked; %d calls 1.1 s apart, so each ranks afresh) | %.1f | %.1f | %.1f |%n"
-                + "| the count itself: one SCAN pass over every key, all %d policies (%d runs, in the background) | %.1f | — | %.1f |%n",
-                keys, RedisTestResource.server().version(), repetitions, page[0], page[1], page[2], summary[0], summary[1], summary[2],
+        return String.format(Locale.ROOT,
+                "Admin API over HTTP, %d active keys in one policy on Redis %s, %d calls each after 5 warm-up "
+                        + "calls, milliseconds:%n%n| request | median | p95 | max |%n|---|---|---|---|%n| first page of 100 keys | %.1f | %.1f | %.1f |%n"
+                        + "| summary (`GET /admin`; active keys from a count at most 1 s old) | %.1f | %.1f | %.1f |%n"
+                        + "| first page by usage (`sort=usage`: every key read and ranked; %d calls 1.1 s apart, so each ranks afresh) | %.1f | %.1f | %.1f |%n"
+                        + "| the count itself: one SCAN pass over every key, all %d policies (%d runs, in the background) | %.1f | — | %.1f |%n",
+                keys, RedisTestResource.server().version(), repetitions, page[0], page[1], page[2], summary[0], summary[1],
+                summary[2],
                 rankings, byUsage[0], byUsage[1], byUsage[2],
                 all.size(), scan.length, scan[scan.length / 2], scan[scan.length - 1]);
     }

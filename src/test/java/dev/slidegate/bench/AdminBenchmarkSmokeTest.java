@@ -2,12 +2,14 @@ package dev.slidegate.bench;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
 import io.quarkus.test.junit.QuarkusTest;
-import jakarta.inject.Inject;
 import io.quarkus.test.junit.TestProfile;
-import org.junit.jupiter.api.Test;
 
 /** The admin benchmark, small (1 000 keys, 3 calls): it keeps running, and its pages and counts are right. */
 @QuarkusTest

@@ -36,7 +36,8 @@ final class Chart {
                 body.append(text(20, y + 13, b.label(), "normal"));
                 body.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
                         labelWidth, y, Math.max(w, 1), barHeight - 4, b.ours() ? "#d9480f" : "#868e96"));
-                body.append(text((int) (labelWidth + w + 6), y + 12, String.format(Locale.ROOT, "%.1f %s", b.value(), unit), "normal"));
+                body.append(text((int) (labelWidth + w + 6), y + 12, String.format(Locale.ROOT, "%.1f %s", b.value(), unit),
+                        "normal"));
                 y += barHeight;
             }
             y += 10;

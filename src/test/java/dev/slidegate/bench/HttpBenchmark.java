@@ -1,7 +1,5 @@
 package dev.slidegate.bench;
 
-import dev.slidegate.it.ServiceProcess;
-import dev.slidegate.testing.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,7 +9,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.it.ServiceProcess;
+import dev.slidegate.testing.RedisServer;
 
 /**
  * HTTP throughput with {@code wrk} against {@code GET /api/products} of the packaged jar, one run after
@@ -19,7 +21,9 @@ import org.junit.jupiter.api.Test;
  * memory store, on with the Redis store (a redis-server this benchmark starts), with limits that
  * refuse nothing; then with limits that refuse about 90%.
  *
- * <pre>./mvnw -B package -DskipTests && ./mvnw test -Dtest=HttpBenchmark</pre>
+ * <pre>
+ * ./mvnw -B package -DskipTests && ./mvnw test -Dtest=HttpBenchmark
+ * </pre>
  *
  * Settings: {@code -Dbench.seconds=10 -Dbench.connections=64 -Dbench.warmup=20} (seconds of wrk before
  * each measurement, so that the JIT has compiled the request path: with 5 s it was still compiling).
@@ -31,7 +35,8 @@ class HttpBenchmark {
 
     @Test
     void measure() throws Exception {
-        String report = run(Integer.getInteger("bench.seconds", 10), WARMUP, Integer.getInteger("bench.connections", 64), Path.of("docs/bench/http.svg"));
+        String report = run(Integer.getInteger("bench.seconds", 10), WARMUP, Integer.getInteger("bench.connections", 64),
+                Path.of("docs/bench/http.svg"));
         System.out.println(report);
         Files.createDirectories(Path.of("target/bench"));
         Files.writeString(Path.of("target/bench/http.md"), report);
@@ -41,7 +46,10 @@ class HttpBenchmark {
     record Wrk(double perSecond, long requests, long non2xx, String p50, String p99, double clientMicros) {
     }
 
-    /** One measured configuration: the wrk run, and per request the service's and Redis's CPU (µs) and the service's context switches. */
+    /**
+     * One measured configuration: the wrk run, and per request the service's and Redis's CPU (µs) and the service's context
+     * switches.
+     */
     record Run(Wrk wrk, double serviceMicros, double redisMicros, double switches) {
 
         double perSecond() {
@@ -61,16 +69,21 @@ class HttpBenchmark {
         Run offReactive;
         Run redisReactive;
         try (RedisServer server = RedisServer.start()) {
-            off = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.enabled=false", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
-            memory = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
-            redis = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
+            off = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.enabled=false",
+                    "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            memory = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory",
+                    "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
+            redis = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis",
+                    "-Dquarkus.redis.hosts=" + server.uri(),
                     "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
             // about 10% admitted: a tenth of what the unlimited run served, per window as long as the measurement
             // (10 s in the real run; a short smoke run still refuses however slow its cold start)
             String tenth = Math.max(1, (long) (memory.perSecond() * seconds / 10)) + "/" + seconds + "s";
-            memoryRefusing = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory", "-Dslidegate.policies.products.limits=" + tenth);
+            memoryRefusing = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory",
+                    "-Dslidegate.policies.products.limits=" + tenth);
             String tenthRedis = Math.max(1, (long) (redis.perSecond() * seconds / 10)) + "/" + seconds + "s";
-            redisRefusing = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis", "-Dquarkus.redis.hosts=" + server.uri(),
+            redisRefusing = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis",
+                    "-Dquarkus.redis.hosts=" + server.uri(),
                     "-Dslidegate.policies.products.limits=" + tenthRedis);
             // the same pair on the reactive endpoint (Uni): no worker thread waits for Redis
             offReactive = measure("/api/products/reactive", seconds, warmup, connections, null, "-Dslidegate.enabled=false",
@@ -88,8 +101,9 @@ class HttpBenchmark {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                 "wrk -t2 -c%d -d%ds --latency against GET /api/products (one client IP: one hot key), after %d s of warm-up, packaged jar, JDK %s%n%n",
                 connections, seconds, warmup, System.getProperty("java.version")));
-        sb.append("| configuration | requests/s | ÷ limiter off (same endpoint) | non-2xx | p50 | p99 | service CPU µs/request | Redis CPU µs/request "
-                + "| service context switches/request | wrk CPU µs/request |\n|---|---|---|---|---|---|---|---|---|---|\n");
+        sb.append(
+                "| configuration | requests/s | ÷ limiter off (same endpoint) | non-2xx | p50 | p99 | service CPU µs/request | Redis CPU µs/request "
+                        + "| service context switches/request | wrk CPU µs/request |\n|---|---|---|---|---|---|---|---|---|---|\n");
         rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
         sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
                 memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
@@ -98,20 +112,25 @@ class HttpBenchmark {
                     new Chart.Group("nothing refused", List.of(new Chart.Bar("limiter off", off.perSecond() / 1000, false),
                             new Chart.Bar("memory store", memory.perSecond() / 1000, true),
                             new Chart.Bar("Redis store", redis.perSecond() / 1000, true))),
-                    new Chart.Group("reactive endpoint, nothing refused", List.of(new Chart.Bar("limiter off", offReactive.perSecond() / 1000, false),
-                            new Chart.Bar("Redis store", redisReactive.perSecond() / 1000, true))),
-                    new Chart.Group("about 90% refused", List.of(new Chart.Bar("memory store", memoryRefusing.perSecond() / 1000, true),
-                            new Chart.Bar("Redis store", redisRefusing.perSecond() / 1000, true)))));
+                    new Chart.Group("reactive endpoint, nothing refused",
+                            List.of(new Chart.Bar("limiter off", offReactive.perSecond() / 1000, false),
+                                    new Chart.Bar("Redis store", redisReactive.perSecond() / 1000, true))),
+                    new Chart.Group("about 90% refused",
+                            List.of(new Chart.Bar("memory store", memoryRefusing.perSecond() / 1000, true),
+                                    new Chart.Bar("Redis store", redisRefusing.perSecond() / 1000, true)))));
         }
         return sb.toString();
     }
 
     private static String[] row(String name, Run r, Run off) {
         Wrk w = r.wrk();
-        return new String[] {name, String.format(Locale.ROOT, "%,.0f", w.perSecond()), String.format(Locale.ROOT, "**%.2f**", w.perSecond() / off.perSecond()),
-            String.format(Locale.ROOT, "%,d of %,d", w.non2xx(), w.requests()), w.p50(), w.p99(), String.format(Locale.ROOT, "%.1f", r.serviceMicros()),
-            r.redisMicros() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", r.redisMicros()), String.format(Locale.ROOT, "%.2f", r.switches()),
-            String.format(Locale.ROOT, "%.1f", w.clientMicros())};
+        return new String[] { name, String.format(Locale.ROOT, "%,.0f", w.perSecond()),
+                String.format(Locale.ROOT, "**%.2f**", w.perSecond() / off.perSecond()),
+                String.format(Locale.ROOT, "%,d of %,d", w.non2xx(), w.requests()), w.p50(), w.p99(),
+                String.format(Locale.ROOT, "%.1f", r.serviceMicros()),
+                r.redisMicros() < 0 ? "–" : String.format(Locale.ROOT, "%.1f", r.redisMicros()),
+                String.format(Locale.ROOT, "%.2f", r.switches()),
+                String.format(Locale.ROOT, "%.1f", w.clientMicros()) };
     }
 
     static final int WARMUP = Integer.getInteger("bench.warmup", 20);
@@ -141,7 +160,10 @@ class HttpBenchmark {
     /** Linux's clock ticks per second for /proc times (USER_HZ, 100 on every common configuration). */
     static final int TICKS_PER_SECOND = 100;
 
-    /** User plus system CPU time of a process so far, in clock ticks ({@code /proc/<pid>/stat} fields 14 and 15); 0 where there is no /proc. */
+    /**
+     * User plus system CPU time of a process so far, in clock ticks ({@code /proc/<pid>/stat} fields 14 and 15); 0 where there
+     * is no /proc.
+     */
     static long cpuTicks(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
@@ -175,7 +197,8 @@ class HttpBenchmark {
 
     static Wrk wrk(String url, int seconds, int connections) throws IOException, InterruptedException {
         // through bash, whose `times` then prints the CPU time wrk (its child) used: user and system
-        Process p = new ProcessBuilder("bash", "-c", "wrk -t2 -c" + connections + " -d" + seconds + "s --latency '" + url + "'; times")
+        Process p = new ProcessBuilder("bash", "-c",
+                "wrk -t2 -c" + connections + " -d" + seconds + "s --latency '" + url + "'; times")
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
@@ -188,7 +211,8 @@ class HttpBenchmark {
         Matcher times = Pattern.compile("(\\d+)m([0-9.]+)s (\\d+)m([0-9.]+)s\\s*$").matcher(out.strip());
         double cpuSeconds = times.find() ? Integer.parseInt(times.group(1)) * 60 + Double.parseDouble(times.group(2))
                 + Integer.parseInt(times.group(3)) * 60 + Double.parseDouble(times.group(4)) : Double.NaN;
-        return new Wrk(rps, requests, non2xx, find(out, "\\s50%\\s+(\\S+)", "?"), find(out, "\\s99%\\s+(\\S+)", "?"), cpuSeconds * 1e6 / requests);
+        return new Wrk(rps, requests, non2xx, find(out, "\\s50%\\s+(\\S+)", "?"), find(out, "\\s99%\\s+(\\S+)", "?"),
+                cpuSeconds * 1e6 / requests);
     }
 
     private static String find(String text, String regex, String otherwise) {

@@ -1,6 +1,19 @@
 package dev.slidegate.bench;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
 import com.google.common.util.concurrent.RateLimiter;
+
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.Policy;
@@ -10,38 +23,30 @@ import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 
 /**
  * One rate-limit decision in process, Slidegate's memory store beside its peers (run by
  * {@link InProcessBenchmark}). Every implementation does the same work per call: find the caller's
  * limiter by a String key (a map of one entry, or of 10 000), then decide one permit. Slidegate's
  * store finds the key itself ({@code tryAcquire}; {@code sliding-log-decision} is the full
- * {@code decide} with the limit states the service turns into headers); the peers' limiters sit in a {@link ConcurrentHashMap}, as a service
+ * {@code decide} with the limit states the service turns into headers); the peers' limiters sit in a {@link ConcurrentHashMap},
+ * as a service
  * limiting per caller would keep them.
  */
 @State(Scope.Benchmark)
 public class InProcessBench {
 
     /** The implementation: a Slidegate strategy, or a peer. */
-    @Param({"sliding-log", "sliding-log-decision", "fixed-window", "sliding-counter", "token-bucket", "bucket4j", "guava", "resilience4j"})
+    @Param({ "sliding-log", "sliding-log-decision", "fixed-window", "sliding-counter", "token-bucket", "bucket4j", "guava",
+            "resilience4j" })
     public String impl;
 
     /** The limit per second: 100 refuses nearly every call, 10 000 000 admits most. */
-    @Param({"100", "10000000"})
+    @Param({ "100", "10000000" })
     public int perSecond;
 
     /** How many keys the calls are spread over, round robin. */
-    @Param({"1", "10000"})
+    @Param({ "1", "10000" })
     public int keys;
 
     String[] names;
@@ -55,11 +60,13 @@ public class InProcessBench {
         }
         decide = switch (impl) {
             case "bucket4j" -> peer(k -> Bucket.builder()
-                    .addLimit(Bandwidth.builder().capacity(perSecond).refillGreedy(perSecond, Duration.ofSeconds(1)).build()).build(),
+                    .addLimit(Bandwidth.builder().capacity(perSecond).refillGreedy(perSecond, Duration.ofSeconds(1)).build())
+                    .build(),
                     b -> b.tryConsume(1));
             case "guava" -> peer(k -> RateLimiter.create(perSecond), RateLimiter::tryAcquire);
             case "resilience4j" -> peer(k -> new AtomicRateLimiter(k, RateLimiterConfig.custom().limitForPeriod(perSecond)
-                    .limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ZERO).build()), AtomicRateLimiter::acquirePermission);
+                    .limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ZERO).build()),
+                    AtomicRateLimiter::acquirePermission);
             // the full decision the service uses for its headers (allocates the Decision)
             case "sliding-log-decision" -> slidegate(Strategy.SLIDING_LOG, true);
             default -> slidegate(Strategy.parse(impl), false);

@@ -1,21 +1,5 @@
 package dev.slidegate.bench;
 
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
-import dev.slidegate.memory.MemoryStore;
-import dev.slidegate.redis.RedisStore;
-import dev.slidegate.testing.RedisClients;
-import dev.slidegate.testing.RedisServer;
-import dev.slidegate.testing.Resp;
-import io.github.bucket4j.BucketConfiguration;
-import io.github.bucket4j.distributed.AsyncBucketProxy;
-import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
-import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +17,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.redis.RedisStore;
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.Resp;
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
  * Redis decisions side by side, in one run against one redis-server this benchmark starts:
@@ -43,7 +45,9 @@ import org.junit.jupiter.api.Test;
  * proxy manager on the same Redis; decision latency at half the ceiling (open loop); and
  * {@code MEMORY USAGE} per key at saturation beside the memory store's heap per key.
  *
- * <pre>./mvnw test -Dtest=RedisBenchmark</pre>
+ * <pre>
+ * ./mvnw test -Dtest=RedisBenchmark
+ * </pre>
  *
  * Settings: {@code -Dbench.seconds=8}. Writes {@code target/bench/redis.md} and {@code docs/bench/redis.svg}.
  * Not part of the suite: {@code RedisBenchmarkSmokeTest} runs it for a fraction of a second.
@@ -56,7 +60,8 @@ class RedisBenchmark {
 
     @Test
     void measure() throws Exception {
-        String report = run(Double.parseDouble(System.getProperty("bench.seconds", "8")), Path.of("docs/bench/redis.svg"), true);
+        String report = run(Double.parseDouble(System.getProperty("bench.seconds", "8")), Path.of("docs/bench/redis.svg"),
+                true);
         System.out.println(report);
         Files.createDirectories(Path.of("target/bench"));
         Files.writeString(Path.of("target/bench/redis.md"), report);
@@ -65,7 +70,8 @@ class RedisBenchmark {
     /** One measured load: decisions per second, errors and latency percentiles (ms). */
     record Load(double perSecond, long errors, double p50, double p99) {
         String row() {
-            return String.format(Locale.ROOT, "%,.0f/s | %.2f ms | %.2f ms%s", perSecond, p50, p99, errors > 0 ? " (" + errors + " errors)" : "");
+            return String.format(Locale.ROOT, "%,.0f/s | %.2f ms | %.2f ms%s", perSecond, p50, p99,
+                    errors > 0 ? " (" + errors + " errors)" : "");
         }
     }
 
@@ -75,10 +81,12 @@ class RedisBenchmark {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server, POOL)) {
             RedisStore store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
             String version = server.version();
-            out.append(String.format(Locale.ROOT, "Redis %s on loopback; %d callers; limit 1000/1s; %.0f s per measurement; JDK %s%n%n",
+            out.append(String.format(Locale.ROOT,
+                    "Redis %s on loopback; %d callers; limit 1000/1s; %.0f s per measurement; JDK %s%n%n",
                     version, CALLERS, seconds, System.getProperty("java.version")));
-            out.append("| strategy | keys | Slidegate | p50 | p99 | ceiling: redis-benchmark -c 64 -P 1 | p50 | p99 | Slidegate ÷ ceiling "
-                    + "| redis-benchmark -P 16 |\n");
+            out.append(
+                    "| strategy | keys | Slidegate | p50 | p99 | ceiling: redis-benchmark -c 64 -P 1 | p50 | p99 | Slidegate ÷ ceiling "
+                            + "| redis-benchmark -P 16 |\n");
             out.append("|---|---|---|---|---|---|---|---|---|---|\n");
             List<Chart.Bar> spread = new ArrayList<>();
             List<Chart.Bar> hot = new ArrayList<>();
@@ -87,7 +95,7 @@ class RedisBenchmark {
                 Policy policy = new Policy("bench-" + s.configName(), List.of(Limit.parse("1000/1s")), s, "global", false);
                 load(server, policy);
                 closedLoop(Math.min(2, seconds / 2), i -> store.acquire(policy, key(i % KEYS), 1)); // warm-up (JIT, connections)
-                for (int keys : new int[] {KEYS, 1}) {
+                for (int keys : new int[] { KEYS, 1 }) {
                     flush(server);
                     Load ours = closedLoop(seconds, i -> store.acquire(policy, key(keys == 1 ? 0 : i % keys), 1));
                     flush(server);
@@ -95,11 +103,13 @@ class RedisBenchmark {
                     flush(server);
                     Load pipelined = redisBenchmark(server, policy, keys, seconds / 2, 16, ceiling.perSecond() * 2);
                     out.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | **%.2f** | %,.0f/s |%n", s.configName(),
-                            keys == 1 ? "one hot key" : "10 000", ours.row(), ceiling.row(), ours.perSecond() / ceiling.perSecond(),
+                            keys == 1 ? "one hot key" : "10 000", ours.row(), ceiling.row(),
+                            ours.perSecond() / ceiling.perSecond(),
                             pipelined.perSecond()));
                     (keys == 1 ? hot : spread).add(new Chart.Bar("Slidegate " + s.configName(), ours.perSecond() / 1000, true));
                     if (s == Strategy.SLIDING_LOG) {
-                        (keys == 1 ? hot : spread).add(new Chart.Bar("redis-benchmark, same script", ceiling.perSecond() / 1000, false));
+                        (keys == 1 ? hot : spread)
+                                .add(new Chart.Bar("redis-benchmark, same script", ceiling.perSecond() / 1000, false));
                         if (keys != 1) {
                             logCeiling = ceiling.perSecond();
                         }
@@ -114,21 +124,26 @@ class RedisBenchmark {
             Load b4jHot = bucket4j(server, seconds, 1);
             spread.add(new Chart.Bar("Bucket4j Lettuce (CAS)", b4jSpread.perSecond() / 1000, false));
             hot.add(new Chart.Bar("Bucket4j Lettuce (CAS)", b4jHot.perSecond() / 1000, false));
-            Policy log = new Policy("bench-sliding-log", List.of(Limit.parse("1000/1s")), Strategy.SLIDING_LOG, "global", false);
+            Policy log = new Policy("bench-sliding-log", List.of(Limit.parse("1000/1s")), Strategy.SLIDING_LOG, "global",
+                    false);
             flush(server);
             Load ourHot = closedLoop(seconds, i -> store.acquire(log, key(0), 1));
-            out.append(String.format(Locale.ROOT, "%nBucket4j %s, Lettuce proxy manager (compare-and-swap), same Redis, same callers, limit 1000/1s:%n%n",
+            out.append(String.format(Locale.ROOT,
+                    "%nBucket4j %s, Lettuce proxy manager (compare-and-swap), same Redis, same callers, limit 1000/1s:%n%n",
                     "8.19.0"));
-            out.append("| keys | Bucket4j | p50 | p99 | Slidegate sliding-log | p50 | p99 | Slidegate ÷ Bucket4j |\n|---|---|---|---|---|---|---|---|\n");
+            out.append(
+                    "| keys | Bucket4j | p50 | p99 | Slidegate sliding-log | p50 | p99 | Slidegate ÷ Bucket4j |\n|---|---|---|---|---|---|---|---|\n");
             out.append(String.format(Locale.ROOT, "| 10 000 | %s | (see above) | | | |%n", b4jSpread.row()));
             out.append(String.format(Locale.ROOT, "| one hot key | %s | %s | **%.1f×** |%n", b4jHot.row(), ourHot.row(),
                     ourHot.perSecond() / Math.max(1, b4jHot.perSecond())));
 
-            out.append(String.format(Locale.ROOT, "%nSliding log, open loop (calls started at a fixed rate, latency counted from each call's "
-                    + "intended start), 10 000 keys, with what else happened meanwhile:%n%n"));
-            out.append("| offered | served | p50 | p99 | p99.9 | max | GC pauses in the JVM (count, longest, total) | Redis time per call "
-                    + "(commandstats) |\n|---|---|---|---|---|---|---|---|\n");
-            for (double share : new double[] {0.5, 0.25, 0.1}) {
+            out.append(String.format(Locale.ROOT,
+                    "%nSliding log, open loop (calls started at a fixed rate, latency counted from each call's "
+                            + "intended start), 10 000 keys, with what else happened meanwhile:%n%n"));
+            out.append(
+                    "| offered | served | p50 | p99 | p99.9 | max | GC pauses in the JVM (count, longest, total) | Redis time per call "
+                            + "(commandstats) |\n|---|---|---|---|---|---|---|---|\n");
+            for (double share : new double[] { 0.5, 0.25, 0.1 }) {
                 flush(server);
                 double rate = logCeiling * share;
                 try (Resp r = server.connect()) {
@@ -140,17 +155,23 @@ class RedisBenchmark {
                         clients.vertx().getDelegate().getOrCreateContext());
                 gc.stop();
                 String what = share == 0.5 ? "half" : share == 0.25 ? "a quarter" : "a tenth";
-                out.append(String.format(Locale.ROOT, "| %,.0f/s (%s of the ceiling) | %,.0f/s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %s | %s |%n", rate,
-                        what, open.perSecond(), open.p50(), open.p99(), samples.percentile(0.999), samples.percentile(1.0), gc, redisMicrosPerCall(server)));
+                out.append(String.format(Locale.ROOT,
+                        "| %,.0f/s (%s of the ceiling) | %,.0f/s | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %s | %s |%n", rate,
+                        what, open.perSecond(), open.p50(), open.p99(), samples.percentile(0.999), samples.percentile(1.0), gc,
+                        redisMicrosPerCall(server)));
                 // the floor: the same open loop, same client and event loop, sending PING (nothing to compute, nothing to store)
                 io.vertx.redis.client.Redis bare = clients.dataSource().getRedis().getDelegate();
                 GcPauses pingGc = GcPauses.start();
                 Samples pings = new Samples();
-                Load ping = openLoop(seconds, rate, i -> bare.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.PING)).toCompletionStage(),
+                Load ping = openLoop(seconds, rate,
+                        i -> bare.send(io.vertx.redis.client.Request.cmd(io.vertx.redis.client.Command.PING))
+                                .toCompletionStage(),
                         pings, clients.vertx().getDelegate().getOrCreateContext());
                 pingGc.stop();
-                out.append(String.format(Locale.ROOT, "| the same rate, `PING` instead (the floor of this client and machine) | %,.0f/s | %.2f ms | %.2f ms | %.2f ms | %.2f ms "
-                        + "| %s | |%n", ping.perSecond(), ping.p50(), ping.p99(), pings.percentile(0.999), pings.percentile(1.0), pingGc));
+                out.append(String.format(Locale.ROOT,
+                        "| the same rate, `PING` instead (the floor of this client and machine) | %,.0f/s | %.2f ms | %.2f ms | %.2f ms | %.2f ms "
+                                + "| %s | |%n",
+                        ping.perSecond(), ping.p50(), ping.p99(), pings.percentile(0.999), pings.percentile(1.0), pingGc));
             }
 
             if (memory) {
@@ -226,7 +247,8 @@ class RedisBenchmark {
      * one task, at least every 200 µs, so a call starts up to about that much after its intended start,
      * and that delay is counted in its latency.
      */
-    static Load openLoop(double seconds, double perSecond, IntFunction<CompletionStage<?>> call, Samples samples, io.vertx.core.Context loop)
+    static Load openLoop(double seconds, double perSecond, IntFunction<CompletionStage<?>> call, Samples samples,
+            io.vertx.core.Context loop)
             throws InterruptedException {
         AtomicLong errors = new AtomicLong();
         long total = (long) (seconds * perSecond);
@@ -275,7 +297,8 @@ class RedisBenchmark {
     }
 
     /** {@code redis-benchmark} of the same EVALSHA, {@code -c 64}, with {@code -r} spreading the keys like ours. */
-    static Load redisBenchmark(RedisServer server, Policy policy, int keys, double seconds, int pipeline, double expectedPerSecond)
+    static Load redisBenchmark(RedisServer server, Policy policy, int keys, double seconds, int pipeline,
+            double expectedPerSecond)
             throws IOException, InterruptedException {
         long requests = Math.max(1000, (long) (seconds * Math.max(expectedPerSecond, 20_000)));
         Path sibling = Path.of(server.binary()).resolveSibling("redis-benchmark");
@@ -303,12 +326,15 @@ class RedisBenchmark {
         RedisClient client = RedisClient.create(server.uri());
         try (StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE)) {
             ProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
-                    .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10))).build();
+                    .expirationAfterWrite(
+                            ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+                    .build();
             BucketConfiguration config = BucketConfiguration.builder()
                     .addLimit(l -> l.capacity(1000).refillGreedy(1000, Duration.ofSeconds(1))).build();
             ConcurrentHashMap<Integer, AsyncBucketProxy> buckets = new ConcurrentHashMap<>();
             return closedLoop(seconds, i -> buckets.computeIfAbsent(keys == 1 ? 0 : i % keys,
-                    k -> proxies.asAsync().builder().build(("b4j:" + key(k)).getBytes(StandardCharsets.UTF_8), config)).tryConsume(1));
+                    k -> proxies.asAsync().builder().build(("b4j:" + key(k)).getBytes(StandardCharsets.UTF_8), config))
+                    .tryConsume(1));
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         }
@@ -316,10 +342,11 @@ class RedisBenchmark {
 
     /** Redis MEMORY USAGE and the memory store's heap per key, at saturation, per strategy, for N = 100 and 10 000. */
     static String memoryTable(RedisServer server, RedisStore redisStore) {
-        StringBuilder sb = new StringBuilder("Memory per key at saturation (one limit N/1min; every permit of the window used):\n\n");
+        StringBuilder sb = new StringBuilder(
+                "Memory per key at saturation (one limit N/1min; every permit of the window used):\n\n");
         sb.append("| strategy | N | Redis `MEMORY USAGE` | memory store heap |\n|---|---|---|---|\n");
         for (Strategy s : Strategy.values()) {
-            for (int n : new int[] {100, 10_000}) {
+            for (int n : new int[] { 100, 10_000 }) {
                 Policy p = new Policy("mem-" + s.configName(), List.of(new Limit(n, 60_000_000)), s, "global", false);
                 flush(server);
                 redisStore.acquire(p, "k:saturated", n).toCompletableFuture().join();
@@ -329,7 +356,8 @@ class RedisBenchmark {
                         bytes += (Long) r.call("MEMORY", "USAGE", k, "SAMPLES", "0");
                     }
                 }
-                sb.append(String.format(Locale.ROOT, "| %s | %,d | %,d B | %,.0f B |%n", s.configName(), n, bytes, heapPerKey(p, n)));
+                sb.append(String.format(Locale.ROOT, "| %s | %,d | %,d B | %,.0f B |%n", s.configName(), n, bytes,
+                        heapPerKey(p, n)));
             }
         }
         return sb.toString();
@@ -405,7 +433,8 @@ class RedisBenchmark {
     static final class GcPauses implements javax.management.NotificationListener {
         private final java.util.concurrent.atomic.LongAdder count = new java.util.concurrent.atomic.LongAdder();
         private final java.util.concurrent.atomic.LongAdder totalMillis = new java.util.concurrent.atomic.LongAdder();
-        private final java.util.concurrent.atomic.LongAccumulator longest = new java.util.concurrent.atomic.LongAccumulator(Math::max, 0);
+        private final java.util.concurrent.atomic.LongAccumulator longest = new java.util.concurrent.atomic.LongAccumulator(
+                Math::max, 0);
         private final List<javax.management.NotificationEmitter> emitters = new ArrayList<>();
 
         static GcPauses start() {
@@ -424,7 +453,8 @@ class RedisBenchmark {
             if (!com.sun.management.GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(n.getType())) {
                 return;
             }
-            var info = com.sun.management.GarbageCollectionNotificationInfo.from((javax.management.openmbean.CompositeData) n.getUserData());
+            var info = com.sun.management.GarbageCollectionNotificationInfo
+                    .from((javax.management.openmbean.CompositeData) n.getUserData());
             if (info.getGcName().contains("Cycles")) {
                 return; // concurrent work (ZGC/Shenandoah cycles), not a pause
             }

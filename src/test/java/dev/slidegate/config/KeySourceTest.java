@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 class KeySourceTest {
@@ -30,10 +31,15 @@ class KeySourceTest {
     void rejectsWhatCannotBeAKeySource() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("ip+")).getMessage()
                 .startsWith("'ip+' is not a key source: expected ip, user, global, path"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("ip+ip")).getMessage().contains("names ip twice"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("global+ip")).getMessage().contains("global alone"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("header:")).getMessage().contains("names no valid header"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("param:a b")).getMessage().contains("query parameter"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("has space")).getMessage().contains("is not a key source"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("ip+ip")).getMessage()
+                .contains("names ip twice"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("global+ip")).getMessage()
+                .contains("global alone"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("header:")).getMessage()
+                .contains("names no valid header"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("param:a b")).getMessage()
+                .contains("query parameter"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> KeySource.parse("has space")).getMessage()
+                .contains("is not a key source"));
     }
 }

@@ -4,13 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.core.Breaker;
-import dev.slidegate.core.Clock;
-import dev.slidegate.memory.MemoryStore;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.Clock;
+import dev.slidegate.memory.MemoryStore;
 
 /** The store stack closes what it owns, newest first, and one failure does not keep the rest open. */
 class StoreStackTest {
@@ -32,7 +34,8 @@ class StoreStackTest {
 
     @Test
     void aStackWithABreakerIsShared() {
-        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10), Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)),
+        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10),
+                Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)),
                 List.of());
         assertTrue(stack.shared());
     }

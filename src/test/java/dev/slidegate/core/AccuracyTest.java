@@ -2,14 +2,16 @@ package dev.slidegate.core;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.LoadOracle;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
-import java.time.Duration;
-import java.util.List;
-import org.junit.jupiter.api.Test;
 
 /**
  * The accuracy oracle under load (STYLE.md 6): 8 threads offer 3N per window for 6 windows, and every
@@ -35,28 +37,32 @@ class AccuracyTest {
 
     private static void assertExact(LoadOracle.Result r, String what, double minFraction) {
         System.out.println(what + ": " + r);
-        assertTrue(r.maxProvable() <= N, what + ": " + r.maxProvable() + " admitted provably inside one window of " + W / 1000 + " ms");
+        assertTrue(r.maxProvable() <= N,
+                what + ": " + r.maxProvable() + " admitted provably inside one window of " + W / 1000 + " ms");
         assertTrue(r.meanFraction() >= minFraction, what + ": only " + r.meanFraction() + " N admitted per window on average");
     }
 
     @Test
     void memorySlidingLogIsExact() throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
-        assertExact(LoadOracle.offer(on(store, policy("acc-mem", Strategy.SLIDING_LOG)), N, W, 6, 8), "memory sliding-log", 0.9);
+        assertExact(LoadOracle.offer(on(store, policy("acc-mem", Strategy.SLIDING_LOG)), N, W, 6, 8), "memory sliding-log",
+                0.9);
     }
 
     @Test
     void redisSlidingLogIsExact() throws InterruptedException {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
-            assertExact(LoadOracle.offer(on(store, policy("acc-redis", Strategy.SLIDING_LOG)), N, W, 6, 8), "redis sliding-log", 0.9);
+            assertExact(LoadOracle.offer(on(store, policy("acc-redis", Strategy.SLIDING_LOG)), N, W, 6, 8), "redis sliding-log",
+                    0.9);
         }
     }
 
     @Test
     void slidingCounterNeverExceedsN() throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
-        assertExact(LoadOracle.offer(on(store, policy("acc-sc", Strategy.SLIDING_COUNTER)), N, W, 6, 8), "memory sliding-counter", 0.75);
+        assertExact(LoadOracle.offer(on(store, policy("acc-sc", Strategy.SLIDING_COUNTER)), N, W, 6, 8),
+                "memory sliding-counter", 0.75);
     }
 
     // the store's clock is the caller's (nanoTime in microseconds), so its aligned windows are known here

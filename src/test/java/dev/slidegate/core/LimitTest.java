@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -46,7 +47,8 @@ class LimitTest {
         assertThrows(IllegalArgumentException.class, () -> new Policy("a{b}", one, Strategy.SLIDING_LOG, "ip", false));
         assertThrows(IllegalArgumentException.class, () -> new Policy("p", List.of(), Strategy.SLIDING_LOG, "ip", false));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new Policy("p", List.of(Limit.parse("1/1s"), Limit.parse("5/1000ms")), Strategy.SLIDING_LOG, "ip", false));
+                () -> new Policy("p", List.of(Limit.parse("1/1s"), Limit.parse("5/1000ms")), Strategy.SLIDING_LOG, "ip",
+                        false));
         assertTrue(e.getMessage().contains("two limits with the window 1s"), e.getMessage());
     }
 
@@ -55,7 +57,8 @@ class LimitTest {
         assertEquals(Strategy.SLIDING_LOG, Strategy.parse("sliding-log"));
         assertEquals(Strategy.FIXED_WINDOW, Strategy.parse("Fixed-Window"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Strategy.parse("leaky"));
-        assertEquals("'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket", e.getMessage());
+        assertEquals("'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket",
+                e.getMessage());
     }
 
     @Test

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -15,7 +16,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * store and how time moves: a settable clock in process (exact to the microsecond), real time with
  * short windows on Redis.
  *
- * <p>Times are in units of the window W; {@code edge()} is how close to a window edge a step lands:
+ * <p>
+ * Times are in units of the window W; {@code edge()} is how close to a window edge a step lands:
  * 1 µs with a settable clock, a safe margin in real time.
  */
 public abstract class StoreContract {
@@ -200,7 +202,8 @@ public abstract class StoreContract {
         for (int i = 0; i < 3; i++) {
             Decision refused = call(p, k);
             assertRefused(refused, 0);
-            assertEquals(1, refused.states().get(1).remaining(), "a call refused by the first limit must not charge the second");
+            assertEquals(1, refused.states().get(1).remaining(),
+                    "a call refused by the first limit must not charge the second");
         }
         advance(w() + edge());
         Decision third = call(p, k);

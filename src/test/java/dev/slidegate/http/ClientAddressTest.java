@@ -4,15 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.TestConfigs;
-import io.quarkus.runtime.configuration.ConfigurationException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.testing.TestConfigs;
+import io.quarkus.runtime.configuration.ConfigurationException;
 
 /** Client addresses: trusted proxies, forwarding chains read from the right, IPv6 grouping, normalisation. */
 class ClientAddressTest {
@@ -92,7 +94,8 @@ class ClientAddressTest {
         Random random = new Random(7);
         Set<String> keys = new HashSet<>();
         for (int i = 0; i < 1000; i++) {
-            String host = String.format("2001:db8:1:2:%x:%x:%x:%x", random.nextInt(65536), random.nextInt(65536), random.nextInt(65536),
+            String host = String.format("2001:db8:1:2:%x:%x:%x:%x", random.nextInt(65536), random.nextInt(65536),
+                    random.nextInt(65536),
                     random.nextInt(65536));
             keys.add(xff(r, host));
         }
@@ -114,9 +117,12 @@ class ClientAddressTest {
     @Test
     void invalidSettingsStopStartUpNamingTheProperty() {
         String m = assertThrows(ConfigurationException.class, () -> resolver("10.0.0.0/33")).getMessage();
-        assertEquals("Invalid Slidegate configuration: slidegate.http.trusted-proxies: '10.0.0.0/33' is not an address or CIDR: "
-                + "expected e.g. 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32", m);
-        assertTrue(assertThrows(ConfigurationException.class, () -> resolver("proxy.internal")).getMessage().contains("'proxy.internal'"));
+        assertEquals(
+                "Invalid Slidegate configuration: slidegate.http.trusted-proxies: '10.0.0.0/33' is not an address or CIDR: "
+                        + "expected e.g. 10.0.0.0/8, 192.168.1.7 or 2001:db8::/32",
+                m);
+        assertTrue(assertThrows(ConfigurationException.class, () -> resolver("proxy.internal")).getMessage()
+                .contains("'proxy.internal'"));
         assertTrue(assertThrows(ConfigurationException.class,
                 () -> new ClientAddress(TestConfigs.slidegate(Map.of("slidegate.http.ipv6-prefix", "0")))).getMessage()
                 .contains("slidegate.http.ipv6-prefix: '0' is not a prefix length"));

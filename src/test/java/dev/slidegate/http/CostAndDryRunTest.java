@@ -4,15 +4,17 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
+import java.util.Map;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
-import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 
 /** Calls that weigh several permits, calls that can never fit, and policies that only report. */
 @QuarkusTest
@@ -49,7 +51,8 @@ class CostAndDryRunTest {
     void aCallCostingMoreThanTheLimitIsRefusedWithAClearMessage() {
         for (int i = 0; i < 3; i++) {
             given().get("/test/huge").then().statusCode(429).contentType("application/problem+json")
-                    .body("detail", equalTo("This call costs 5 permits, more than policy 'huge' grants in 3/1h; it can never be admitted."))
+                    .body("detail", equalTo(
+                            "This call costs 5 permits, more than policy 'huge' grants in 3/1h; it can never be admitted."))
                     .header("RateLimit", "\"huge-1h\";r=3;t=0");
         }
     }

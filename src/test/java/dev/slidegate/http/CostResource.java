@@ -1,8 +1,9 @@
 package dev.slidegate.http;
 
-import dev.slidegate.interceptor.RateLimited;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+
+import dev.slidegate.interceptor.RateLimited;
 
 /** Test endpoints for cost and dry-run. */
 @Path("/test")

@@ -9,10 +9,12 @@ import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.restassured.response.Response;
 import java.util.UUID;
 import java.util.regex.Pattern;
+
 import org.junit.jupiter.api.Test;
+
+import io.restassured.response.Response;
 
 /**
  * The demo API over HTTP, as a client sees it, with {@link SmallLimits}: products 3/10m and 5/1h by
@@ -33,7 +35,8 @@ public abstract class DemoApiContract {
         for (int remaining = 2; remaining >= 0; remaining--) {
             products("").then().statusCode(200)
                     .header("RateLimit-Policy", "\"products-10m\";q=3;w=600, \"products-1h\";q=5;w=3600")
-                    .header("RateLimit", "\"products-10m\";r=" + remaining + ";t=600, \"products-1h\";r=" + (remaining + 2) + ";t=3600")
+                    .header("RateLimit",
+                            "\"products-10m\";r=" + remaining + ";t=600, \"products-1h\";r=" + (remaining + 2) + ";t=3600")
                     .body("$", hasSize(4));
         }
     }
@@ -133,9 +136,12 @@ public abstract class DemoApiContract {
     @Test
     void adminRefusesAKeyWithBracesWith400() {
         for (String key : new String[] { "hdr:%7Bslot%7D", "hdr:a*b" }) {
-            given().auth().preemptive().basic("admin", "slidegate-demo").urlEncodingEnabled(false).get("/admin/policies/reports/keys/" + key)
-                    .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("must not contain"));
-            given().auth().preemptive().basic("admin", "slidegate-demo").urlEncodingEnabled(false).delete("/admin/policies/reports/keys/" + key)
+            given().auth().preemptive().basic("admin", "slidegate-demo").urlEncodingEnabled(false)
+                    .get("/admin/policies/reports/keys/" + key)
+                    .then().statusCode(400).contentType("application/problem+json")
+                    .body("detail", containsString("must not contain"));
+            given().auth().preemptive().basic("admin", "slidegate-demo").urlEncodingEnabled(false)
+                    .delete("/admin/policies/reports/keys/" + key)
                     .then().statusCode(400).contentType("application/problem+json");
         }
     }

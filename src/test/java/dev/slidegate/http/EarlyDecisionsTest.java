@@ -4,13 +4,15 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 
 /**
  * Annotated endpoints whose keys come from the request are decided by a request filter before the
@@ -27,10 +29,10 @@ class EarlyDecisionsTest {
 
     @BeforeEach
     void reset() {
-        for (String name : new String[] {"early-json", "early-blocking", "early-outer", "early-secured", "early-two-ip"}) {
+        for (String name : new String[] { "early-json", "early-blocking", "early-outer", "early-secured", "early-two-ip" }) {
             store.reset(registry.policies().get(name).policy(), "ip:127.0.0.1").toCompletableFuture().join();
         }
-        for (String id : new String[] {"a", "b"}) {
+        for (String id : new String[] { "a", "b" }) {
             store.reset(registry.policies().get("early-arg").policy(), "arg:" + id).toCompletableFuture().join();
         }
         store.reset(registry.policies().get("early-inner").policy(), "global").toCompletableFuture().join();
@@ -42,7 +44,8 @@ class EarlyDecisionsTest {
     @Test
     void aRefusedRequestIsAnsweredBeforeItsBodyIsRead() {
         for (int i = 0; i < 2; i++) {
-            given().contentType("application/json").body("{\"item\":\"cup\",\"quantity\":1}").post("/test/early/json").then().statusCode(200)
+            given().contentType("application/json").body("{\"item\":\"cup\",\"quantity\":1}").post("/test/early/json").then()
+                    .statusCode(200)
                     .body(equalTo("cup"));
         }
         given().contentType("application/json").body("{not json").post("/test/early/json").then().statusCode(429)
@@ -54,7 +57,8 @@ class EarlyDecisionsTest {
     @Test
     void anAdmittedRequestIsCountedOnce() {
         for (int remaining = 2; remaining >= 0; remaining--) {
-            given().get("/test/early/blocking").then().statusCode(200).header("RateLimit", "\"early-blocking-1h\";r=" + remaining + ";t=3600");
+            given().get("/test/early/blocking").then().statusCode(200).header("RateLimit",
+                    "\"early-blocking-1h\";r=" + remaining + ";t=3600");
         }
         given().get("/test/early/blocking").then().statusCode(429).header("RateLimit", "\"early-blocking-1h\";r=0;t=3600");
         assertEquals(3, EarlyResource.BLOCKING_CALLS.get());
@@ -73,7 +77,8 @@ class EarlyDecisionsTest {
     void aLimitedBeanCalledByAnEarlyDecidedEndpointIsStillLimited() {
         given().get("/test/early/nested").then().statusCode(200).body(equalTo("inner"));
         given().get("/test/early/nested").then().statusCode(429).body("policy", equalTo("early-inner"));
-        given().get("/test/early/nested").then().statusCode(429).header("RateLimit", org.hamcrest.Matchers.containsString("\"early-outer-1h\";r=2"));
+        given().get("/test/early/nested").then().statusCode(429).header("RateLimit",
+                org.hamcrest.Matchers.containsString("\"early-outer-1h\";r=2"));
     }
 
     // every policy's key is found before any is charged: a request refused for a missing key costs the first policy nothing

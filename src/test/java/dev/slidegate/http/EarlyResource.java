@@ -1,7 +1,7 @@
 package dev.slidegate.http;
 
-import dev.slidegate.interceptor.RateLimitKey;
-import dev.slidegate.interceptor.RateLimited;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -10,7 +10,9 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.MediaType;
-import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.slidegate.interceptor.RateLimitKey;
+import dev.slidegate.interceptor.RateLimited;
 
 /** Test endpoints for decisions made before an endpoint is dispatched. */
 @Path("/test/early")

@@ -1,9 +1,10 @@
 package dev.slidegate.http;
 
-import dev.slidegate.interceptor.KeyResolver;
-import dev.slidegate.interceptor.PlanResolver;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Singleton;
+
+import dev.slidegate.interceptor.KeyResolver;
+import dev.slidegate.interceptor.PlanResolver;
 
 /** A replacement PlanResolver for {@code PlanSwitchTest}: the plan is whatever the X-Plan header says. */
 @Alternative

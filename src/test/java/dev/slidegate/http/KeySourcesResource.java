@@ -1,12 +1,13 @@
 package dev.slidegate.http;
 
-import dev.slidegate.interceptor.KeyResolver;
-import dev.slidegate.interceptor.RateLimited;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+
+import dev.slidegate.interceptor.KeyResolver;
+import dev.slidegate.interceptor.RateLimited;
 
 /** Test endpoints for the key sources path, param:, composites and a custom KeyResolver. */
 @Path("/test/keys")

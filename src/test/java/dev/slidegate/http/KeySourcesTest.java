@@ -3,12 +3,14 @@ package dev.slidegate.http;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.Test;
 
 /** The key sources path, param:, composites and a custom KeyResolver, over HTTP. */
 @QuarkusTest
@@ -43,7 +45,8 @@ class KeySourcesTest {
         given().get("/test/keys/by-param?tenant=acme").then().statusCode(200);
         given().get("/test/keys/by-param?tenant=acme").then().statusCode(429);
         given().get("/test/keys/by-param?tenant=globex").then().statusCode(200);
-        given().get("/test/keys/by-param").then().statusCode(400).body("detail", containsString("query parameter tenant is required"));
+        given().get("/test/keys/by-param").then().statusCode(400).body("detail",
+                containsString("query parameter tenant is required"));
     }
 
     // tenant (a @Named KeyResolver) + header:X-Region: both must agree to count together

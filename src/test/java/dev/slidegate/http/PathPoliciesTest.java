@@ -5,10 +5,12 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /** Policies attached to endpoints by configuration alone: by path pattern and HTTP method. */
 @QuarkusTest

@@ -2,10 +2,12 @@ package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
 
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /**
  * A custom PlanResolver bean replaces the shipped one; a caller whose plan changes gets the new

@@ -3,11 +3,13 @@ package dev.slidegate.http;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.util.Map;
 import java.util.UUID;
+
 import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 
 /** Plans chosen by API key (the shipped PlanResolver): each caller gets, and is told, its own plan's limits. */
 @QuarkusTest

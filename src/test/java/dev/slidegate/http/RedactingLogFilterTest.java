@@ -9,6 +9,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
+
 import org.junit.jupiter.api.Test;
 
 /** The log filter keeps credentials out of messages and exceptions, and keeps every cause. */
@@ -24,7 +25,8 @@ class RedactingLogFilterTest {
     @Test
     void aSecretOnTopKeepsTheCauseChain() {
         Exception root = new java.net.ConnectException("Connection refused: /10.0.0.1:6379");
-        Exception top = new IllegalStateException("cannot reach redis://:s3cret@10.0.0.1:6379", new RuntimeException("pool failed", root));
+        Exception top = new IllegalStateException("cannot reach redis://:s3cret@10.0.0.1:6379",
+                new RuntimeException("pool failed", root));
         LogRecord r = new LogRecord(Level.WARNING, "Redis is down");
         r.setThrown(top);
         assertTrue(new RedactingLogFilter().isLoggable(r));
@@ -38,7 +40,8 @@ class RedactingLogFilterTest {
     // a secret only in a cause: the cause is redacted too
     @Test
     void aSecretInACauseIsRedacted() {
-        Exception top = new RuntimeException("decision failed", new IllegalArgumentException("bad uri rediss://user:pw@host:6380"));
+        Exception top = new RuntimeException("decision failed",
+                new IllegalArgumentException("bad uri rediss://user:pw@host:6380"));
         LogRecord r = new LogRecord(Level.WARNING, "x");
         r.setThrown(top);
         new RedactingLogFilter().isLoggable(r);

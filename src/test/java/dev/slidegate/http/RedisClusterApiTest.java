@@ -4,15 +4,6 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.RedisCluster;
-import dev.slidegate.testing.RedisClusterTestResource;
-import dev.slidegate.testing.RedisServer;
-import dev.slidegate.testing.Resp;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,10 +20,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+
+import dev.slidegate.testing.RedisCluster;
+import dev.slidegate.testing.RedisClusterTestResource;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.Resp;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
 
 /**
  * The service on a real Redis Cluster (3 masters, 3 replicas) with {@code quarkus.redis.client-type=cluster}:
@@ -78,7 +79,8 @@ class RedisClusterApiTest {
         }
         assertEquals(3, perMaster.size(), "masters " + perMaster);
         assertEquals(200, perMaster.values().stream().mapToLong(Long::longValue).sum(), "keys per master " + perMaster);
-        perMaster.forEach((port, n) -> assertTrue(n > 30, "master " + port + " holds only " + n + " of 200 keys: " + perMaster));
+        perMaster
+                .forEach((port, n) -> assertTrue(n > 30, "master " + port + " holds only " + n + " of 200 keys: " + perMaster));
 
         // the listing walks every master: all 200, each once
         Set<String> listed = new HashSet<>();
@@ -111,7 +113,8 @@ class RedisClusterApiTest {
         for (int t = 0; t < 8; t++) {
             load.submit(() -> {
                 while (running.get()) {
-                    HttpRequest request = HttpRequest.newBuilder(reports).header("X-Api-Key", "load-" + next.incrementAndGet() % 200)
+                    HttpRequest request = HttpRequest.newBuilder(reports)
+                            .header("X-Api-Key", "load-" + next.incrementAndGet() % 200)
                             .timeout(java.time.Duration.ofSeconds(10)).build();
                     try {
                         int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();

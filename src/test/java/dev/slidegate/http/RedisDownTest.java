@@ -5,10 +5,12 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.nullValue;
 
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /**
  * Redis unreachable from the start (nothing listens on the port): the service starts, and each
@@ -53,7 +55,8 @@ class RedisDownTest {
     @Test
     void readyButDegradedWhenTheFailModeIsNotClosed() {
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
-                .body("checks.find { it.name == 'Slidegate store' }.data.redis", org.hamcrest.Matchers.startsWith("unreachable"))
+                .body("checks.find { it.name == 'Slidegate store' }.data.redis",
+                        org.hamcrest.Matchers.startsWith("unreachable"))
                 .body("checks.find { it.name == 'Slidegate store' }.data.degraded", org.hamcrest.Matchers.notNullValue())
                 .body("checks.find { it.name == 'Slidegate store' }.data.'policies failing closed'", equalTo("reports"));
     }

@@ -1,8 +1,9 @@
 package dev.slidegate.http;
 
-import io.quarkus.test.junit.QuarkusTestProfile;
 import java.util.HashMap;
 import java.util.Map;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
 
 /** The demo policies with limits small enough to reach in a test. */
 public class SmallLimits implements QuarkusTestProfile {

@@ -4,9 +4,6 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
-import io.restassured.RestAssured;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +11,12 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+
 import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.RestAssured;
 
 /**
  * Behind a trusted proxy (the test client's loopback address plays it): the rightmost untrusted
@@ -37,7 +39,8 @@ class TrustedProxyTest {
 
     /** Permits recorded for a key of the products policy, as the admin view shows them. */
     private static int used(String key) {
-        return given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/policies/products/keys/" + key).then().statusCode(200)
+        return given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/policies/products/keys/" + key).then()
+                .statusCode(200)
                 .extract().jsonPath().getInt("limits[0].used");
     }
 
@@ -112,7 +115,8 @@ class TrustedProxyTest {
     private static int rawGet(String path, byte[] apiKey) throws IOException {
         try (Socket s = new Socket("127.0.0.1", RestAssured.port)) {
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Api-Key: ").getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Api-Key: ")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.write(apiKey);
             out.write("\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();

@@ -5,17 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.concurrent.CompletionException;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.core.RateLimitExceededException;
 import dev.slidegate.http.SmallLimits;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
-import java.util.concurrent.CompletionException;
-import org.junit.jupiter.api.Test;
 
-/** {@code @RateLimited} on plain CDI beans called outside HTTP: a refusal is a {@link RateLimitExceededException} carrying the decision. */
+/**
+ * {@code @RateLimited} on plain CDI beans called outside HTTP: a refusal is a {@link RateLimitExceededException} carrying the
+ * decision.
+ */
 @QuarkusTest
 @TestProfile(SmallLimits.class)
 class BeanLimitTest {
@@ -73,17 +79,21 @@ class BeanLimitTest {
         assertEquals("twice", service.twiceUni().await().indefinitely());
         assertEquals("twice", service.twiceUni().await().indefinitely());
         assertEquals("bean-rep-uni-a",
-                assertThrows(RateLimitExceededException.class, () -> service.twiceUni().await().indefinitely()).decision().policy().name());
+                assertThrows(RateLimitExceededException.class, () -> service.twiceUni().await().indefinitely()).decision()
+                        .policy().name());
 
         assertEquals("twice", service.twiceStage().toCompletableFuture().join());
-        CompletionException e = assertThrows(CompletionException.class, () -> service.twiceStage().toCompletableFuture().join());
+        CompletionException e = assertThrows(CompletionException.class,
+                () -> service.twiceStage().toCompletableFuture().join());
         assertEquals("bean-rep-stage-b", ((RateLimitExceededException) e.getCause()).decision().policy().name());
     }
 
     @Test
     void anAddressKeyOutsideARequestIsAClearError() {
         IllegalStateException e = assertThrows(IllegalStateException.class, service::needsARequest);
-        assertTrue(e.getMessage().contains("LimitedService#needsARequest: policy 'bean-ip' keys callers by ip, which needs an HTTP request"),
+        assertTrue(
+                e.getMessage().contains(
+                        "LimitedService#needsARequest: policy 'bean-ip' keys callers by ip, which needs an HTTP request"),
                 e.getMessage());
     }
 

@@ -5,18 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.KeySource;
-import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.core.Limit;
+import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.http.ClientAddress;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.TestConfigs;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /** Keys that need no HTTP request: parameters, resolvers, paths, composites; and their bounds. */
 class CallerKeysTest {
@@ -26,7 +28,8 @@ class CallerKeysTest {
             Strategy.FIXED_WINDOW, "x", false);
 
     private static MethodPolicy mp(KeySource key, int keyParameter, Map<String, KeyResolver> resolvers) {
-        return new MethodPolicy(null, "C#m", LONG_NAME, key, Map.of(), keyParameter, MethodPolicy.Kind.PLAIN, 1, "/api/items/:id", resolvers);
+        return new MethodPolicy(null, "C#m", LONG_NAME, key, Map.of(), keyParameter, MethodPolicy.Kind.PLAIN, 1,
+                "/api/items/:id", resolvers);
     }
 
     @Test

@@ -1,9 +1,11 @@
 package dev.slidegate.interceptor;
 
-import io.smallrye.mutiny.Uni;
-import jakarta.enterprise.context.ApplicationScoped;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import io.smallrye.mutiny.Uni;
 
 /** A CDI bean with rate-limited methods, called outside HTTP by {@code BeanLimitTest}. */
 @ApplicationScoped

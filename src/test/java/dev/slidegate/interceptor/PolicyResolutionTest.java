@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.config.KeySource;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
@@ -12,11 +19,6 @@ import dev.slidegate.core.Strategy;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
-import java.lang.reflect.Method;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.Test;
 
 /** Configuration merged over annotations, and the one-line errors for everything invalid. */
 class PolicyResolutionTest {
@@ -28,7 +30,8 @@ class PolicyResolutionTest {
             return "";
         }
 
-        @RateLimited(value = "inline", limits = { "5/1s", "50/1m" }, key = "header:X-Tenant", strategy = "fixed-window", countRejected = RateLimited.Toggle.ON)
+        @RateLimited(value = "inline", limits = { "5/1s",
+                "50/1m" }, key = "header:X-Tenant", strategy = "fixed-window", countRejected = RateLimited.Toggle.ON)
         public String inline() {
             return "";
         }
@@ -79,7 +82,8 @@ class PolicyResolutionTest {
     }
 
     private static MethodPolicies policies(Map<String, String> props) {
-        return new MethodPolicies(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null, call -> null);
+        return new MethodPolicies(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null,
+                call -> null);
     }
 
     private static MethodPolicy resolve(MethodPolicies policies, String name) throws NoSuchMethodException {
@@ -144,29 +148,35 @@ class PolicyResolutionTest {
 
     @Test
     void everyInvalidInputFailsWithOneLineNamingItsSource() {
-        assertEquals("Invalid Slidegate configuration: Sample#missing: @RateLimited(\"missing\") names no configured policy and gives "
-                + "no limits: set slidegate.policies.missing.limits or add limits = {\"100/1m\"}; configured policies: [overridden, products]",
+        assertEquals(
+                "Invalid Slidegate configuration: Sample#missing: @RateLimited(\"missing\") names no configured policy and gives "
+                        + "no limits: set slidegate.policies.missing.limits or add limits = {\"100/1m\"}; configured policies: [overridden, products]",
                 failure(BASE, "missing"));
-        assertTrue(failure(BASE, "badLimit").startsWith("Invalid Slidegate configuration: Sample#badLimit: @RateLimited(limits): 'abc' is not a limit"));
-        assertTrue(failure(BASE, "badKey").contains("Sample#badKey: policy 'Sample.badKey' keys callers by 'cookie', but there is no "
-                + "@Named(\"cookie\") KeyResolver bean (slidegate.policies.Sample.badKey.key or @RateLimited(key)); expected ip, user, "
-                + "global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +"),
+        assertTrue(failure(BASE, "badLimit")
+                .startsWith("Invalid Slidegate configuration: Sample#badLimit: @RateLimited(limits): 'abc' is not a limit"));
+        assertTrue(failure(BASE, "badKey")
+                .contains("Sample#badKey: policy 'Sample.badKey' keys callers by 'cookie', but there is no "
+                        + "@Named(\"cookie\") KeyResolver bean (slidegate.policies.Sample.badKey.key or @RateLimited(key)); expected ip, user, "
+                        + "global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +"),
                 failure(BASE, "badKey"));
         assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
     }
 
     @Test
     void invalidConfigurationNamesTheProperty() {
-        assertEquals("Invalid Slidegate configuration: slidegate.policies.products.limits: '0/1s' is not a limit: permits must be between 1 and "
-                + "2147483647; expected " + Limit.EXPECTED,
+        assertEquals(
+                "Invalid Slidegate configuration: slidegate.policies.products.limits: '0/1s' is not a limit: permits must be between 1 and "
+                        + "2147483647; expected " + Limit.EXPECTED,
                 assertThrows(ConfigurationException.class,
                         () -> new PolicyRegistry(config(Map.of("slidegate.policies.products.limits", "0/1s")))).getMessage());
         assertTrue(assertThrows(ConfigurationException.class,
                 () -> new PolicyRegistry(config(Map.of("slidegate.policies.p.limits", "5/0s")))).getMessage()
                 .startsWith("Invalid Slidegate configuration: slidegate.policies.p.limits: '5/0s' is not a limit"));
-        assertEquals("Invalid Slidegate configuration: slidegate.policies.p.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket",
+        assertEquals(
+                "Invalid Slidegate configuration: slidegate.policies.p.strategy: 'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket",
                 assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
-                        config(Map.of("slidegate.policies.p.limits", "1/1s", "slidegate.policies.p.strategy", "leaky")))).getMessage());
+                        config(Map.of("slidegate.policies.p.limits", "1/1s", "slidegate.policies.p.strategy", "leaky"))))
+                        .getMessage());
         assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(
                 config(Map.of("slidegate.policies.p.limits", "1/1s", "slidegate.policies.p.key", "header:")))).getMessage()
                 .contains("slidegate.policies.p.key"));
@@ -176,31 +186,40 @@ class PolicyResolutionTest {
 
     @Test
     void costAndDryRunComeFromTheAnnotationOrConfiguration() {
-        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "7", "slidegate.policies.c.dry-run", "true")));
+        PolicyRegistry registry = new PolicyRegistry(
+                config(Map.of("slidegate.policies.c.cost", "7", "slidegate.policies.c.dry-run", "true")));
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", null, false, 2);
         assertEquals(7, registry.resolve(declared, "X#m").cost(), "the policy's configuration beats the annotation");
         assertTrue(registry.resolve(declared, "X#m").policy().dryRun());
         PolicyRegistry plain = new PolicyRegistry(config(Map.of()));
         assertEquals(2, plain.resolve(declared, "X#m").cost());
         assertEquals(1, plain.resolve(new PolicyRegistry.Declared("u", List.of("10/1m"), "", ""), "X#u").cost(), "built-in: 1");
-        assertEquals("Invalid Slidegate configuration: X#m: @RateLimited(cost): '-1' is not a cost: expected a whole number of permits, "
-                + "at least 1 (or 0 to leave it to configuration)", assertThrows(ConfigurationException.class,
-                        () -> plain.resolve(new PolicyRegistry.Declared("n", List.of("10/1m"), "", "", null, null, -1), "X#m")).getMessage());
-        assertEquals("Invalid Slidegate configuration: slidegate.policies.c.cost: '0' is not a cost: expected a whole number of permits, at least 1",
-                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "0"))))
+        assertEquals(
+                "Invalid Slidegate configuration: X#m: @RateLimited(cost): '-1' is not a cost: expected a whole number of permits, "
+                        + "at least 1 (or 0 to leave it to configuration)",
+                assertThrows(ConfigurationException.class,
+                        () -> plain.resolve(new PolicyRegistry.Declared("n", List.of("10/1m"), "", "", null, null, -1), "X#m"))
+                        .getMessage());
+        assertEquals(
+                "Invalid Slidegate configuration: slidegate.policies.c.cost: '0' is not a cost: expected a whole number of permits, at least 1",
+                assertThrows(ConfigurationException.class,
+                        () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "0"))))
                         .getMessage());
     }
 
     // one rule for every member: the annotation beats the defaults both ways, so it can turn off what the defaults turn on
     @Test
     void anAnnotationCanSetAFlagOffAndCostOneAgainstTheDefaults() {
-        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.defaults.dry-run", "true", "slidegate.defaults.count-rejected",
-                "true", "slidegate.defaults.cost", "3")));
-        PolicyRegistry.Resolved set = registry.resolve(new PolicyRegistry.Declared("set", List.of("10/1m"), "", "", false, false, 1), "X#set");
+        PolicyRegistry registry = new PolicyRegistry(
+                config(Map.of("slidegate.defaults.dry-run", "true", "slidegate.defaults.count-rejected",
+                        "true", "slidegate.defaults.cost", "3")));
+        PolicyRegistry.Resolved set = registry
+                .resolve(new PolicyRegistry.Declared("set", List.of("10/1m"), "", "", false, false, 1), "X#set");
         assertEquals(false, set.policy().dryRun());
         assertEquals(false, set.policy().countRejected());
         assertEquals(1, set.cost());
-        PolicyRegistry.Resolved unset = registry.resolve(new PolicyRegistry.Declared("unset", List.of("10/1m"), "", ""), "X#unset");
+        PolicyRegistry.Resolved unset = registry.resolve(new PolicyRegistry.Declared("unset", List.of("10/1m"), "", ""),
+                "X#unset");
         assertEquals(true, unset.policy().dryRun());
         assertEquals(true, unset.policy().countRejected());
         assertEquals(3, unset.cost());
@@ -212,15 +231,18 @@ class PolicyResolutionTest {
     @Test
     void methodsSharingAPolicyMayCostDifferently() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of()));
-        assertEquals(1, registry.resolve(new PolicyRegistry.Declared("api", List.of("10/1m"), "", "", null, null, 1), "X#read").cost());
-        assertEquals(5, registry.resolve(new PolicyRegistry.Declared("api", List.of("10/1m"), "", "", null, null, 5), "X#export").cost());
+        assertEquals(1,
+                registry.resolve(new PolicyRegistry.Declared("api", List.of("10/1m"), "", "", null, null, 1), "X#read").cost());
+        assertEquals(5, registry
+                .resolve(new PolicyRegistry.Declared("api", List.of("10/1m"), "", "", null, null, 5), "X#export").cost());
     }
 
     @Test
     void theDefaultsTemplateFillsWhatNeitherConfigurationNorTheAnnotationSets() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of(
                 "slidegate.defaults.limits", "30/1m", "slidegate.defaults.strategy", "fixed-window",
-                "slidegate.defaults.key", "header:X-Api-Key", "slidegate.defaults.dry-run", "true", "slidegate.defaults.cost", "2",
+                "slidegate.defaults.key", "header:X-Api-Key", "slidegate.defaults.dry-run", "true", "slidegate.defaults.cost",
+                "2",
                 "slidegate.policies.own.strategy", "sliding-log", "slidegate.policies.own.dry-run", "false")));
         PolicyRegistry.Declared bare = new PolicyRegistry.Declared("bare", List.of(), "", "");
         PolicyRegistry.Resolved r = registry.resolve(bare, "X#bare");
@@ -230,33 +252,41 @@ class PolicyResolutionTest {
         assertTrue(r.policy().dryRun());
         assertEquals(2, r.cost());
 
-        PolicyRegistry.Declared annotated = new PolicyRegistry.Declared("annotated", List.of("5/1s"), "sliding-log", "ip", null, null, 3);
+        PolicyRegistry.Declared annotated = new PolicyRegistry.Declared("annotated", List.of("5/1s"), "sliding-log", "ip", null,
+                null, 3);
         PolicyRegistry.Resolved a = registry.resolve(annotated, "X#annotated");
         assertEquals(List.of(Limit.parse("5/1s")), a.policy().limits(), "the annotation beats the defaults");
         assertEquals(Strategy.SLIDING_LOG, a.policy().strategy());
         assertEquals(new KeySource.Ip(), a.key());
         assertEquals(3, a.cost());
 
-        PolicyRegistry.Resolved own = registry.resolve(new PolicyRegistry.Declared("own", List.of(), "fixed-window", ""), "X#own");
+        PolicyRegistry.Resolved own = registry.resolve(new PolicyRegistry.Declared("own", List.of(), "fixed-window", ""),
+                "X#own");
         assertEquals(Strategy.SLIDING_LOG, own.policy().strategy(), "the policy's configuration beats both");
         assertEquals(false, own.policy().dryRun());
         assertEquals(List.of(Limit.parse("30/1m")), own.policy().limits());
-        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.defaults.strategy", "x"))))
-                .getMessage().startsWith("Invalid Slidegate configuration: slidegate.defaults.strategy: 'x' is not a strategy"));
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new PolicyRegistry(config(Map.of("slidegate.defaults.strategy", "x"))))
+                .getMessage()
+                .startsWith("Invalid Slidegate configuration: slidegate.defaults.strategy: 'x' is not a strategy"));
     }
 
     @Test
     void everyStrategyIsSelectableByAnnotationAndConfiguration() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.sc.strategy", "sliding-counter",
                 "slidegate.policies.sc.cells", "4")));
-        PolicyRegistry.Resolved tb = registry.resolve(new PolicyRegistry.Declared("tb", List.of("10/1s"), "token-bucket", ""), "X#tb");
+        PolicyRegistry.Resolved tb = registry.resolve(new PolicyRegistry.Declared("tb", List.of("10/1s"), "token-bucket", ""),
+                "X#tb");
         assertEquals(Strategy.TOKEN_BUCKET, tb.policy().strategy());
-        PolicyRegistry.Resolved sc = registry.resolve(new PolicyRegistry.Declared("sc", List.of("10/1s"), "token-bucket", ""), "X#sc");
+        PolicyRegistry.Resolved sc = registry.resolve(new PolicyRegistry.Declared("sc", List.of("10/1s"), "token-bucket", ""),
+                "X#sc");
         assertEquals(Strategy.SLIDING_COUNTER, sc.policy().strategy(), "configuration beats the annotation");
         assertEquals(4, sc.policy().cells());
         assertEquals(10, tb.policy().cells(), "the default");
-        assertEquals("Invalid Slidegate configuration: slidegate.policies.sc.cells: '0' is not a number of cells: expected 1 to 100, e.g. 10",
-                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.sc.cells", "0"))))
+        assertEquals(
+                "Invalid Slidegate configuration: slidegate.policies.sc.cells: '0' is not a number of cells: expected 1 to 100, e.g. 10",
+                assertThrows(ConfigurationException.class,
+                        () -> new PolicyRegistry(config(Map.of("slidegate.policies.sc.cells", "0"))))
                         .getMessage());
     }
 
@@ -264,14 +294,21 @@ class PolicyResolutionTest {
     void pathAttachmentsAreValidated() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
                 "slidegate.policies.a.paths", "/x/*,/y/**", "slidegate.policies.a.methods", "get,POST")));
-        assertEquals(List.of(new PolicyRegistry.Attachment("a", List.of("/x/*", "/y/**"), List.of("GET", "POST"))), registry.attachments());
-        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
-                "slidegate.policies.a.paths", "x/*")))).getMessage().contains("slidegate.policies.a.paths: 'x/*' is not a path pattern"));
-        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
-                "slidegate.policies.a.paths", "/x", "slidegate.policies.a.methods", "GE T")))).getMessage()
+        assertEquals(List.of(new PolicyRegistry.Attachment("a", List.of("/x/*", "/y/**"), List.of("GET", "POST"))),
+                registry.attachments());
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                        "slidegate.policies.a.paths", "x/*"))))
+                .getMessage().contains("slidegate.policies.a.paths: 'x/*' is not a path pattern"));
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                        "slidegate.policies.a.paths", "/x", "slidegate.policies.a.methods", "GE T"))))
+                .getMessage()
                 .contains("slidegate.policies.a.methods: 'GE T' is not an HTTP method"));
-        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
-                "slidegate.policies.a.methods", "GET")))).getMessage().contains("methods is set without"));
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
+                        "slidegate.policies.a.methods", "GET"))))
+                .getMessage().contains("methods is set without"));
         assertTrue(PathLimiter.glob("/a/*/c").matcher("/a/b/c").matches());
         assertTrue(!PathLimiter.glob("/a/*/c").matcher("/a/b/x/c").matches());
         assertTrue(PathLimiter.glob("/a/**").matcher("/a/b/x/c").matches());
@@ -280,16 +317,25 @@ class PolicyResolutionTest {
 
     @Test
     void plansAreValidatedAtStartUp() {
-        assertEquals("Invalid Slidegate configuration: slidegate.policies.r.plans: 'Pro' and 'pro' overlap (plan names ignore case): keep one",
-                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
-                        "slidegate.policies.r.plans.pro.limits", "5/1s", "slidegate.policies.r.plans.Pro.limits", "9/1s")))).getMessage());
+        assertEquals(
+                "Invalid Slidegate configuration: slidegate.policies.r.plans: 'Pro' and 'pro' overlap (plan names ignore case): keep one",
+                assertThrows(ConfigurationException.class,
+                        () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
+                                "slidegate.policies.r.plans.pro.limits", "5/1s", "slidegate.policies.r.plans.Pro.limits",
+                                "9/1s"))))
+                        .getMessage());
         assertEquals("Invalid Slidegate configuration: slidegate.policies.r.default-plan: 'gold' is not one of the plans [pro]",
-                assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.default-plan", "gold",
-                        "slidegate.policies.r.plans.pro.limits", "5/1s")))).getMessage());
-        assertTrue(assertThrows(ConfigurationException.class, () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
-                "slidegate.policies.r.plans.pro.limits", "0/1s")))).getMessage().contains("slidegate.policies.r.plans.pro.limits: '0/1s'"));
+                assertThrows(ConfigurationException.class,
+                        () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.default-plan", "gold",
+                                "slidegate.policies.r.plans.pro.limits", "5/1s"))))
+                        .getMessage());
         assertTrue(assertThrows(ConfigurationException.class,
-                () -> new ApiKeyPlans(config(Map.of("slidegate.plans.api-keys.pro", "k1,k2", "slidegate.plans.api-keys.free", "k2"))))
+                () -> new PolicyRegistry(config(Map.of("slidegate.policies.r.limits", "1/1s",
+                        "slidegate.policies.r.plans.pro.limits", "0/1s"))))
+                .getMessage().contains("slidegate.policies.r.plans.pro.limits: '0/1s'"));
+        assertTrue(assertThrows(ConfigurationException.class,
+                () -> new ApiKeyPlans(
+                        config(Map.of("slidegate.plans.api-keys.pro", "k1,k2", "slidegate.plans.api-keys.free", "k2"))))
                 .getMessage().contains("an API key is listed under both plan"));
     }
 
@@ -317,6 +363,9 @@ class PolicyResolutionTest {
         resolve(policies, "inline");
         String message = assertThrows(ConfigurationException.class, () -> resolve(policies, "conflicting")).getMessage();
         assertTrue(message.contains("Sample#conflicting defines policy 'inline' as [9/1s]"), message);
-        assertTrue(message.contains("but Sample#inline defines it as [5/1s, 50/1m] fixed-window by header:X-Tenant counting rejected"), message);
+        assertTrue(
+                message.contains(
+                        "but Sample#inline defines it as [5/1s, 50/1m] fixed-window by header:X-Tenant counting rejected"),
+                message);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+
 import org.junit.jupiter.api.Test;
 
 class RouteTest {

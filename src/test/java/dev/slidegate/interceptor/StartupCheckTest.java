@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.LogCapture;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.logging.Level;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.testing.LogCapture;
 
 /** The start-up check skips only what cannot be listed, says so, and lets any other failure through. */
 class StartupCheckTest {
@@ -62,8 +64,11 @@ class StartupCheckTest {
         assertThrows(LinkageError.class, type::getDeclaredMethods, "the scenario: listing fails");
         try (LogCapture log = LogCapture.of("dev.slidegate")) {
             assertEquals(0, StartupCheck.check(type, null));
-            assertTrue(log.records().stream().anyMatch(r -> r.getLevel().intValue() >= Level.WARNING.intValue() && r.getMessage().contains("UsesMissingType")
-                    && r.getMessage().contains("first call")), log.lines().toString());
+            assertTrue(log.records().stream()
+                    .anyMatch(r -> r.getLevel().intValue() >= Level.WARNING.intValue()
+                            && r.getMessage().contains("UsesMissingType")
+                            && r.getMessage().contains("first call")),
+                    log.lines().toString());
         }
     }
 }

@@ -3,16 +3,18 @@ package dev.slidegate.interceptor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.LogCapture;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Level;
-import java.util.logging.Logger;
-import org.junit.jupiter.api.Test;
 
 /** Refusals are logged as a summary per policy: the first at once, then at most one line per interval, with the count. */
 class SummaryLogTest {
@@ -36,7 +38,8 @@ class SummaryLogTest {
             summary.record(refused);
             List<String> lines = log.lines();
             assertEquals(2, lines.size(), lines.toString());
-            assertTrue(lines.get(1).startsWith("INFO Policy 'api' refused 501 call(s) in the last 60 s; latest by limit 3/1m"), lines.get(1));
+            assertTrue(lines.get(1).startsWith("INFO Policy 'api' refused 501 call(s) in the last 60 s; latest by limit 3/1m"),
+                    lines.get(1));
         }
     }
 }

@@ -3,9 +3,6 @@ package dev.slidegate.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.Brackets;
-import dev.slidegate.testing.RedisServer;
-import dev.slidegate.testing.Resp;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,7 +14,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.testing.Brackets;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.Resp;
 
 /**
  * Chaos against real processes: three instances of the packaged service on one redis-server, one per
@@ -64,13 +66,16 @@ class ChaosIT {
                         + "|---|---|---|---|---|---|%n"));
         try {
             for (String mode : MODES) {
-                services.add(ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=" + N + "/1s",
-                        "-Dslidegate.policies.products.key=header:X-Client", "-Dslidegate.policies.products.fail-mode=" + mode));
+                services.add(ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+                        "-Dslidegate.policies.products.limits=" + N + "/1s",
+                        "-Dslidegate.policies.products.key=header:X-Client",
+                        "-Dslidegate.policies.products.fail-mode=" + mode));
             }
             scenario("Redis killed 5 s, restarted empty", services, report, () -> redis.signal("KILL"), () -> {
                 redis = RedisServer.startOn(port);
             }, 5000);
-            scenario("Redis frozen 5 s (SIGSTOP)", services, report, () -> redis.signal("STOP"), () -> redis.signal("CONT"), 5000);
+            scenario("Redis frozen 5 s (SIGSTOP)", services, report, () -> redis.signal("STOP"), () -> redis.signal("CONT"),
+                    5000);
             AtomicBoolean flushing = new AtomicBoolean();
             Thread[] flusher = new Thread[1];
             scenario("SCRIPT FLUSH every 500 ms for 10 s", services, report, () -> {
@@ -103,7 +108,8 @@ class ChaosIT {
         System.out.println(report);
     }
 
-    private void scenario(String name, List<ServiceProcess> services, StringBuilder report, Runnable fault, Runnable heal, long faultMillis)
+    private void scenario(String name, List<ServiceProcess> services, StringBuilder report, Runnable fault, Runnable heal,
+            long faultMillis)
             throws Exception {
         List<List<Sample>> samples = new ArrayList<>();
         AtomicBoolean running = new AtomicBoolean(true);
@@ -117,7 +123,8 @@ class ChaosIT {
             for (int t = 0; t < 3; t++) {
                 Thread th = new Thread(() -> {
                     while (running.get()) {
-                        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + "/api/products"))
+                        HttpRequest request = HttpRequest
+                                .newBuilder(URI.create("http://127.0.0.1:" + target.port + "/api/products"))
                                 .header("X-Client", client).timeout(Duration.ofSeconds(10)).GET().build();
                         long sent = System.nanoTime();
                         int status;
@@ -167,11 +174,13 @@ class ChaosIT {
                 all = List.copyOf(samples.get(s));
             }
             List<Sample> during = all.stream().filter(x -> x.sent() >= faultAt && x.sent() < healedAt).toList();
-            long unexpected = all.stream().filter(x -> x.status() < 0 || (x.status() >= 500 && !(mode.equals("closed") && x.status() == 503)))
+            long unexpected = all.stream()
+                    .filter(x -> x.status() < 0 || (x.status() >= 500 && !(mode.equals("closed") && x.status() == 503)))
                     .count();
             double p99 = percentile(during.stream().mapToLong(x -> x.received() - x.sent()).toArray(), 0.99) / 1e6;
             String back = backOnRedis(mode, all, healedAt, name);
-            report.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f ms | %d | %s |%n", name, mode, during.size(), p99, unexpected, back));
+            report.append(String.format(Locale.ROOT, "| %s | %s | %d | %.1f ms | %d | %s |%n", name, mode, during.size(), p99,
+                    unexpected, back));
             assertEquals(0, unexpected, name + ", " + mode + ": unexpected 5xx or failed requests");
             // wholly inside the fault: sent once in-flight calls are past, answered before healing began
             // (a breaker probe sent just before the thaw is answered by Redis, whose window is its own)
@@ -182,7 +191,8 @@ class ChaosIT {
                 assertTrue(steady.stream().allMatch(x -> x.status() == 200), name + ": fail open admits everything");
             }
             if (outage && mode.equals("closed")) {
-                assertTrue(steady.stream().noneMatch(x -> x.status() == 200), name + ": fail closed admits nothing while Redis is away");
+                assertTrue(steady.stream().noneMatch(x -> x.status() == 200),
+                        name + ": fail closed admits nothing while Redis is away");
             }
             // the mode's bound, with the conservative oracle: on Redis N per window throughout; failing
             // closed admits nothing while Redis is away, so N holds across the fault too; failing local

@@ -6,9 +6,11 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
 
-import io.quarkus.test.junit.QuarkusIntegrationTest;
 import java.util.UUID;
+
 import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /**
  * The demo API against the packaged artifact: the jar in {@code verify}, the native executable with
@@ -20,8 +22,10 @@ class DemoApiIT {
     @Test
     void productsCarryTheRateLimitFieldsOfAllThreeLimits() {
         given().get("/api/products").then().statusCode(200).body("$", hasSize(4))
-                .header("RateLimit-Policy", "\"products-2s\";q=500;w=2, \"products-10s\";q=2000;w=10, \"products-1m\";q=10000;w=60")
-                .header("RateLimit", matchesPattern("\"products-2s\";r=\\d+;t=\\d+, \"products-10s\";r=\\d+;t=\\d+, \"products-1m\";r=\\d+;t=\\d+"));
+                .header("RateLimit-Policy",
+                        "\"products-2s\";q=500;w=2, \"products-10s\";q=2000;w=10, \"products-1m\";q=10000;w=60")
+                .header("RateLimit", matchesPattern(
+                        "\"products-2s\";r=\\d+;t=\\d+, \"products-10s\";r=\\d+;t=\\d+, \"products-1m\";r=\\d+;t=\\d+"));
         given().get("/api/products/reactive").then().statusCode(200).body("$", hasSize(4));
     }
 
@@ -43,7 +47,8 @@ class DemoApiIT {
     void theAdminNeedsItsUser() {
         given().get("/admin").then().statusCode(401);
         given().auth().preemptive().basic("admin", "wrong").get("/admin").then().statusCode(401);
-        given().auth().preemptive().basic("admin", "slidegate-demo").accept("application/json").get("/admin").then().statusCode(200)
+        given().auth().preemptive().basic("admin", "slidegate-demo").accept("application/json").get("/admin").then()
+                .statusCode(200)
                 .body("store", equalTo("memory")).body("policies.name", org.hamcrest.Matchers.hasItem("products"));
         given().auth().preemptive().basic("admin", "slidegate-demo").accept("text/html").get("/admin").then().statusCode(200)
                 .contentType(containsString("text/html"));
@@ -52,7 +57,8 @@ class DemoApiIT {
     @Test
     void metricsHealthAndOpenApiAreServed() {
         given().header("X-Api-Key", UUID.randomUUID().toString()).get("/api/reports").then().statusCode(200);
-        given().get("/q/metrics").then().statusCode(200).body(containsString("slidegate_decisions_total{outcome=\"admitted\",policy=\"reports\"}"));
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("slidegate_decisions_total{outcome=\"admitted\",policy=\"reports\"}"));
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
         given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
         given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200)

@@ -3,9 +3,13 @@ package dev.slidegate.it;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+
 import org.junit.jupiter.api.Test;
 
-/** The wrk benchmark against the packaged jar for a second per configuration: it keeps running, the refusing runs refuse, and the CPU is counted. */
+/**
+ * The wrk benchmark against the packaged jar for a second per configuration: it keeps running, the refusing runs refuse, and
+ * the CPU is counted.
+ */
 class HttpBenchmarkSmokeIT {
 
     @Test
@@ -22,7 +26,8 @@ class HttpBenchmarkSmokeIT {
         for (String row : report.lines().filter(l -> l.startsWith("| ") && l.contains(" of ")).toList()) {
             String[] cells = row.split("\\|");
             assertTrue(Double.parseDouble(cells[7].trim()) > 0, "service CPU per request in " + row);
-            assertTrue(!row.contains("Redis store") || Double.parseDouble(cells[8].trim()) > 0, "Redis CPU per request in " + row);
+            assertTrue(!row.contains("Redis store") || Double.parseDouble(cells[8].trim()) > 0,
+                    "Redis CPU per request in " + row);
             assertTrue(Double.parseDouble(cells[10].trim()) > 0, "wrk CPU per request in " + row);
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 /** The packaged jar's logs: no secret in any line, refusals summarised, JSON lines by configuration. */
@@ -14,7 +15,8 @@ class LogsIT {
     // Redis is unreachable and calls are refused
     @Test
     void noSecretReachesTheLog() throws Exception {
-        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.store=redis", "-Dquarkus.redis.hosts=redis://:s3cret-pass@127.0.0.1:1",
+        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.store=redis",
+                "-Dquarkus.redis.hosts=redis://:s3cret-pass@127.0.0.1:1",
                 "-Dslidegate.redis.timeout=100ms", "-Dslidegate.policies.reports.limits=2/1h")) {
             for (int i = 0; i < 5; i++) {
                 service.get("/api/reports", "X-Api-Key", "api-key-do-not-log");
@@ -28,7 +30,8 @@ class LogsIT {
                 assertFalse(log.contains(secret), secret + " in the log:\n" + log);
             }
             long refusalLines = log.lines().filter(l -> l.contains("Policy 'reports' refused")).count();
-            assertEquals(1, refusalLines, "3 refusals, one summary line (the first at once, then at most one a minute):\n" + log);
+            assertEquals(1, refusalLines,
+                    "3 refusals, one summary line (the first at once, then at most one a minute):\n" + log);
             assertFalse(log.lines().anyMatch(l -> l.contains("WARN") && l.contains("Policy '")), "refusals are not WARNings");
         }
     }
@@ -37,7 +40,8 @@ class LogsIT {
     void jsonLogsByConfiguration() throws Exception {
         try (ServiceProcess service = ServiceProcess.start("-Dquarkus.log.console.json.enabled=true")) {
             String line = service.log().lines().filter(l -> l.contains("Slidegate store")).findFirst().orElseThrow();
-            assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains("\"message\":\"Slidegate store: memory"), line);
+            assertTrue(line.startsWith("{") && line.endsWith("}") && line.contains("\"message\":\"Slidegate store: memory"),
+                    line);
         }
     }
 }

@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.RedisServer;
 import java.net.http.HttpResponse;
 import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import dev.slidegate.testing.RedisServer;
 
 /** The packaged jar, checked from outside as a new user would (the "done when" of the foundation issue). */
 class PackagedJarIT {
@@ -20,7 +22,8 @@ class PackagedJarIT {
     @Test
     void theJarLimitsProductsAndLogin() throws Exception {
         try (ServiceProcess service = ServiceProcess.start("-Dslidegate.policies.products.limits=5/10s")) {
-            assertTrue(service.log().contains("Slidegate store: memory (slidegate.store=auto and quarkus.redis.hosts is not set)"),
+            assertTrue(
+                    service.log().contains("Slidegate store: memory (slidegate.store=auto and quarkus.redis.hosts is not set)"),
                     service.log());
             for (int i = 4; i >= 0; i--) {
                 HttpResponse<String> ok = service.get("/api/products");
@@ -33,7 +36,8 @@ class PackagedJarIT {
             assertTrue(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow()) >= 1);
             assertTrue(refused.headers().firstValue("RateLimit").orElseThrow().startsWith("\"products-10s\";r=0;t="));
             assertEquals("application/problem+json", refused.headers().firstValue("Content-Type").orElseThrow());
-            assertTrue(refused.body().contains("\"status\":429") && refused.body().contains("\"policy\":\"products\""), refused.body());
+            assertTrue(refused.body().contains("\"status\":429") && refused.body().contains("\"policy\":\"products\""),
+                    refused.body());
 
             for (int i = 0; i < 5; i++) {
                 assertEquals(401, service.postJson("/api/login", "{\"username\":\"bob\",\"password\":\"nope\"}").statusCode());
@@ -92,8 +96,10 @@ class PackagedJarIT {
     @Test
     void twoInstancesShareOneWindowThroughRedis() {
         try (RedisServer redis = RedisServer.start();
-                ServiceProcess a = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10m");
-                ServiceProcess b = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.products.limits=20/10m")) {
+                ServiceProcess a = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+                        "-Dslidegate.policies.products.limits=20/10m");
+                ServiceProcess b = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+                        "-Dslidegate.policies.products.limits=20/10m")) {
             assertTrue(a.log().contains("Slidegate store: redis (slidegate.store=auto and quarkus.redis.hosts is set)"));
             long start = System.nanoTime();
             int admitted = 0;

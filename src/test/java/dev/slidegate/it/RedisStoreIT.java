@@ -5,14 +5,16 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.testing.RedisTestResource;
 import dev.slidegate.testing.Resp;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.Test;
 
 /**
  * The packaged artifact (the jar in {@code verify}, the native executable with {@code -Dnative}) on a
@@ -38,7 +40,8 @@ class RedisStoreIT {
     @Test
     void decisionsAreMadeInRedis() {
         for (int i = 0; i < 5; i++) {
-            given().get("/api/products").then().statusCode(200).header("RateLimit", matchesPattern("\"products-1m\";r=" + (4 - i) + ";t=\\d+"));
+            given().get("/api/products").then().statusCode(200).header("RateLimit",
+                    matchesPattern("\"products-1m\";r=" + (4 - i) + ";t=\\d+"));
         }
         given().get("/api/products").then().statusCode(429).header("Retry-After", matchesPattern("[1-9][0-9]*"))
                 .contentType("application/problem+json").body("policy", equalTo("products"));
@@ -47,6 +50,7 @@ class RedisStoreIT {
             assertEquals(1, keys.size(), "one sliding log for the one caller: " + keys);
             assertEquals(5L, r.call("ZCARD", keys.get(0)));
         }
-        given().get("/q/health/ready").then().statusCode(200).body("checks.find { it.name == 'Slidegate store' }.data.redis", equalTo("up"));
+        given().get("/q/health/ready").then().statusCode(200).body("checks.find { it.name == 'Slidegate store' }.data.redis",
+                equalTo("up"));
     }
 }

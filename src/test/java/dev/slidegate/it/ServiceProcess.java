@@ -1,6 +1,5 @@
 package dev.slidegate.it;
 
-import dev.slidegate.testing.Leftovers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -15,6 +14,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import dev.slidegate.testing.Leftovers;
 
 /** The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a separate process on a free port. */
 public final class ServiceProcess implements AutoCloseable {
@@ -45,7 +46,8 @@ public final class ServiceProcess implements AutoCloseable {
         cmd.addAll(List.of("-jar", JAR.toString()));
         try {
             Path log = Leftovers.tempFile("slidegate-" + port, ".log");
-            Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+            Process p = Leftovers
+                    .process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
             ServiceProcess service = new ServiceProcess(p, log, port);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline) {
@@ -86,7 +88,8 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     HttpResponse<String> get(String path, String... headers) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(10));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10));
         if (headers.length > 0) {
             b.headers(headers);
         }

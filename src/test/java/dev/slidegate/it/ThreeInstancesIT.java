@@ -2,8 +2,6 @@ package dev.slidegate.it;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.testing.Brackets;
-import dev.slidegate.testing.RedisServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,7 +13,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.testing.Brackets;
+import dev.slidegate.testing.RedisServer;
 
 /**
  * Multi-instance exactness: the packaged service as 3 processes on one redis-server, with the shipped
@@ -44,7 +46,9 @@ class ThreeInstancesIT {
     @Test
     void noKeyEverGetsMoreThanNInAnyWindow() throws Exception {
         try (RedisServer redis = RedisServer.start();
-                ServiceProcess a = start(redis); ServiceProcess b = start(redis); ServiceProcess c = start(redis)) {
+                ServiceProcess a = start(redis);
+                ServiceProcess b = start(redis);
+                ServiceProcess c = start(redis)) {
             List<ServiceProcess> instances = List.of(a, b, c);
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             Map<String, Admitted> admitted = new ConcurrentHashMap<>();
@@ -60,7 +64,8 @@ class ThreeInstancesIT {
                         ThreadLocalRandom random = ThreadLocalRandom.current();
                         String key = random.nextInt(3) > 0 ? "hot" : "k" + random.nextInt(200);
                         ServiceProcess target = instances.get(i++ % 3);
-                        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port + "/api/reports"))
+                        HttpRequest request = HttpRequest
+                                .newBuilder(URI.create("http://127.0.0.1:" + target.port + "/api/reports"))
                                 .header("X-Api-Key", key).timeout(Duration.ofSeconds(10)).GET().build();
                         long sent = System.nanoTime();
                         try {
@@ -96,10 +101,12 @@ class ThreeInstancesIT {
             }
             int hot = admitted.getOrDefault("hot", new Admitted()).calls.size();
             System.out.printf("three instances, %d s: %d calls, %d errors, hot key admitted %d (%.1f per window), %d keys; "
-                    + "most admitted provably within one window: %d (key %s), N = %d%n", SECONDS, calls.get(), errors.get(), hot,
+                    + "most admitted provably within one window: %d (key %s), N = %d%n", SECONDS, calls.get(), errors.get(),
+                    hot,
                     hot / (double) SECONDS, admitted.size(), worst, worstKey, N);
             for (ServiceProcess instance : instances) { // what each instance said about Redis while it decided
-                instance.log().lines().filter(l -> l.contains("Redis") && (l.contains("WARN") || l.contains("answers again"))).limit(12)
+                instance.log().lines().filter(l -> l.contains("Redis") && (l.contains("WARN") || l.contains("answers again")))
+                        .limit(12)
                         .forEach(l -> System.out.println("instance " + instance.port + ": " + l));
             }
             assertTrue(errors.get() == 0, errors.get() + " answers were neither 200 nor 429");

@@ -3,15 +3,17 @@ package dev.slidegate.memory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.LoadOracle;
-import java.util.List;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The in-process bound under contention, judged by the callers' clocks (STYLE.md 6): 4 threads call
@@ -19,7 +21,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * 2 s. Each grant is bracketed by {@link System#nanoTime()} just before and just after the call; no
  * 1 s interval may provably hold more than 100. The store runs on the shipped system clock.
  *
- * <p>Before the fix this failed with 101-104: the clock truncates to whole microseconds, the log freed
+ * <p>
+ * Before the fix this failed with 101-104: the clock truncates to whole microseconds, the log freed
  * a permit at tick t + W, and callers hammering the key landed on exactly that tick, less than W after
  * the permit in real time.
  */

@@ -4,18 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
-import dev.slidegate.testing.ManualClock;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.core.Decision;
+import dev.slidegate.core.Limit;
+import dev.slidegate.core.Policy;
+import dev.slidegate.core.Strategy;
+import dev.slidegate.testing.ManualClock;
 
 /** What only the in-process store can get wrong: agreement with the reference, threads, eviction, allocation. */
 class MemoryStoreTest {
@@ -44,7 +46,8 @@ class MemoryStoreTest {
             }
             Policy p;
             try {
-                p = new Policy("r" + run, limits.stream().map(Limit::parse).toList(), strategy, "ip", random.nextBoolean(), false,
+                p = new Policy("r" + run, limits.stream().map(Limit::parse).toList(), strategy, "ip", random.nextBoolean(),
+                        false,
                         1 + random.nextInt(12));
             } catch (IllegalArgumentException sameWindowTwice) {
                 continue;
@@ -55,7 +58,8 @@ class MemoryStoreTest {
                 int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(4) : 0);
                 Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
                 if (random.nextBoolean()) { // the allocation-free form, with its lock-free refusals, agrees too
-                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost), "tryAcquire, run " + run + " step " + step + " policy " + p);
+                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost),
+                            "tryAcquire, run " + run + " step " + step + " policy " + p);
                 } else {
                     Decision actual = store.decide(p, key, cost);
                     assertEquals(expected, actual, "run " + run + " step " + step + " policy " + p);

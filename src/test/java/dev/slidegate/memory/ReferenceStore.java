@@ -1,5 +1,12 @@
 package dev.slidegate.memory;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.Limit;
@@ -7,12 +14,6 @@ import dev.slidegate.core.LimitState;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Policy;
 import dev.slidegate.core.Strategy;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * The obvious, slow implementation of each strategy, straight from its definition: every recorded
@@ -113,7 +114,8 @@ public final class ReferenceStore implements LimiterStore {
             long s = cell(policy, l);
             long from = now / s - policy.cells();
             long used = countFromCell(id, from, s);
-            long oldest = logs.getOrDefault(id, List.of()).stream().mapToLong(t -> t / s).filter(c -> c >= from).min().orElse(-1);
+            long oldest = logs.getOrDefault(id, List.of()).stream().mapToLong(t -> t / s).filter(c -> c >= from).min()
+                    .orElse(-1);
             long reset = used == 0 ? 0 : (oldest + policy.cells() + 1) * s - now;
             return new LimitState(l, Math.max(0, l.permits() - used), reset);
         }
@@ -144,7 +146,8 @@ public final class ReferenceStore implements LimiterStore {
         keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(id.substring(id.indexOf('\u0000') + 1));
         if (policy.strategy() == Strategy.FIXED_WINDOW) {
             for (int i = 0; i < policy.limits().size(); i++) {
-                counters.merge(id + "\u0000" + i + "\u0000" + now / policy.limits().get(i).windowMicros(), (long) cost, Long::sum);
+                counters.merge(id + "\u0000" + i + "\u0000" + now / policy.limits().get(i).windowMicros(), (long) cost,
+                        Long::sum);
             }
             return;
         }
@@ -205,7 +208,8 @@ public final class ReferenceStore implements LimiterStore {
 
     @Override
     public synchronized CompletionStage<Long> count(Policy policy) {
-        return CompletableFuture.completedFuture((long) keysByPolicy.getOrDefault(policy.name(), new java.util.TreeSet<>()).size());
+        return CompletableFuture
+                .completedFuture((long) keysByPolicy.getOrDefault(policy.name(), new java.util.TreeSet<>()).size());
     }
 
     @Override

@@ -8,15 +8,17 @@ import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.http.SmallLimits;
-import dev.slidegate.testing.LogCapture;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.http.SmallLimits;
+import dev.slidegate.testing.LogCapture;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 
 /** Metrics, health, OpenAPI and the refusal log summary, on the memory store. */
 @QuarkusTest
@@ -35,7 +37,8 @@ class ObservabilityTest {
         assertEquals(admitted + 3, counter("reports", "admitted"));
         assertEquals(refused + 2, counter("reports", "refused"));
         String metrics = metrics();
-        assertTrue(metrics.contains("slidegate_decision_latency_seconds_bucket{store=\"memory\""), "latency histogram by store");
+        assertTrue(metrics.contains("slidegate_decision_latency_seconds_bucket{store=\"memory\""),
+                "latency histogram by store");
         assertTrue(!metrics.contains(apiKey), "a caller key never becomes a label");
     }
 
@@ -50,14 +53,16 @@ class ObservabilityTest {
     @Test
     void openApiDescribesThe429() {
         var api = given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200).extract().jsonPath();
-        for (String op : List.of("'/api/products'.get", "'/api/products/{id}'.get", "'/api/reports'.get", "'/api/login'.post")) {
+        for (String op : List.of("'/api/products'.get", "'/api/products/{id}'.get", "'/api/reports'.get",
+                "'/api/login'.post")) {
             assertEquals("#/components/responses/TooManyRequests", api.getString("paths." + op + ".responses.'429'.$ref"), op);
         }
         var tooMany = "components.responses.TooManyRequests.";
         assertEquals("#/components/headers/RateLimit", api.getString(tooMany + "headers.RateLimit.$ref"));
         assertEquals("#/components/headers/Retry-After", api.getString(tooMany + "headers.Retry-After.$ref"));
         assertEquals("#/components/schemas/Problem", api.getString(tooMany + "content.'application/problem+json'.schema.$ref"));
-        assertTrue(api.getMap("components.schemas.Problem.properties").keySet().containsAll(List.of("title", "status", "retryAfter", "policy")));
+        assertTrue(api.getMap("components.schemas.Problem.properties").keySet()
+                .containsAll(List.of("title", "status", "retryAfter", "policy")));
         given().accept("application/json").get("/q/openapi?format=json").then()
                 .body("paths.'/admin'.get.responses.keySet()", hasItems("401", "403"));
     }
@@ -86,7 +91,9 @@ class ObservabilityTest {
     }
 
     static double counter(String policy, String outcome) {
-        Matcher m = Pattern.compile("slidegate_decisions_total\\{outcome=\"" + outcome + "\",policy=\"" + Pattern.quote(policy) + "\"} ([0-9.E]+)")
+        Matcher m = Pattern
+                .compile("slidegate_decisions_total\\{outcome=\"" + outcome + "\",policy=\"" + Pattern.quote(policy)
+                        + "\"} ([0-9.E]+)")
                 .matcher(metrics());
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }

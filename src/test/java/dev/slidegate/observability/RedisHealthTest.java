@@ -5,15 +5,17 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.slidegate.http.SmallLimits;
-import dev.slidegate.testing.RedisTestResource;
-import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
 import org.junit.jupiter.api.Test;
+
+import dev.slidegate.http.SmallLimits;
+import dev.slidegate.testing.RedisTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 
 /**
  * Readiness follows Redis when the default fail mode is {@code closed}: ready while Redis answers, not
@@ -59,7 +61,8 @@ class RedisHealthTest {
         }
         assertTrue(value("slidegate_store_errors_total\\{store=\"redis\"}") >= errors + 3, "store errors counted");
         assertTrue(ObservabilityTest.counter("products", "error") >= refusedByError + 4, "the 503s are the error outcome");
-        assertTrue(value("slidegate_failmode_transitions_total\\{to=\"fail-mode\"}") == toFailMode + 1, "one switch to the fail mode");
+        assertTrue(value("slidegate_failmode_transitions_total\\{to=\"fail-mode\"}") == toFailMode + 1,
+                "one switch to the fail mode");
 
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
         long deadline = System.nanoTime() + 5_000_000_000L;
@@ -69,7 +72,8 @@ class RedisHealthTest {
             status = given().get("/api/products").then().extract().statusCode();
         } while (status != 200 && System.nanoTime() < deadline);
         assertTrue(status == 200, "back on Redis");
-        assertTrue(value("slidegate_failmode_transitions_total\\{to=\"store\"}") == toStore + 1, "one switch back to the store");
+        assertTrue(value("slidegate_failmode_transitions_total\\{to=\"store\"}") == toStore + 1,
+                "one switch back to the store");
     }
 
     private static double value(String series) {

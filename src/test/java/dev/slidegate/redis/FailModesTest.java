@@ -5,6 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.Decision;
@@ -19,12 +27,6 @@ import dev.slidegate.testing.LogCapture;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CompletionException;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import org.junit.jupiter.api.Test;
 
 /** When Redis is frozen or gone: each fail mode, the breaker, its log lines, and no replay of a timed-out call. */
 class FailModesTest {
@@ -36,7 +38,8 @@ class FailModesTest {
     }
 
     private static FallbackStore store(RedisClients clients, int instances) {
-        return new FallbackStore(new RedisStore(clients.dataSource(), Duration.ofMillis(150)), new MemoryStore(Clock.system(), 1000), instances,
+        return new FallbackStore(new RedisStore(clients.dataSource(), Duration.ofMillis(150)),
+                new MemoryStore(Clock.system(), 1000), instances,
                 new Breaker("Redis", 3, Duration.ofMillis(COOL_DOWN_MS).toNanos(), System::nanoTime));
     }
 
@@ -85,7 +88,9 @@ class FailModesTest {
     @Test
     void aFrozenRedisOpensTheBreakerAndItsReturnClosesIt() throws Exception {
         List<LogRecord> logged;
-        try (LogCapture log = LogCapture.of("dev.slidegate"); RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server);
+        try (LogCapture log = LogCapture.of("dev.slidegate");
+                RedisServer server = RedisServer.start();
+                RedisClients clients = new RedisClients(server);
                 Resp resp = server.connect()) {
             FallbackStore store = store(clients, 1);
             Policy p = policy("fm-frozen", FailMode.OPEN);
@@ -110,9 +115,11 @@ class FailModesTest {
             assertTrue(resp.number("ZCARD", "slidegate:{fm-frozen:once}:log") <= 1, "the timed-out call was replayed");
             logged = log.records();
         }
-        long warnings = logged.stream().filter(r -> r.getLevel() == Level.WARNING && r.getMessage().contains("failed 3 decisions in a row"))
+        long warnings = logged.stream()
+                .filter(r -> r.getLevel() == Level.WARNING && r.getMessage().contains("failed 3 decisions in a row"))
                 .count();
-        long recoveries = logged.stream().filter(r -> r.getLevel() == Level.INFO && r.getMessage().contains("answers again")).count();
+        long recoveries = logged.stream().filter(r -> r.getLevel() == Level.INFO && r.getMessage().contains("answers again"))
+                .count();
         assertEquals(1, warnings, "one line when Redis is skipped, not one per request");
         assertEquals(1, recoveries, "one line when it is back");
     }

@@ -2,10 +2,12 @@ package dev.slidegate.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
-import java.time.Duration;
-import org.junit.jupiter.api.Test;
 
 /** Instances count each other through a real Redis, and keep the last count while it is away. */
 class InstanceRegistryTest {

@@ -1,8 +1,9 @@
 package dev.slidegate.redis;
 
-import dev.slidegate.testing.RedisServer;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
+
+import dev.slidegate.testing.RedisServer;
 
 /**
  * The shared scenarios against Redis 6.2, the binary bundled in the test-scope embedded-redis

@@ -2,6 +2,15 @@ package dev.slidegate.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.LimiterStore;
@@ -13,19 +22,13 @@ import dev.slidegate.testing.ManualClock;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The shared scenarios against a real redis-server. The clock is the server's {@code TIME}, so time
  * moves by sleeping, and the window is short (600 ms) with steps landing at least 150 ms from an edge.
  *
- * <p>On a shared, busy machine a sleep can end late. Each step is therefore checked by the caller's
+ * <p>
+ * On a shared, busy machine a sleep can end late. Each step is therefore checked by the caller's
  * clock (stamps around the call) against the instant the scenario meant, before its decision is
  * judged: a step more than half an edge late means the scenario proved nothing, and it runs again
  * with new keys ({@link RetryOnStall}, at most 3 times in all, each retry printed). Sleeps wake at
@@ -67,7 +70,9 @@ abstract class RedisContract extends StoreContract {
         return store;
     }
 
-    /** The caller's clock ({@code System.nanoTime}) at the scenario's instant 0; {@code NONE} until the first step or alignment. */
+    /**
+     * The caller's clock ({@code System.nanoTime}) at the scenario's instant 0; {@code NONE} until the first step or alignment.
+     */
     private long originNanos = NONE;
     /** The scenario's current instant, in microseconds after its origin. */
     private long intendedMicros;
@@ -100,8 +105,9 @@ abstract class RedisContract extends StoreContract {
         long meant = originNanos + intendedMicros * 1000;
         long late = afterNanos - meant;
         if (late > edge() * 1000 / 2) {
-            throw new Stalled(String.format(java.util.Locale.ROOT, "the step meant for %d ms into the scenario ended %.1f ms after it "
-                    + "(margin %d ms)", intendedMicros / 1000, late / 1e6, edge() / 2000));
+            throw new Stalled(
+                    String.format(java.util.Locale.ROOT, "the step meant for %d ms into the scenario ended %.1f ms after it "
+                            + "(margin %d ms)", intendedMicros / 1000, late / 1e6, edge() / 2000));
         }
     }
 
@@ -144,7 +150,8 @@ abstract class RedisContract extends StoreContract {
                 for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
                     limits.add(Limit.parse((1 + random.nextInt(8)) + "/" + (i + 1) * (60 + random.nextInt(120)) + "ms"));
                 }
-                Policy p = new Policy("rt-" + newKey(), limits, strategy, "ip", random.nextBoolean(), false, 1 + random.nextInt(6));
+                Policy p = new Policy("rt-" + newKey(), limits, strategy, "ip", random.nextBoolean(), false,
+                        1 + random.nextInt(6));
                 for (int step = 0; step < 60; step++) {
                     if (random.nextInt(4) != 0) {
                         sleepMicros(random.nextInt(25_000));

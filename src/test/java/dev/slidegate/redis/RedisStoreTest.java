@@ -5,6 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
 import dev.slidegate.core.Decision;
 import dev.slidegate.core.Limit;
 import dev.slidegate.core.LimiterStore;
@@ -13,14 +23,6 @@ import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 
 /** What only the Redis store can get wrong: concurrency on one key, unique members, TTLs, NOSCRIPT, keys. */
 class RedisStoreTest {
@@ -113,7 +115,8 @@ class RedisStoreTest {
             assertTrue(f == -2 || s == -2 || f >= s - 1, "the first counter expires before the 1s one: " + f + " < " + s);
             assertTrue(s == -2 || (s >= 0 && s <= 1000), "PTTL of the 1s counter: " + s);
             if (index != null && index.equals(previousIndex) && s >= 0) {
-                assertTrue(s <= previousTtl, "the 1s counter's expiry moved from " + previousTtl + " to " + s + " ms within window " + index);
+                assertTrue(s <= previousTtl,
+                        "the 1s counter's expiry moved from " + previousTtl + " to " + s + " ms within window " + index);
                 sameWindowSamples++;
             }
             previousIndex = index;
@@ -204,7 +207,8 @@ class RedisStoreTest {
             assertTrue(s.acquire(p, "a", 1).toCompletableFuture().join().allowed());
             frozen.signal("STOP");
             try {
-                CompletionException e = assertThrows(CompletionException.class, () -> s.acquire(p, "a", 1).toCompletableFuture().join());
+                CompletionException e = assertThrows(CompletionException.class,
+                        () -> s.acquire(p, "a", 1).toCompletableFuture().join());
                 assertTrue(e.getCause().getMessage().contains("answered nothing for"), e.getCause().getMessage());
             } finally {
                 frozen.signal("CONT");
@@ -223,7 +227,8 @@ class RedisStoreTest {
         assertEquals(List.of("a"), page.keys());
         assertEquals(1L, store.count(p).toCompletableFuture().join());
         assertEquals(4, store.peek(p, "a").toCompletableFuture().join().states().get(1).remaining());
-        assertEquals(2, store.peek(p, "a").toCompletableFuture().join().states().get(0).remaining(), "the first key outlived its window: read as empty");
+        assertEquals(2, store.peek(p, "a").toCompletableFuture().join().states().get(0).remaining(),
+                "the first key outlived its window: read as empty");
         assertTrue(call(p, "a").allowed());
         assertEquals(3, store.peek(p, "a").toCompletableFuture().join().states().get(1).remaining());
     }
@@ -270,7 +275,8 @@ class RedisStoreTest {
             assertEquals(0, failedLater, "calls to a busy Redis failed: " + why);
             own.signal("STOP");
             try {
-                CompletionException e = assertThrows(CompletionException.class, () -> s.acquire(p, "k", 1).toCompletableFuture().join());
+                CompletionException e = assertThrows(CompletionException.class,
+                        () -> s.acquire(p, "k", 1).toCompletableFuture().join());
                 assertTrue(e.getCause().getMessage().contains("answered nothing"), e.getCause().getMessage());
             } finally {
                 own.signal("CONT");
@@ -328,7 +334,8 @@ class RedisStoreTest {
                 loops++;
             }
             assertTrue(loops >= 1);
-            assertEquals(1 + loops, connectedClients(admin), "ours and one per event loop (the pool's first one became one of them)");
+            assertEquals(1 + loops, connectedClients(admin),
+                    "ours and one per event loop (the pool's first one became one of them)");
             assertEquals(1L, resp(admin, "SCRIPT", "EXISTS", DecisionScripts.SLIDING_LOG.sha1()), "scripts loaded");
             Policy p = policy("warm", Strategy.SLIDING_LOG, false, "1000/1m");
             for (int i = 0; i < 2 * loops; i++) {
@@ -387,7 +394,8 @@ class RedisStoreTest {
 
     private static long connectedClients(Resp admin) {
         String info = String.valueOf(admin.call("INFO", "clients"));
-        return info.lines().filter(l -> l.startsWith("connected_clients:")).mapToLong(l -> Long.parseLong(l.substring(18).trim())).findFirst()
+        return info.lines().filter(l -> l.startsWith("connected_clients:"))
+                .mapToLong(l -> Long.parseLong(l.substring(18).trim())).findFirst()
                 .orElseThrow();
     }
 }

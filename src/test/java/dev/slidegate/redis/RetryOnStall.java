@@ -1,11 +1,13 @@
 package dev.slidegate.redis;
 
-import dev.slidegate.core.StoreContract.Stalled;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.InvocationInterceptor;
 import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
+
+import dev.slidegate.core.StoreContract.Stalled;
 
 /**
  * Runs a real-time scenario again when one of its steps ran late ({@link Stalled}): at most 3 attempts
@@ -17,13 +19,15 @@ final class RetryOnStall implements InvocationInterceptor {
     private static final int ATTEMPTS = 3;
 
     @Override
-    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call, ExtensionContext context)
+    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
+            ExtensionContext context)
             throws Throwable {
         retry(invocation, call, context);
     }
 
     @Override
-    public void interceptTestTemplateMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call, ExtensionContext context)
+    public void interceptTestTemplateMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
+            ExtensionContext context)
             throws Throwable {
         retry(invocation, call, context);
     }
@@ -41,8 +45,9 @@ final class RetryOnStall implements InvocationInterceptor {
         Method method = call.getExecutable();
         method.setAccessible(true);
         for (int attempt = 2; attempt <= ATTEMPTS; attempt++) {
-            System.out.println("RETRY " + context.getDisplayName() + " (" + context.getRequiredTestClass().getSimpleName() + ", attempt "
-                    + attempt + "): " + last.getMessage());
+            System.out.println(
+                    "RETRY " + context.getDisplayName() + " (" + context.getRequiredTestClass().getSimpleName() + ", attempt "
+                            + attempt + "): " + last.getMessage());
             ((RedisContract) target).newTimeline();
             try {
                 method.invoke(target, call.getArguments().toArray());
@@ -54,7 +59,8 @@ final class RetryOnStall implements InvocationInterceptor {
                 last = s;
             }
         }
-        throw new AssertionError("the machine stalled in each of " + ATTEMPTS + " attempts, so the scenario could not be judged: "
-                + last.getMessage());
+        throw new AssertionError(
+                "the machine stalled in each of " + ATTEMPTS + " attempts, so the scenario could not be judged: "
+                        + last.getMessage());
     }
 }

@@ -9,7 +9,8 @@ import java.util.Arrays;
  * bracket lies inside it, so a caller descheduled around a call can never fake an overshoot, and a
  * limiter that reports wrong instants can never hide one.
  *
- * <p>Thread safe: many caller threads {@link #add} into one recorder. Stamps are in any one unit
+ * <p>
+ * Thread safe: many caller threads {@link #add} into one recorder. Stamps are in any one unit
  * (nanoseconds from {@link System#nanoTime()} in process, the load generator's clock over HTTP).
  */
 public final class Brackets {

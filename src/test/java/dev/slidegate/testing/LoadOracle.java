@@ -39,13 +39,15 @@ public final class LoadOracle {
 
         @Override
         public String toString() {
-            return "max provable " + maxProvable + ", max by answer " + maxByAnswer + ", per window " + Arrays.toString(perWindow)
+            return "max provable " + maxProvable + ", max by answer " + maxByAnswer + ", per window "
+                    + Arrays.toString(perWindow)
                     + String.format(", mean %.2f N", meanFraction);
         }
     }
 
     /** {@code threads} threads together offer 3N per window for {@code windows} windows. */
-    public static Result offer(Attempt attempt, int n, long windowMicros, int windows, int threads) throws InterruptedException {
+    public static Result offer(Attempt attempt, int n, long windowMicros, int windows, int threads)
+            throws InterruptedException {
         Brackets grants = new Brackets();
         long perThread = 3L * n * windows / threads;
         long intervalNanos = windowMicros * 1000 * windows / perThread;
@@ -81,7 +83,8 @@ public final class LoadOracle {
     }
 
     /** {@code threads} threads call back to back for {@code forNanos}, then the grants are judged. */
-    public static Result hammer(Attempt attempt, int n, long windowNanos, long forNanos, int threads) throws InterruptedException {
+    public static Result hammer(Attempt attempt, int n, long windowNanos, long forNanos, int threads)
+            throws InterruptedException {
         Brackets grants = new Brackets();
         long end = System.nanoTime() + forNanos;
         Thread[] running = new Thread[threads];
@@ -116,7 +119,8 @@ public final class LoadOracle {
      * Hammers for {@code forNanos}, rests 1.2 W (a log empties, a bucket fills up), then hammers 2 W
      * more: the burst a limiter allows after an idle pause is judged together with the steady state.
      */
-    public static Hammered hammerAroundAPause(Attempt attempt, int n, long windowNanos, long forNanos, int threads) throws InterruptedException {
+    public static Hammered hammerAroundAPause(Attempt attempt, int n, long windowNanos, long forNanos, int threads)
+            throws InterruptedException {
         Brackets before = hammer(attempt, n, windowNanos, forNanos, threads).grants();
         LockSupport.parkNanos(windowNanos * 6 / 5);
         Brackets after = hammer(attempt, n, windowNanos, 2 * windowNanos, threads).grants();
@@ -140,6 +144,7 @@ public final class LoadOracle {
             }
         }
         double mean = Arrays.stream(per).average().orElse(0) / n;
-        return new Result(grants.maxProvable(windowNanos), Brackets.maxProvable(answered, answered, windowNanos), per, mean, grants);
+        return new Result(grants.maxProvable(windowNanos), Brackets.maxProvable(answered, answered, windowNanos), per, mean,
+                grants);
     }
 }

@@ -7,7 +7,10 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
-/** The records one logger (and its children) publishes while this is open: {@code try (LogCapture log = LogCapture.of("dev.slidegate")) {...}}. */
+/**
+ * The records one logger (and its children) publishes while this is open: {@code try (LogCapture log =
+ * LogCapture.of("dev.slidegate")) {...}}.
+ */
 public final class LogCapture extends Handler implements AutoCloseable {
 
     private final Logger logger;
@@ -36,7 +39,8 @@ public final class LogCapture extends Handler implements AutoCloseable {
 
     /** The record's message with its printf-style parameters filled in. */
     public static String message(LogRecord r) {
-        return r.getParameters() == null ? r.getMessage() : String.format(r.getMessage().replace("%d", "%s"), r.getParameters());
+        return r.getParameters() == null ? r.getMessage()
+                : String.format(r.getMessage().replace("%d", "%s"), r.getParameters());
     }
 
     /** Whether any record is at {@code level} or above. */

@@ -1,8 +1,9 @@
 package dev.slidegate.testing;
 
-import dev.slidegate.core.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+
+import dev.slidegate.core.Clock;
 
 /** A clock that moves only when a test moves it. Starts at an instant aligned to every window used in tests. */
 public final class ManualClock implements Clock {

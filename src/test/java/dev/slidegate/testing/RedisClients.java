@@ -10,7 +10,10 @@ import io.vertx.mutiny.redis.client.RedisAPI;
 import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisOptions;
 
-/** A Quarkus reactive Redis data source outside Quarkus, for store-level tests against a {@link RedisServer} or {@link RedisCluster}. */
+/**
+ * A Quarkus reactive Redis data source outside Quarkus, for store-level tests against a {@link RedisServer} or
+ * {@link RedisCluster}.
+ */
 public final class RedisClients implements AutoCloseable {
 
     private final Vertx vertx = Vertx.vertx();

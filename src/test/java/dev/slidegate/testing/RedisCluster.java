@@ -1,9 +1,7 @@
 package dev.slidegate.testing;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +31,8 @@ public final class RedisCluster implements AutoCloseable {
             for (int i = 0; i < 6; i++) {
                 int port = clusterPort();
                 c.nodes.add(RedisServer.start(binary, port, "--cluster-enabled", "yes", "--cluster-config-file",
-                        dir.resolve("nodes-" + port + ".conf").toString(), "--cluster-node-timeout", "1000", "--dir", dir.toString()));
+                        dir.resolve("nodes-" + port + ".conf").toString(), "--cluster-node-timeout", "1000", "--dir",
+                        dir.toString()));
             }
             c.build();
             return c;
@@ -60,9 +59,10 @@ public final class RedisCluster implements AutoCloseable {
             String masterId = (String) call(nodes.get(r - 3), "CLUSTER", "MYID");
             call(nodes.get(r), "CLUSTER", "REPLICATE", masterId);
         }
-        await("cluster state ok with 3 masters and 3 synced replicas", () -> nodes.stream().allMatch(n -> info(n, "CLUSTER", "INFO")
-                .contains("cluster_state:ok")) && nodes.subList(3, 6).stream()
-                        .allMatch(n -> info(n, "INFO", "replication").contains("master_link_status:up")));
+        await("cluster state ok with 3 masters and 3 synced replicas",
+                () -> nodes.stream().allMatch(n -> info(n, "CLUSTER", "INFO")
+                        .contains("cluster_state:ok")) && nodes.subList(3, 6).stream()
+                                .allMatch(n -> info(n, "INFO", "replication").contains("master_link_status:up")));
     }
 
     /** The hosts value for {@code quarkus.redis.hosts}: every node, comma-separated. */

@@ -1,7 +1,8 @@
 package dev.slidegate.testing;
 
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.util.Map;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /** Starts a real 3-master, 3-replica {@link RedisCluster} for a {@code @QuarkusTest} profile, with the cluster client. */
 public class RedisClusterTestResource implements QuarkusTestResourceLifecycleManager {
@@ -11,7 +12,8 @@ public class RedisClusterTestResource implements QuarkusTestResourceLifecycleMan
     @Override
     public Map<String, String> start() {
         cluster = RedisCluster.start();
-        return Map.of("quarkus.redis.hosts", cluster.hosts(), "quarkus.redis.client-type", "cluster", "slidegate.store", "redis");
+        return Map.of("quarkus.redis.hosts", cluster.hosts(), "quarkus.redis.client-type", "cluster", "slidegate.store",
+                "redis");
     }
 
     /** The cluster of the running test profile. */

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A real {@code redis-server} process on a free loopback port, started and stopped by the test.
  *
- * <p>The binary is {@code $REDIS_SERVER}, else {@code redis-server} on the PATH, else the Redis 6.2
+ * <p>
+ * The binary is {@code $REDIS_SERVER}, else {@code redis-server} on the PATH, else the Redis 6.2
  * binary bundled in the test-scope {@code embedded-redis} artifact, so a machine with only a JDK runs
  * the suite. Never port 6379, never a server this fixture did not start.
  */
@@ -56,7 +57,8 @@ public final class RedisServer implements AutoCloseable {
         int found = Integer.parseInt(version.split("\\.")[0]);
         if (found < major) {
             server.close();
-            throw new IllegalStateException(test + " asked for Redis " + major + ".x or newer, but " + binary + " is " + version);
+            throw new IllegalStateException(
+                    test + " asked for Redis " + major + ".x or newer, but " + binary + " is " + version);
         }
         System.out.println(test + " runs on redis-server " + version + " (" + binary + ")");
         return server;
@@ -85,7 +87,8 @@ public final class RedisServer implements AutoCloseable {
             cmd.addAll(List.of(extraArgs));
             try {
                 Path log = Leftovers.tempFile("redis-" + port, ".log");
-                Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+                Process p = Leftovers
+                        .process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
                 try {
                     if (waitForPing(p, port)) {
                         return new RedisServer(p, port, binary, log);
@@ -100,7 +103,8 @@ public final class RedisServer implements AutoCloseable {
                     continue;
                 }
                 p.destroyForcibly();
-                last = new IllegalStateException("redis-server on port " + port + " did not answer PING: " + Files.readString(log));
+                last = new IllegalStateException(
+                        "redis-server on port " + port + " did not answer PING: " + Files.readString(log));
                 Leftovers.delete(log);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start " + binary, e);
@@ -137,7 +141,8 @@ public final class RedisServer implements AutoCloseable {
 
     /** The {@code process_id} field of an {@code INFO server} reply, or -1. */
     static long processId(String info) {
-        return info.lines().filter(l -> l.startsWith("process_id:")).mapToLong(l -> Long.parseLong(l.substring(11).trim())).findFirst()
+        return info.lines().filter(l -> l.startsWith("process_id:")).mapToLong(l -> Long.parseLong(l.substring(11).trim()))
+                .findFirst()
                 .orElse(-1);
     }
 
@@ -219,7 +224,8 @@ public final class RedisServer implements AutoCloseable {
     public String version() {
         try (Resp r = new Resp(port)) {
             String info = (String) r.call("INFO", "server");
-            return info.lines().filter(l -> l.startsWith("redis_version:")).findFirst().map(l -> l.substring(14).trim()).orElse("?");
+            return info.lines().filter(l -> l.startsWith("redis_version:")).findFirst().map(l -> l.substring(14).trim())
+                    .orElse("?");
         }
     }
 

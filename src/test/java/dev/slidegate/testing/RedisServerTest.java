@@ -21,7 +21,8 @@ class RedisServerTest {
     @Test
     void aPortHeldByAnotherServerIsRefused() {
         try (RedisServer holder = RedisServer.start()) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisServer.startOn(holder.port()).close());
+            IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> RedisServer.startOn(holder.port()).close());
             assertTrue(e.getMessage().contains(Integer.toString(holder.port())), e.getMessage());
         }
     }

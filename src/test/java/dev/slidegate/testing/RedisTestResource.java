@@ -1,7 +1,8 @@
 package dev.slidegate.testing;
 
-import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.util.Map;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 
 /** Starts a real redis-server for a {@code @QuarkusTest} profile and points {@code quarkus.redis.hosts} at it. */
 public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
