@@ -1,0 +1,62 @@
+package dev.slidegate.arch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packages of {@code dev.slidegate} depend one way, as the README's layout says: every reference
+ * from one package to another (an import or a fully qualified name) is read from the sources, and the
+ * graph must be exactly the allowed layers: no cycle, no layer reaching up.
+ */
+class PackageDependenciesTest {
+
+    /** What each package may use; anything else is a dependency the layering forbids. */
+    private static final Map<String, Set<String>> ALLOWED = Map.of(
+            "core", Set.of(),
+            "memory", Set.of("core"),
+            "redis", Set.of("core"),
+            "metrics", Set.of("core"),
+            "config", Set.of("core", "memory", "redis", "metrics"),
+            "http", Set.of("core", "config"),
+            "interceptor", Set.of("core", "config", "http", "metrics"),
+            "admin", Set.of("core", "config", "http", "metrics"),
+            "health", Set.of("core", "config", "metrics"),
+            "demo", Set.of("http", "interceptor"));
+
+    private static final Pattern REFERENCE = Pattern.compile("\\bdev\\.slidegate\\.([a-z]+)\\.");
+
+    @Test
+    void packagesDependOnlyDownwards() throws IOException {
+        Map<String, Set<String>> found = new TreeMap<>();
+        Path root = Path.of("src/main/java/dev/slidegate");
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String from = root.relativize(f).getName(0).toString();
+                Matcher m = REFERENCE.matcher(Files.readString(f));
+                while (m.find()) {
+                    if (!m.group(1).equals(from)) {
+                        found.computeIfAbsent(from, k -> new TreeSet<>()).add(m.group(1));
+                    }
+                }
+            }
+        }
+        assertTrue(found.size() >= 8, "read the sources: " + found);
+        Map<String, Set<String>> forbidden = new TreeMap<>();
+        found.forEach((from, to) -> to.stream().filter(t -> !ALLOWED.getOrDefault(from, Set.of()).contains(t))
+                .forEach(t -> forbidden.computeIfAbsent(from, k -> new TreeSet<>()).add(t)));
+        assertEquals(Map.of(), forbidden, "package dependencies the layering forbids (all found: " + found + ")");
+    }
+}
