@@ -55,6 +55,30 @@ class RedisStoreTest {
         return store.acquire(p, key, 1).toCompletableFuture().join();
     }
 
+    // every instant of a decision is Redis's TIME, never the application's clock: a decision asked of a
+    // frozen Redis is stamped when Redis runs again, half a second after it was asked
+    @Test
+    void decisionsTakeTheirTimeFromRedisNotFromTheApplication() throws Exception {
+        Policy p = policy("redis-time", Strategy.SLIDING_LOG, false, "5/1m");
+        call(p, "warm"); // connected, script loaded
+        CompletableFuture<Decision> asked;
+        long askedAt;
+        long thawedAt;
+        server.signal("STOP");
+        try {
+            askedAt = System.currentTimeMillis() * 1000;
+            asked = store.acquire(p, "k", 1).toCompletableFuture();
+            Thread.sleep(500);
+        } finally {
+            thawedAt = System.currentTimeMillis() * 1000;
+            server.signal("CONT");
+        }
+        Decision d = asked.join();
+        assertTrue(d.atMicros() >= thawedAt - 20_000,
+                "decided at " + (d.atMicros() - askedAt) / 1000 + " ms after it was asked; Redis ran again "
+                        + (thawedAt - askedAt) / 1000 + " ms after");
+    }
+
     // 200 calls in flight at once on one key, N = 100: exactly 100 admitted, and the sorted set holds
     // exactly 100 members (none collapsed although many share a microsecond on the client side)
     @Test
