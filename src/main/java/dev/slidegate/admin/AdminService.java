@@ -42,7 +42,21 @@ public class AdminService {
     private static final long RANKING_MAX_AGE_MS = 1000;
 
     /** One policy's keys by usage, shared by every page and viewer for up to a second. */
-    private record Ranking(Policy policy, Uni<List<KeyView>> sorted, long at) {
+    private static final class Ranking {
+        final Policy policy;
+        Uni<List<KeyView>> sorted;
+        /** When it was ready (System.currentTimeMillis); 0 while it is being computed. */
+        volatile long readyAt;
+
+        Ranking(Policy policy) {
+            this.policy = policy;
+        }
+
+        /** Whether a listing of {@code p} at {@code now} may use it: in progress, or ready for at most a second. */
+        boolean serves(Policy p, long now) {
+            long ready = readyAt;
+            return policy.equals(p) && (ready == 0 || now - ready <= RANKING_MAX_AGE_MS);
+        }
     }
 
     private final Map<String, Ranking> rankings = new java.util.concurrent.ConcurrentHashMap<>();
@@ -157,25 +171,27 @@ public class AdminService {
 
     /**
      * The keys of {@code p} by usage: at most {@link #RANKED}, read {@link #RANKING_IN_FLIGHT} at a
-     * time, and computed at most once a second whatever the number of pages and viewers (a ranking
-     * in progress is shared; a failed one is not kept).
+     * time, and computed once for every page and viewer: a ranking in progress is shared, a finished
+     * one serves for a second after it was ready, a failed one is not kept.
      */
     private Uni<List<KeyView>> ranking(Policy p) {
         long now = System.currentTimeMillis();
-        Ranking r = rankings.compute(p.name(),
-                (name, old) -> old != null && old.policy().equals(p) && now - old.at() <= RANKING_MAX_AGE_MS
-                        ? old
-                        : new Ranking(p, allKeys(p, "", new ArrayList<>())
-                                .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k))
-                                        .merge(RANKING_IN_FLIGHT)
-                                        .collect().asList())
-                                .map(views -> views.stream()
-                                        .sorted(Comparator.comparingDouble(KeyView::usage).reversed()
-                                                .thenComparing(KeyView::key))
-                                        .toList())
-                                .onFailure().invoke(e -> rankings.remove(name))
-                                .memoize().indefinitely(), now));
-        return r.sorted();
+        return rankings.compute(p.name(), (name, old) -> old != null && old.serves(p, now) ? old : rank(p)).sorted;
+    }
+
+    private Ranking rank(Policy p) {
+        Ranking r = new Ranking(p);
+        r.sorted = allKeys(p, "", new ArrayList<>())
+                .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k))
+                        .merge(RANKING_IN_FLIGHT)
+                        .collect().asList())
+                .map(views -> views.stream()
+                        .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key))
+                        .toList())
+                .invoke(done -> r.readyAt = System.currentTimeMillis())
+                .onFailure().invoke(e -> rankings.remove(p.name(), r))
+                .memoize().indefinitely();
+        return r;
     }
 
     private Uni<List<String>> allKeys(Policy p, String cursor, List<String> acc) {
