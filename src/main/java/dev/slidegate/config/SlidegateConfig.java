@@ -50,8 +50,11 @@ public interface SlidegateConfig {
     /** The operators' view at {@code /admin}. */
     interface AdminConfig {
 
-        /** {@code false}: {@code /admin} and everything below it answer 404, for everyone. */
-        @WithDefault("true")
+        /**
+         * {@code false} (the default): {@code /admin} and everything below it answer 404, for everyone.
+         * Turn it on in a service that secures it (role {@code slidegate-admin}).
+         */
+        @WithDefault("false")
         boolean enabled();
     }
 

@@ -12,6 +12,7 @@ class RedisBenchmarkSmokeTest {
 
     @Test
     void runsEveryPart() throws Exception {
+        dev.slidegate.testing.Tools.require("redis-benchmark", "RedisBenchmarkSmokeTest", "apt-get install redis-tools");
         Path chart = Path.of("target/bench/redis-smoke.svg");
         String report = RedisBenchmark.run(0.3, chart, true);
         System.out.println(report);

@@ -14,6 +14,7 @@ class HttpBenchmarkSmokeIT {
 
     @Test
     void runsEveryConfiguration() throws Exception {
+        dev.slidegate.testing.Tools.require("wrk", "HttpBenchmarkSmokeIT", "apt-get install wrk");
         String report = dev.slidegate.bench.HttpBenchmarkAccess.run(1, 8, Path.of("target/bench/http-smoke.svg"));
         System.out.println(report);
         assertTrue(report.contains("| limiter off (`slidegate.enabled=false`) |"), report);

@@ -10,6 +10,7 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -23,7 +24,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RedisServer implements AutoCloseable {
 
-    private static final String BUNDLED = "redis-server-6.2.6-v5-linux-amd64";
+    /** The Redis 6.2 binaries the test-scope embedded-redis artifact ships, by {@code os.name/os.arch}. */
+    private static final Map<String, String> BUNDLED = Map.of(
+            "Linux/amd64", "redis-server-6.2.6-v5-linux-amd64",
+            "Linux/aarch64", "redis-server-6.2.7-linux-arm64",
+            "Linux/x86", "redis-server-6.2.7-linux-386",
+            "Linux/i386", "redis-server-6.2.7-linux-386",
+            "Mac OS X/x86_64", "redis-server-6.2.6-v5-darwin-amd64",
+            "Mac OS X/aarch64", "redis-server-6.2.6-v5-darwin-arm64");
 
     private final Process process;
     private final int port;
@@ -62,11 +70,6 @@ public final class RedisServer implements AutoCloseable {
         }
         System.out.println(test + " runs on redis-server " + version + " (" + binary + ")");
         return server;
-    }
-
-    /** Starts the Redis 6.2 binary bundled in the test-scope artifact, when this platform can run it. */
-    public static Optional<RedisServer> startBundled62() {
-        return bundledBinary().map(RedisServer::start);
     }
 
     /** Starts the default binary on a given port, e.g. to bring a killed server back empty where it was. */
@@ -166,15 +169,20 @@ public final class RedisServer implements AutoCloseable {
         return Optional.empty();
     }
 
-    private static synchronized Optional<String> bundledBinary() {
-        if (!"Linux".equals(System.getProperty("os.name")) || !"amd64".equals(System.getProperty("os.arch"))) {
+    /**
+     * The bundled Redis 6.2 binary for this machine's OS and architecture, unpacked under target/redis; empty where none is
+     * shipped.
+     */
+    public static synchronized Optional<String> bundledBinary() {
+        String bundled = BUNDLED.get(System.getProperty("os.name") + "/" + System.getProperty("os.arch"));
+        if (bundled == null) {
             return Optional.empty();
         }
-        Path target = Paths.get("target", "redis", BUNDLED).toAbsolutePath();
+        Path target = Paths.get("target", "redis", bundled).toAbsolutePath();
         if (Files.isExecutable(target)) {
             return Optional.of(target.toString());
         }
-        try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(BUNDLED)) {
+        try (InputStream in = RedisServer.class.getClassLoader().getResourceAsStream(bundled)) {
             if (in == null) {
                 return Optional.empty();
             }
