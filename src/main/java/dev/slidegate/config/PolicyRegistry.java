@@ -9,10 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
-import dev.slidegate.core.FailMode;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
+import dev.slidegate.api.FailMode;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
 /**

@@ -6,6 +6,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.FailMode;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.StoreUnavailableException;
+
 /**
  * A remote store with a way out: when it fails (an error, or no answer within its time budget) or
  * its {@link Breaker} is open, each policy's {@link FailMode} decides: {@code open} admits,

@@ -4,6 +4,9 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
+
 /** A store that hands every call to another; decorators override what they add to. */
 public abstract class ForwardingStore implements LimiterStore {
 

@@ -2,6 +2,9 @@ package dev.slidegate.core;
 
 import java.util.concurrent.CompletionStage;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
+
 /**
  * The storage SPI: where windows live. Each call decides every limit of a policy in one atomic step.
  *

@@ -14,10 +14,10 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
 import dev.slidegate.http.RateLimitApi;
-import dev.slidegate.interceptor.RateLimited;
 
 /**
  * Demo login, limited by the {@code login} policy: 5 attempts a minute per address, refused attempts

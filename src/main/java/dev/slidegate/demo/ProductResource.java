@@ -13,10 +13,10 @@ import jakarta.ws.rs.core.Response;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
 import dev.slidegate.http.RateLimitApi;
-import dev.slidegate.interceptor.RateLimited;
 import io.smallrye.mutiny.Uni;
 
 /** The demo catalogue, limited per client address by the {@code products} policy. */

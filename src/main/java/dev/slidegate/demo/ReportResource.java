@@ -10,8 +10,8 @@ import jakarta.ws.rs.core.MediaType;
 import org.eclipse.microprofile.openapi.annotations.headers.Header;
 import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
 
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.http.RateLimitApi;
-import dev.slidegate.interceptor.RateLimited;
 
 /** Demo reports, limited per API key ({@code X-Api-Key}) by the {@code reports} policy, a fixed window. */
 @Path("/api/reports")

@@ -11,11 +11,11 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
+import dev.slidegate.api.FailMode;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.Breaker;
-import dev.slidegate.core.FailMode;
 import dev.slidegate.core.Secrets;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 

@@ -3,7 +3,7 @@ package dev.slidegate.http;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.slidegate.core.Decision;
+import dev.slidegate.api.Decision;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -23,7 +23,7 @@ public final class HttpDecisions {
      * failed open says nothing about the quota, so it sends no RateLimit fields.
      */
     public static void record(RoutingContext rc, Decision decision) {
-        if (decision.fallback() && decision.policy().failMode() == dev.slidegate.core.FailMode.OPEN) {
+        if (decision.fallback() && decision.policy().failMode() == dev.slidegate.api.FailMode.OPEN) {
             return;
         }
         List<Decision> decisions = rc.get(KEY);

@@ -14,9 +14,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
-import dev.slidegate.core.MissingRateLimitKeyException;
-import dev.slidegate.core.RateLimitExceededException;
-import dev.slidegate.core.StoreUnavailableException;
+import dev.slidegate.api.MissingRateLimitKeyException;
+import dev.slidegate.api.RateLimitExceededException;
+import dev.slidegate.api.StoreUnavailableException;
 
 /**
  * Turns Slidegate's exceptions, and malformed JSON bodies, into RFC 9457 problem responses: 429, 400

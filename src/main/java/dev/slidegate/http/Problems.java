@@ -1,8 +1,8 @@
 package dev.slidegate.http;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.RateLimitExceededException;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.RateLimitExceededException;
 
 /** The problem bodies Slidegate answers with, built in one place for the JAX-RS mappers and the path limiter. */
 public final class Problems {

@@ -2,9 +2,9 @@ package dev.slidegate.http;
 
 import java.util.List;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.LimitState;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.LimitState;
 import io.vertx.core.MultiMap;
 
 /**

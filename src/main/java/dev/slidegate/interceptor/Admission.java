@@ -2,7 +2,7 @@ package dev.slidegate.interceptor;
 
 import jakarta.inject.Singleton;
 
-import dev.slidegate.core.Decision;
+import dev.slidegate.api.Decision;
 import dev.slidegate.http.HttpDecisions;
 import dev.slidegate.metrics.DecisionStats;
 import io.vertx.ext.web.RoutingContext;

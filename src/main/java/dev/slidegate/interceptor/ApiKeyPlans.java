@@ -5,6 +5,8 @@ import java.util.Map;
 
 import jakarta.inject.Singleton;
 
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.PlanResolver;
 import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.runtime.configuration.ConfigurationException;

@@ -3,8 +3,10 @@ package dev.slidegate.interceptor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.MissingRateLimitKeyException;
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
-import dev.slidegate.core.MissingRateLimitKeyException;
 import dev.slidegate.http.ClientAddress;
 import io.quarkus.arc.Arc;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
@@ -97,7 +99,7 @@ class CallerKeys {
         return value.trim();
     }
 
-    private static String bounded(String key) {
+    static String bounded(String key) {
         return key.length() <= MAX_KEY ? key : KeyEncoder.part(key);
     }
 

@@ -10,12 +10,13 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
-import dev.slidegate.core.Decision;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.MissingRateLimitKeyException;
+import dev.slidegate.api.PlanResolver;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.RateLimitExceededException;
+import dev.slidegate.api.StoreUnavailableException;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.MissingRateLimitKeyException;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.RateLimitExceededException;
-import dev.slidegate.core.StoreUnavailableException;
 import dev.slidegate.http.Problems;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.vertx.core.Context;

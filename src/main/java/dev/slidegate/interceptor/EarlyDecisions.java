@@ -8,6 +8,7 @@ import jakarta.ws.rs.core.Response;
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
 
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.ProblemMappers;
 import io.smallrye.mutiny.Uni;

@@ -21,6 +21,10 @@ import jakarta.ws.rs.Path;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.PlanResolver;
+import dev.slidegate.api.RateLimitKey;
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.config.PolicyRegistry;
 import io.quarkus.runtime.configuration.ConfigurationException;

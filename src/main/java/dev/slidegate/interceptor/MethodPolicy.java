@@ -3,8 +3,12 @@ package dev.slidegate.interceptor;
 import java.lang.reflect.Method;
 import java.util.Map;
 
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.PlanResolver;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.RateLimitKey;
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
-import dev.slidegate.core.Policy;
 
 /**
  * Everything the interceptor needs about one {@link RateLimited} method, resolved once.

@@ -9,6 +9,7 @@ import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ArcInvocationContext;

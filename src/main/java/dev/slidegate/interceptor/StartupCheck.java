@@ -13,6 +13,8 @@ import jakarta.enterprise.inject.spi.BeanManager;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.api.PlanResolver;
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.http.ClientAddress;

@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.jboss.logging.Logger;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
 
 /**
  * Refusals as a summary, never a line per request: for each policy, the first refusal is reported at

@@ -7,9 +7,9 @@ import dev.slidegate.http.Problem;
  * 400, 503 or 500) and the exception that tells a Java caller the same.
  *
  * @param problem the answer to a refused call; {@code null} when admitted
- * @param failure what a Java caller gets instead: {@link dev.slidegate.core.RateLimitExceededException},
- *        {@link dev.slidegate.core.MissingRateLimitKeyException},
- *        {@link dev.slidegate.core.StoreUnavailableException}, or the exception a key or plan resolver
+ * @param failure what a Java caller gets instead: {@link dev.slidegate.api.RateLimitExceededException},
+ *        {@link dev.slidegate.api.MissingRateLimitKeyException},
+ *        {@link dev.slidegate.api.StoreUnavailableException}, or the exception a key or plan resolver
  *        threw; {@code null} when admitted
  */
 record Verdict(Problem problem, Throwable failure) {

@@ -2,8 +2,8 @@ package dev.slidegate.memory;
 
 import java.util.Arrays;
 
-import dev.slidegate.core.LimitState;
-import dev.slidegate.core.Policy;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 
 /**
  * One counter per limit for the current epoch-aligned window ({@code now / W}). A counter belongs to

@@ -1,9 +1,9 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.LimitState;
-import dev.slidegate.core.Policy;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 
 /**
  * The windows of one (policy, key) in process. Subclasses hold the counting state of one strategy;

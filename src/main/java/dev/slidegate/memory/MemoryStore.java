@@ -10,11 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.LimitState;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 
 /**
  * The in-process store: exact, thread safe (one monitor per key), answering synchronously.

@@ -1,7 +1,7 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.core.LimitState;
-import dev.slidegate.core.Policy;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 
 /**
  * Counters per cell. Limit N/W with C cells has cells of s = ceil(W / C) microseconds, cell index

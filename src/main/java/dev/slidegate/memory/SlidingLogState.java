@@ -1,7 +1,7 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.core.LimitState;
-import dev.slidegate.core.Policy;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 
 /**
  * The exact sliding log of one key: the instants of the most recent permits in a ring buffer, shared

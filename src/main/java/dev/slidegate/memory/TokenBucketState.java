@@ -1,7 +1,7 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.core.LimitState;
-import dev.slidegate.core.Policy;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 
 /**
  * GCRA, the token bucket as one number per limit: the theoretical arrival time (TAT). Limit N/W

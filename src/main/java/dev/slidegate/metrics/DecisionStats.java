@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 import jakarta.inject.Singleton;
 
-import dev.slidegate.core.Decision;
+import dev.slidegate.api.Decision;
 
 /** Admitted and refused decisions per policy since this instance started (dry-run refusals count as refused). */
 @Singleton

@@ -6,10 +6,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import dev.slidegate.core.Decision;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
 import dev.slidegate.core.ForwardingStore;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -3,10 +3,10 @@ package dev.slidegate.redis;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.LimitState;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 import io.vertx.redis.client.Response;
 
 /**

@@ -12,9 +12,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
-import dev.slidegate.core.Decision;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.smallrye.mutiny.TimeoutException;
 import io.smallrye.mutiny.Uni;

@@ -17,10 +17,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.admin.AdminViews.KeyList;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.Decision;
 import dev.slidegate.core.ForwardingStore;
-import dev.slidegate.core.Policy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.DecisionStats;
 import dev.slidegate.testing.ManualClock;

@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Test;
 
 import com.google.common.util.concurrent.RateLimiter;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.LoadOracle;

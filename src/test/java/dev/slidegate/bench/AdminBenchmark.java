@@ -15,10 +15,10 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.Decision;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 import dev.slidegate.http.SmallLimits;
 import dev.slidegate.testing.RedisTestResource;
 import io.quarkus.test.junit.QuarkusTest;

@@ -14,10 +14,10 @@ import org.openjdk.jmh.annotations.State;
 
 import com.google.common.util.concurrent.RateLimiter;
 
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;

@@ -20,9 +20,9 @@ import java.util.function.IntFunction;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.RedisClients;

@@ -7,6 +7,9 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.LoadOracle;

@@ -11,6 +11,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+
 /**
  * The timeline scenarios every store must pass, written once (STYLE.md 5). Subclasses supply the
  * store and how time moves: a settable clock in process (exact to the microsecond), real time with

@@ -3,7 +3,7 @@ package dev.slidegate.http;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 
-import dev.slidegate.interceptor.RateLimited;
+import dev.slidegate.api.RateLimited;
 
 /** Test endpoints for cost and dry-run. */
 @Path("/test")

@@ -11,8 +11,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.MediaType;
 
-import dev.slidegate.interceptor.RateLimitKey;
-import dev.slidegate.interceptor.RateLimited;
+import dev.slidegate.api.RateLimitKey;
+import dev.slidegate.api.RateLimited;
 
 /** Test endpoints for decisions made before an endpoint is dispatched. */
 @Path("/test/early")

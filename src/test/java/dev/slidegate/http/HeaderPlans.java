@@ -3,8 +3,8 @@ package dev.slidegate.http;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Singleton;
 
-import dev.slidegate.interceptor.KeyResolver;
-import dev.slidegate.interceptor.PlanResolver;
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.PlanResolver;
 
 /** A replacement PlanResolver for {@code PlanSwitchTest}: the plan is whatever the X-Plan header says. */
 @Alternative

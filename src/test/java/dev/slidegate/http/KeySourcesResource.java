@@ -6,8 +6,8 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 
-import dev.slidegate.interceptor.KeyResolver;
-import dev.slidegate.interceptor.RateLimited;
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.RateLimited;
 
 /** Test endpoints for the key sources path, param:, composites and a custom KeyResolver. */
 @Path("/test/keys")

@@ -8,9 +8,9 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.security.TestSecurity;

@@ -11,9 +11,10 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.MissingRateLimitKeyException;
-import dev.slidegate.core.RateLimitExceededException;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.MissingRateLimitKeyException;
+import dev.slidegate.api.RateLimitExceededException;
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.http.SmallLimits;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

@@ -11,11 +11,12 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.KeyResolver;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.MissingRateLimitKeyException;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.MissingRateLimitKeyException;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.http.ClientAddress;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.TestConfigs;

@@ -2,6 +2,8 @@ package dev.slidegate.interceptor;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.slidegate.api.RateLimited;
+
 /** {@code @RateLimited} on a class: both methods draw from one policy; the method-level one replaces it. */
 @ApplicationScoped
 @RateLimited(value = "bean-class", limits = "2/1h", key = "global")

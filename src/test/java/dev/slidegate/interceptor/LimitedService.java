@@ -5,6 +5,8 @@ import java.util.concurrent.CompletionStage;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import dev.slidegate.api.RateLimitKey;
+import dev.slidegate.api.RateLimited;
 import io.smallrye.mutiny.Uni;
 
 /** A CDI bean with rate-limited methods, called outside HTTP by {@code BeanLimitTest}. */

@@ -11,11 +11,13 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.RateLimitKey;
+import dev.slidegate.api.RateLimited;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Strategy;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;

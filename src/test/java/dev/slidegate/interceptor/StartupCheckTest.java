@@ -10,6 +10,7 @@ import java.util.logging.Level;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.RateLimited;
 import dev.slidegate.testing.LogCapture;
 
 /** The start-up check skips only what cannot be listed, says so, and lets any other failure through. */

@@ -10,10 +10,10 @@ import java.util.logging.Logger;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.testing.LogCapture;
 
 /** Refusals are logged as a summary per policy: the first at once, then at most one line per interval, with the count. */

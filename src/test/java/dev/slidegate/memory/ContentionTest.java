@@ -8,10 +8,10 @@ import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.LoadOracle;
 

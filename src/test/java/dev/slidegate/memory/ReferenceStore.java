@@ -7,13 +7,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.LimitState;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
 
 /**
  * The obvious, slow implementation of each strategy, straight from its definition: every recorded

@@ -13,15 +13,15 @@ import java.util.logging.LogRecord;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.FailMode;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.StoreUnavailableException;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.FailMode;
 import dev.slidegate.core.FallbackStore;
-import dev.slidegate.core.Limit;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.StoreUnavailableException;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.testing.LogCapture;
 import dev.slidegate.testing.RedisClients;

@@ -11,12 +11,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
 import dev.slidegate.core.StoreContract;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.memory.ReferenceStore;
 import dev.slidegate.testing.ManualClock;
 import dev.slidegate.testing.RedisClients;

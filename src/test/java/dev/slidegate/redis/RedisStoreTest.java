@@ -15,11 +15,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.core.Decision;
-import dev.slidegate.core.Limit;
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.core.Policy;
-import dev.slidegate.core.Strategy;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;

@@ -31,6 +31,14 @@ class ConsumerTest {
     }
 
     @Test
+    void theProgrammaticLimiterDecidesForCodeThatIsNotAnnotated() {
+        given().get("/orders/by/acme").then().statusCode(200);
+        given().get("/orders/by/acme").then().statusCode(200);
+        given().get("/orders/by/acme").then().statusCode(429).header("Retry-After", org.hamcrest.Matchers.matchesPattern("\\d+"));
+        given().get("/orders/by/globex").then().statusCode(200);
+    }
+
+    @Test
     void nothingOfTheDemoReachesTheService() {
         given().get("/api/products").then().statusCode(404);
         given().post("/api/login").then().statusCode(404);

@@ -1,4 +1,4 @@
-package dev.slidegate.interceptor;
+package dev.slidegate.api;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
@@ -23,7 +23,7 @@ import jakarta.interceptor.InterceptorBinding;
  * <p>
  * Works on JAX-RS resource methods and any CDI bean method, for plain, {@code Uni} and
  * {@code CompletionStage} return types. A refused call throws (or fails with)
- * {@link dev.slidegate.core.RateLimitExceededException}, which the HTTP layer answers with 429.
+ * {@link dev.slidegate.api.RateLimitExceededException}, which the HTTP layer answers with 429.
  */
 @InterceptorBinding
 @Inherited

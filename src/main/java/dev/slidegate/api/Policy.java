@@ -1,4 +1,4 @@
-package dev.slidegate.core;
+package dev.slidegate.api;
 
 import java.util.HashSet;
 import java.util.List;

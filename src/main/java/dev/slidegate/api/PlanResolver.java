@@ -1,4 +1,4 @@
-package dev.slidegate.interceptor;
+package dev.slidegate.api;
 
 /**
  * Chooses a caller's plan for policies with {@code plans}: a CDI bean replacing the shipped one,

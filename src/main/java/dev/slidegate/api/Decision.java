@@ -1,4 +1,4 @@
-package dev.slidegate.core;
+package dev.slidegate.api;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package dev.slidegate.core;
+package dev.slidegate.api;
 
 /** A store could not decide (unreachable, too slow, or answered an error). Never read as "allowed". */
 public class StoreUnavailableException extends RuntimeException {

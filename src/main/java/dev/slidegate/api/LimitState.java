@@ -1,4 +1,4 @@
-package dev.slidegate.core;
+package dev.slidegate.api;
 
 /**
  * Where one limit of a policy stands for one key, right after a decision.

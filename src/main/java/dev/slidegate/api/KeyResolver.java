@@ -1,4 +1,4 @@
-package dev.slidegate.interceptor;
+package dev.slidegate.api;
 
 import java.lang.reflect.Method;
 

@@ -1,4 +1,4 @@
-package dev.slidegate.core;
+package dev.slidegate.api;
 
 /**
  * The request lacks what its policy keys callers by (e.g. the header of {@code header:X-Api-Key}): a 400, not a shared bucket.

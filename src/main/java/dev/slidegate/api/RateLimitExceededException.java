@@ -1,4 +1,4 @@
-package dev.slidegate.core;
+package dev.slidegate.api;
 
 /**
  * Thrown (or failed with, for {@code Uni} and {@code CompletionStage} methods) when a call is
