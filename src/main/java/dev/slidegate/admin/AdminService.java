@@ -21,6 +21,7 @@ import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.metrics.DecisionStats;
 import io.smallrye.mutiny.Multi;
@@ -66,8 +67,11 @@ public class AdminService {
     private final DecisionStats stats;
     private final boolean enabled;
 
-    AdminService(LimiterStore store, PolicyRegistry registry, DecisionStats stats, SlidegateConfig config) {
-        this.store = store;
+    private final StoreStack stack;
+
+    AdminService(StoreStack stack, PolicyRegistry registry, DecisionStats stats, SlidegateConfig config) {
+        this.stack = stack;
+        this.store = stack.decisions();
         this.registry = registry;
         this.stats = stats;
         this.enabled = config.enabled();
@@ -98,7 +102,7 @@ public class AdminService {
 
     Uni<Summary> summary() {
         List<Policy> all = List.copyOf(policies().values());
-        return counts(all).map(c -> new Summary(store.name(), enabled, c.at(),
+        return counts(all).map(c -> new Summary(store.name(), enabled, c.at(), refusedLocally(),
                 all.stream()
                         .map(p -> new PolicySummary(p.name(), texts(p.limits()), p.strategy().configName(), p.key(),
                                 p.countRejected(),
@@ -164,9 +168,9 @@ public class AdminService {
                 .toList();
         long at = System.currentTimeMillis();
         if (each.isEmpty()) {
-            return Uni.createFrom().item(new Snapshot(at, store.name(), List.of()));
+            return Uni.createFrom().item(new Snapshot(at, store.name(), refusedLocally(), List.of()));
         }
-        return Uni.join().all(each).andFailFast().map(list -> new Snapshot(at, store.name(), list));
+        return Uni.join().all(each).andFailFast().map(list -> new Snapshot(at, store.name(), refusedLocally(), list));
     }
 
     /**
@@ -207,6 +211,10 @@ public class AdminService {
         }
         List<Uni<KeyView>> each = keys.stream().map(k -> key(p, k)).toList();
         return Uni.join().all(each).andFailFast();
+    }
+
+    private long refusedLocally() {
+        return stack.refusedLocally();
     }
 
     private static KeyView view(String key, Decision d) {

@@ -10,9 +10,13 @@ public final class AdminViews {
     private AdminViews() {
     }
 
-    /** {@code GET /admin}; {@code countedAt}: when the active keys were counted (epoch ms; at most about a second ago). */
+    /**
+     * {@code GET /admin}; {@code countedAt}: when the active keys were counted (epoch ms; at most about a
+     * second ago); {@code refusedLocally}: refusals this instance answered from its memory of an earlier
+     * Redis refusal, without a Redis call, since it started.
+     */
     @RegisterForReflection
-    public record Summary(String store, boolean enabled, long countedAt, List<PolicySummary> policies) {
+    public record Summary(String store, boolean enabled, long countedAt, long refusedLocally, List<PolicySummary> policies) {
     }
 
     /** One policy in the summary; admitted and refused count since this instance started. */
@@ -44,6 +48,6 @@ public final class AdminViews {
 
     /** One event of {@code /admin/stream}. */
     @RegisterForReflection
-    public record Snapshot(long at, String store, List<PolicyLive> policies) {
+    public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies) {
     }
 }

@@ -229,6 +229,15 @@ public interface SlidegateConfig {
         @WithDefault("2s")
         Duration lateLimit();
 
+        /**
+         * How many refusals each instance remembers, to answer a caller who keeps calling while refused
+         * without asking Redis again (exact: see docs/operations.md); 0 turns it off. Never for
+         * {@code count-rejected} policies.
+         */
+        @WithName("refusal-cache-size")
+        @WithDefault("100000")
+        int refusalCacheSize();
+
         /** After this many failed decisions in a row, Redis is skipped (the fail mode decides) for {@code cool-down}. */
         @WithName("failure-threshold")
         @WithDefault("3")

@@ -27,6 +27,7 @@ import dev.slidegate.redis.ClusterNodes;
 import dev.slidegate.redis.InstanceRegistry;
 import dev.slidegate.redis.RedisNodes;
 import dev.slidegate.redis.RedisStore;
+import dev.slidegate.redis.RefusalCache;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.DefaultBean;
@@ -54,7 +55,7 @@ public class StoreProducer {
      * ({@code to="fail-mode"} when Redis starts being skipped, {@code to="store"} when it is used again).
      * What it creates that must be closed is added to {@code owned}.
      */
-    private static FallbackStore redisStack(SlidegateConfig config, Clock clock, RedisStore redis,
+    private static FallbackStore redisStack(SlidegateConfig config, Clock clock, LimiterStore redis,
             ReactiveRedisDataSource source,
             io.vertx.mutiny.core.Vertx vertx, Instance<MeterRegistry> metrics, List<AutoCloseable> owned) {
         Consumer<Breaker.State> transitions = s -> {
@@ -141,6 +142,7 @@ public class StoreProducer {
         boolean cluster = clientType.map(t -> t.trim().equalsIgnoreCase("cluster")).orElse(false);
         List<AutoCloseable> owned = new ArrayList<>();
         RedisStore redisStore = null;
+        RefusalCache refusals = null;
         FallbackStore fallback = null;
         LimiterStore store;
         if (useRedis) {
@@ -156,7 +158,27 @@ public class StoreProducer {
             }
             redisStore = new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), nodes);
             owned.add(redisStore);
-            fallback = redisStack(config, clock, redisStore, redis.get(), vertx.get(), metrics, owned);
+            LimiterStore remote = redisStore;
+            if (config.redis().refusalCacheSize() > 0) {
+                refusals = new RefusalCache(redisStore, config.redis().refusalCacheSize(), System::nanoTime);
+                RefusalCache forget = refusals;
+                // a reset on any instance drops what every instance remembers; after a lost connection the
+                // subscription is made again, and what was remembered meanwhile is dropped too
+                var subscription = redis.get().pubsub(String.class).subscribe(RedisStore.RESETS)
+                        .onSubscription().invoke(s -> forget.forgetAll())
+                        .onFailure().retry().withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(30)).indefinitely()
+                        .subscribe().with(policy -> forget.forgetAll());
+                if (metrics.isResolvable()) {
+                    io.micrometer.core.instrument.FunctionCounter.builder("slidegate.refusals.local", refusals,
+                            RefusalCache::answeredLocally)
+                            .description(
+                                    "Refusals answered from the instance's memory of an earlier Redis refusal, without a Redis call")
+                            .register(metrics.get());
+                }
+                owned.add(subscription::cancel);
+                remote = refusals;
+            }
+            fallback = redisStack(config, clock, remote, redis.get(), vertx.get(), metrics, owned);
             store = fallback;
         } else {
             store = new MemoryStore(clock, config.memory().maxKeys());
@@ -176,6 +198,7 @@ public class StoreProducer {
                         Secrets.redact(hosts.get()), Secrets.redact(failed));
             }
         }
-        return new StoreStack(store, Optional.ofNullable(fallback).map(FallbackStore::breaker), owned);
+        return new StoreStack(store, Optional.ofNullable(fallback).map(FallbackStore::breaker), Optional.ofNullable(refusals),
+                owned);
     }
 }

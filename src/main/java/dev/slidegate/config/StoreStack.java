@@ -7,6 +7,7 @@ import org.jboss.logging.Logger;
 
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.redis.RefusalCache;
 
 /**
  * The store stack as {@link StoreProducer} assembled it, in one place: the store every decision goes
@@ -17,15 +18,21 @@ import dev.slidegate.core.LimiterStore;
  *
  * @param decisions the top of the stack: what decisions, admin views and health use
  * @param breaker the breaker in front of Redis; empty for the in-process store
+ * @param refusals the refusals remembered in front of Redis; empty in process or when turned off
  * @param owned what {@link #close()} closes
  */
-public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker,
+public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
         List<AutoCloseable> owned) implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     public StoreStack {
         owned = List.copyOf(owned);
+    }
+
+    /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */
+    public long refusedLocally() {
+        return refusals.map(RefusalCache::answeredLocally).orElse(0L);
     }
 
     /** Whether a shared (Redis) store sits under the decisions. */

@@ -517,9 +517,16 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
         return withTimeout(redis.execute(Command.DEL, keys(policy, key).toArray(String[]::new)), "DEL")
+                .chain(() -> withTimeout(redis.execute(Command.PUBLISH, RESETS, policy.name()), "PUBLISH"))
                 .replaceWithVoid()
                 .subscribeAsCompletionStage();
     }
+
+    /**
+     * The channel every reset is announced on (the policy's name as the message), so that every
+     * instance drops the refusals it remembers ({@link RefusalCache}).
+     */
+    public static final String RESETS = "slidegate:resets";
 
     /**
      * The budget of admin reads and resets: the late limit. They are an operator's, not on any request's

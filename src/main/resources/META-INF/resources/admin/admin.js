@@ -69,7 +69,8 @@
   }
 
   function render(snapshot) {
-    document.getElementById('store').textContent = 'store: ' + snapshot.store;
+    document.getElementById('store').textContent = 'store: ' + snapshot.store
+      + (snapshot.refusedLocally ? ' · ' + snapshot.refusedLocally + ' refusals answered without asking Redis' : '');
     document.getElementById('status').textContent = 'updated ' + new Date(snapshot.at).toLocaleTimeString();
     snapshot.policies.forEach(p => {
       const s = section(p.name);

@@ -62,7 +62,8 @@ class AdminRankingTest {
     private final PolicyRegistry registry = new PolicyRegistry(TestConfigs.slidegate(Map.of()));
     private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m")
             .policy();
-    private final AdminService admin = new AdminService(store, registry, new DecisionStats(), TestConfigs.slidegate(Map.of()));
+    private final AdminService admin = new AdminService(new dev.slidegate.config.StoreStack(store, java.util.Optional.empty(),
+            java.util.Optional.empty(), List.of()), registry, new DecisionStats(), TestConfigs.slidegate(Map.of()));
 
     @AfterEach
     void stop() {

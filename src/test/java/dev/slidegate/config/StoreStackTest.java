@@ -20,7 +20,7 @@ class StoreStackTest {
     @Test
     void closesEverythingItOwnsInReverseOrder() {
         List<String> closed = new ArrayList<>();
-        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10), Optional.empty(), List.of(
+        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10), Optional.empty(), Optional.empty(), List.of(
                 () -> closed.add("redis store"),
                 () -> {
                     closed.add("registry");
@@ -35,7 +35,7 @@ class StoreStackTest {
     @Test
     void aStackWithABreakerIsShared() {
         StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10),
-                Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)),
+                Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)), Optional.empty(),
                 List.of());
         assertTrue(stack.shared());
     }

@@ -1,0 +1,133 @@
+package dev.slidegate.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
+import dev.slidegate.core.ForwardingStore;
+import dev.slidegate.core.LimiterStore;
+
+/**
+ * Answers a refusal again without asking the shared store, for as long as the store said it holds.
+ *
+ * <p>
+ * When refusals charge nothing, a refusal is monotone for every strategy: between a refusal and the
+ * instant its retry-after names, other instances can only take permits, never give one back (only
+ * time and an operator's reset free a permit), so every call of the same cost, from any instance, is
+ * refused too. Each instance therefore remembers, per (policy, caller key, cost), "refused until",
+ * anchored on the instant the request was <em>sent</em> (the store decided later, so the local
+ * deadline is never later than the true one), and answers from it until then: the same refusal, its
+ * retry-after and each limit's reset counting down.
+ *
+ * <p>
+ * Not for {@code count-rejected} policies (their refusals must be charged). A reset, here or on any
+ * instance ({@link #forgetAll}), drops every remembered refusal, and a refusal that was in flight
+ * during a reset is not remembered. Memory is bounded: at most {@code maxEntries} refusals, each
+ * dropped when it expires.
+ */
+public final class RefusalCache extends ForwardingStore {
+
+    /** One remembered refusal: the store's answer, when the request was sent, and until when it holds. */
+    private record Entry(Decision refusal, long sentNanos, long untilNanos) {
+
+        /** The refusal as it stands at {@code now}: retry-after and resets counted down. */
+        Decision at(long now) {
+            long elapsed = (now - sentNanos) / 1000;
+            List<LimitState> states = new ArrayList<>(refusal.states().size());
+            for (LimitState s : refusal.states()) {
+                states.add(new LimitState(s.limit(), s.remaining(), Math.max(0, s.resetMicros() - elapsed)));
+            }
+            return new Decision(refusal.policy(), false, refusal.trippedIndex(), Math.max(1, (untilNanos - now) / 1000),
+                    refusal.atMicros() + elapsed, states);
+        }
+    }
+
+    private final Cache<String, Entry> refusals;
+    private final LongSupplier nanoTime;
+    /** Counts resets: a refusal asked before the latest reset is not remembered. */
+    private final AtomicLong resets = new AtomicLong();
+    private final LongAdder answered = new LongAdder();
+
+    /**
+     * @param store the shared store whose refusals are remembered
+     * @param maxEntries the most refusals remembered at once
+     * @param nanoTime the monotonic clock ({@code System::nanoTime}; tests set their own)
+     */
+    public RefusalCache(LimiterStore store, int maxEntries, LongSupplier nanoTime) {
+        super(store);
+        this.nanoTime = nanoTime;
+        this.refusals = Caffeine.newBuilder().maximumSize(maxEntries).ticker(nanoTime::getAsLong)
+                .expireAfter(new Expiry<String, Entry>() {
+                    @Override
+                    public long expireAfterCreate(String key, Entry e, long currentTime) {
+                        return Math.max(0, e.untilNanos() - currentTime);
+                    }
+
+                    @Override
+                    public long expireAfterUpdate(String key, Entry e, long currentTime, long currentDuration) {
+                        return expireAfterCreate(key, e, currentTime);
+                    }
+
+                    @Override
+                    public long expireAfterRead(String key, Entry e, long currentTime, long currentDuration) {
+                        return currentDuration;
+                    }
+                }).executor(Runnable::run).build();
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        if (policy.countRejected()) {
+            return delegate.acquire(policy, key, cost);
+        }
+        String id = policy.name() + '\u0000' + cost + '\u0000' + key;
+        long now = nanoTime.getAsLong();
+        Entry e = refusals.getIfPresent(id);
+        if (e != null && now < e.untilNanos() && e.refusal().policy().equals(policy)) {
+            answered.increment();
+            return CompletableFuture.completedFuture(e.at(now));
+        }
+        long resetsBefore = resets.get();
+        return delegate.acquire(policy, key, cost).thenApply(d -> {
+            if (!d.allowed() && !d.fallback() && d.retryAfterMicros() > 0 && resets.get() == resetsBefore) {
+                refusals.put(id, new Entry(d, now, now + TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros())));
+            }
+            return d;
+        });
+    }
+
+    @Override
+    public CompletionStage<Void> reset(Policy policy, String key) {
+        forgetAll();
+        return delegate.reset(policy, key).thenRun(this::forgetAll);
+    }
+
+    /** Drops every remembered refusal: a key was reset here or on another instance. */
+    public void forgetAll() {
+        resets.incrementAndGet();
+        refusals.invalidateAll();
+    }
+
+    /** Refusals answered here without asking the store, since start. */
+    public long answeredLocally() {
+        return answered.sum();
+    }
+
+    /** Refusals remembered now (for tests and the admin view). */
+    public long size() {
+        refusals.cleanUp();
+        return refusals.estimatedSize();
+    }
+}
