@@ -33,12 +33,16 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.runtime.configuration.ConfigurationException;
+import io.vertx.redis.client.Command;
 
 /** Produces the {@link LimiterStore} chosen by {@code slidegate.store}, and the clock of in-process stores. */
 @Singleton
 public class StoreProducer {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
+
+    /** How often each instance looks for resets made elsewhere (see {@link RefusalCache}). */
+    static final Duration RESET_POLL = Duration.ofMillis(100);
 
     /** The clock of in-process stores; tests replace it with a settable one. */
     @Produces
@@ -162,12 +166,22 @@ public class StoreProducer {
             if (config.redis().refusalCacheSize() > 0) {
                 refusals = new RefusalCache(redisStore, config.redis().refusalCacheSize(), System::nanoTime);
                 RefusalCache forget = refusals;
-                // a reset on any instance drops what every instance remembers; after a lost connection the
-                // subscription is made again, and what was remembered meanwhile is dropped too
-                var subscription = redis.get().pubsub(String.class).subscribe(RedisStore.RESETS)
-                        .onSubscription().invoke(s -> forget.forgetAll())
-                        .onFailure().retry().withBackOff(Duration.ofSeconds(1), Duration.ofSeconds(30)).indefinitely()
-                        .subscribe().with(policy -> forget.forgetAll());
+                // a reset on any instance (or a wiped Redis) changes slidegate:resets, and every instance
+                // drops what it remembers within RESET_POLL of it
+                String[] lastSeen = { null };
+                io.vertx.core.Vertx core = vertx.get().getDelegate();
+                ReactiveRedisDataSource source = redis.get();
+                long timer = core.setPeriodic(RESET_POLL.toMillis(),
+                        id -> source.execute(Command.GET, RedisStore.RESETS).subscribe()
+                                .with(r -> {
+                                    String seen = r == null ? "" : r.toString();
+                                    if (!seen.equals(lastSeen[0])) {
+                                        lastSeen[0] = seen;
+                                        forget.forgetAll();
+                                    }
+                                }, e -> {
+                                }));
+                owned.add(() -> core.cancelTimer(timer));
                 if (metrics.isResolvable()) {
                     io.micrometer.core.instrument.FunctionCounter.builder("slidegate.refusals.local", refusals,
                             RefusalCache::answeredLocally)
@@ -175,7 +189,6 @@ public class StoreProducer {
                                     "Refusals answered from the instance's memory of an earlier Redis refusal, without a Redis call")
                             .register(metrics.get());
                 }
-                owned.add(subscription::cancel);
                 remote = refusals;
             }
             fallback = redisStack(config, clock, remote, redis.get(), vertx.get(), metrics, owned);

@@ -517,14 +517,14 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
         return withTimeout(redis.execute(Command.DEL, keys(policy, key).toArray(String[]::new)), "DEL")
-                .chain(() -> withTimeout(redis.execute(Command.PUBLISH, RESETS, policy.name()), "PUBLISH"))
+                .chain(() -> withTimeout(redis.execute(Command.INCR, RESETS), "INCR"))
                 .replaceWithVoid()
                 .subscribeAsCompletionStage();
     }
 
     /**
-     * The channel every reset is announced on (the policy's name as the message), so that every
-     * instance drops the refusals it remembers ({@link RefusalCache}).
+     * The key counting resets: every instance reads it a few times a second and drops the refusals it
+     * remembers ({@link RefusalCache}) when it changes, on a single Redis and a cluster alike.
      */
     public static final String RESETS = "slidegate:resets";
 

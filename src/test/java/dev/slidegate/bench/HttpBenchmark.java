@@ -50,7 +50,7 @@ class HttpBenchmark {
      * One measured configuration: the wrk run, and per request the service's and Redis's CPU (µs) and the service's context
      * switches.
      */
-    record Run(Wrk wrk, double serviceMicros, double redisMicros, double switches) {
+    record Run(Wrk wrk, double serviceMicros, double redisMicros, double switches, long scriptCalls) {
 
         double perSecond() {
             return wrk.perSecond();
@@ -107,6 +107,14 @@ class HttpBenchmark {
         rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
         sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
                 memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
+        long admitted = redisRefusing.wrk().requests() - redisRefusing.wrk().non2xx();
+        sb.append(String.format(Locale.ROOT,
+                "%nRefusal-heavy, Redis ÷ memory store (throughput): %.2f×. Redis script calls (INFO commandstats; the instance count's "
+                        + "renewals included): %,d for %,d admitted and %,d refused requests, so %.4f per refused request beyond "
+                        + "one per admitted one%n",
+                redisRefusing.perSecond() / memoryRefusing.perSecond(), redisRefusing.scriptCalls(), admitted,
+                redisRefusing.wrk().non2xx(),
+                Math.max(0, redisRefusing.scriptCalls() - admitted) / (double) Math.max(1, redisRefusing.wrk().non2xx())));
         if (chart != null) {
             Chart.write(chart, "HTTP requests per second, GET /api/products (wrk; thousands; higher is better)", "k/s", List.of(
                     new Chart.Group("nothing refused", List.of(new Chart.Bar("limiter off", off.perSecond() / 1000, false),
@@ -149,11 +157,27 @@ class HttpBenchmark {
             long serviceBefore = cpuTicks(service.pid());
             long redisBefore = redis == null ? 0 : cpuTicks(redis.pid());
             long switchesBefore = contextSwitches(service.pid());
+            long scriptsBefore = redis == null ? -1 : scriptCalls(redis);
             Wrk w = wrk(url, seconds, connections);
             double perRequest = 1e6 / TICKS_PER_SECOND / Math.max(1, w.requests());
             return new Run(w, (cpuTicks(service.pid()) - serviceBefore) * perRequest,
                     redis == null ? -1 : (cpuTicks(redis.pid()) - redisBefore) * perRequest,
-                    (contextSwitches(service.pid()) - switchesBefore) / (double) Math.max(1, w.requests()));
+                    (contextSwitches(service.pid()) - switchesBefore) / (double) Math.max(1, w.requests()),
+                    redis == null ? -1 : scriptCalls(redis) - scriptsBefore);
+        }
+    }
+
+    /** Script calls ({@code EVALSHA} and {@code EVAL}) Redis has served, from {@code INFO commandstats}. */
+    static long scriptCalls(RedisServer redis) {
+        try (dev.slidegate.testing.Resp r = redis.connect()) {
+            long calls = 0;
+            for (String line : String.valueOf(r.call("INFO", "commandstats")).split("\r?\n")) {
+                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                    String c = line.substring(line.indexOf("calls=") + 6);
+                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
+                }
+            }
+            return calls;
         }
     }
 
