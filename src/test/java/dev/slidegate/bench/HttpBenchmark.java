@@ -68,6 +68,8 @@ class HttpBenchmark {
         Run redisRefusing;
         Run offReactive;
         Run redisReactive;
+        Run memoryFlood;
+        Run redisFlood;
         try (RedisServer server = RedisServer.start()) {
             off = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.enabled=false",
                     "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
@@ -85,6 +87,11 @@ class HttpBenchmark {
             redisRefusing = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis",
                     "-Dquarkus.redis.hosts=" + server.uri(),
                     "-Dslidegate.policies.products.limits=" + tenthRedis);
+            // a caller over its limit flooding the endpoint (5 a minute): every request after the 5th is refused
+            memoryFlood = measure("/api/products", seconds, warmup, connections, null, "-Dslidegate.store=memory",
+                    "-Dslidegate.policies.products.limits=5/60s");
+            redisFlood = measure("/api/products", seconds, warmup, connections, server, "-Dslidegate.store=redis",
+                    "-Dquarkus.redis.hosts=" + server.uri(), "-Dslidegate.policies.products.limits=5/60s");
             // the same pair on the reactive endpoint (Uni): no worker thread waits for Redis
             offReactive = measure("/api/products/reactive", seconds, warmup, connections, null, "-Dslidegate.enabled=false",
                     "-Dslidegate.policies.products.limits=" + NOTHING_REFUSED);
@@ -96,6 +103,8 @@ class HttpBenchmark {
         rows.add(row("Redis store, nothing refused", redis, off));
         rows.add(row("memory store, ~90% refused (429)", memoryRefusing, off));
         rows.add(row("Redis store, ~90% refused (429)", redisRefusing, off));
+        rows.add(row("memory store, a caller over its limit (5/60s) flooding", memoryFlood, off));
+        rows.add(row("Redis store, a caller over its limit (5/60s) flooding", redisFlood, off));
         rows.add(row("`/api/products/reactive`, limiter off", offReactive, offReactive));
         rows.add(row("`/api/products/reactive`, Redis store, nothing refused", redisReactive, offReactive));
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
@@ -107,6 +116,11 @@ class HttpBenchmark {
         rows.forEach(r -> sb.append("| ").append(String.join(" | ", r)).append(" |\n"));
         sb.append(String.format(Locale.ROOT, "%nA refused request ÷ an admitted one (throughput): memory %.2f×, Redis %.2f×%n",
                 memoryRefusing.perSecond() / memory.perSecond(), redisRefusing.perSecond() / redis.perSecond()));
+        sb.append(String.format(Locale.ROOT,
+                "%nA caller over its limit flooding, Redis ÷ memory store (throughput): %.2f×; Redis script calls during the measurement "
+                        + "(INFO commandstats, the instance count's renewals included): %,d for %,d refused requests, %.5f per refused request%n",
+                redisFlood.perSecond() / memoryFlood.perSecond(), redisFlood.scriptCalls(), redisFlood.wrk().non2xx(),
+                redisFlood.scriptCalls() / (double) Math.max(1, redisFlood.wrk().non2xx())));
         long admitted = redisRefusing.wrk().requests() - redisRefusing.wrk().non2xx();
         sb.append(String.format(Locale.ROOT,
                 "%nRefusal-heavy, Redis ÷ memory store (throughput): %.2f×. Redis script calls (INFO commandstats; the instance count's "
