@@ -23,11 +23,19 @@ class HttpBenchmarkSmokeIT {
                 "nothing refused where the limit is 10^7/s:\n" + report);
         assertTrue(report.lines().filter(l -> l.contains("90% refused")).noneMatch(l -> l.contains("| 0 of ")),
                 "the refusing runs refuse:\n" + report);
+        // a flooding caller over its limit: refused, and answered without asking Redis again
+        assertTrue(
+                report.lines().filter(l -> l.contains("flooding") && l.startsWith("| ")).noneMatch(l -> l.contains("| 0 of ")),
+                "the flooding caller is refused:\n" + report);
+        java.util.regex.Matcher calls = java.util.regex.Pattern.compile("([0-9.]+) per refused request\n").matcher(report);
+        assertTrue(calls.find() && Double.parseDouble(calls.group(1)) < 0.05,
+                "Redis calls per refused request of the flood:\n" + report);
         // every row has its CPU per request: the service's always, Redis's on the Redis rows, wrk's always
         for (String row : report.lines().filter(l -> l.startsWith("| ") && l.contains(" of ")).toList()) {
             String[] cells = row.split("\\|");
             assertTrue(Double.parseDouble(cells[7].trim()) > 0, "service CPU per request in " + row);
-            assertTrue(!row.contains("Redis store") || Double.parseDouble(cells[8].trim()) > 0,
+            // (not for the flooding caller: after its first refusal Redis is not asked at all)
+            assertTrue(!row.contains("Redis store") || row.contains("flooding") || Double.parseDouble(cells[8].trim()) > 0,
                     "Redis CPU per request in " + row);
             assertTrue(Double.parseDouble(cells[10].trim()) > 0, "wrk CPU per request in " + row);
         }
