@@ -148,13 +148,13 @@ abstract class RedisContract extends StoreContract {
             for (int run = 0; run < 2; run++) {
                 List<Limit> limits = new ArrayList<>();
                 for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
-                    limits.add(Limit.parse((1 + random.nextInt(8)) + "/" + (i + 1) * (60 + random.nextInt(120)) + "ms"));
+                    limits.add(Limit.parse((1 + random.nextInt(8)) + "/" + (i + 1) * (30 + random.nextInt(60)) + "ms"));
                 }
                 Policy p = new Policy("rt-" + newKey(), limits, strategy, "ip", random.nextBoolean(), false,
                         1 + random.nextInt(6));
                 for (int step = 0; step < 60; step++) {
                     if (random.nextInt(4) != 0) {
-                        sleepMicros(random.nextInt(25_000));
+                        sleepMicros(random.nextInt(12_000));
                     }
                     String key = "k" + random.nextInt(2);
                     int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(3) : 0);
