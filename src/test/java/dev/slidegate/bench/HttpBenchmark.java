@@ -171,27 +171,13 @@ class HttpBenchmark {
             long serviceBefore = cpuTicks(service.pid());
             long redisBefore = redis == null ? 0 : cpuTicks(redis.pid());
             long switchesBefore = contextSwitches(service.pid());
-            long scriptsBefore = redis == null ? -1 : scriptCalls(redis);
+            long scriptsBefore = redis == null ? -1 : redis.scriptCalls();
             Wrk w = wrk(url, seconds, connections);
             double perRequest = 1e6 / TICKS_PER_SECOND / Math.max(1, w.requests());
             return new Run(w, (cpuTicks(service.pid()) - serviceBefore) * perRequest,
                     redis == null ? -1 : (cpuTicks(redis.pid()) - redisBefore) * perRequest,
                     (contextSwitches(service.pid()) - switchesBefore) / (double) Math.max(1, w.requests()),
-                    redis == null ? -1 : scriptCalls(redis) - scriptsBefore);
-        }
-    }
-
-    /** Script calls ({@code EVALSHA} and {@code EVAL}) Redis has served, from {@code INFO commandstats}. */
-    static long scriptCalls(RedisServer redis) {
-        try (dev.slidegate.testing.Resp r = redis.connect()) {
-            long calls = 0;
-            for (String line : String.valueOf(r.call("INFO", "commandstats")).split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                    String c = line.substring(line.indexOf("calls=") + 6);
-                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
-                }
-            }
-            return calls;
+                    redis == null ? -1 : redis.scriptCalls() - scriptsBefore);
         }
     }
 

@@ -239,6 +239,20 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** Script calls ({@code EVALSHA} and {@code EVAL}) the server has served, from {@code INFO commandstats}. */
+    public long scriptCalls() {
+        try (Resp r = connect()) {
+            long calls = 0;
+            for (String line : String.valueOf(r.call("INFO", "commandstats")).split("\r?\n")) {
+                if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                    String c = line.substring(line.indexOf("calls=") + 6);
+                    calls += Long.parseLong(c.substring(0, c.indexOf(',')));
+                }
+            }
+            return calls;
+        }
+    }
+
     /** Sends a signal to the server process, e.g. {@code STOP} to freeze it and {@code CONT} to thaw it. */
     public void signal(String name) {
         try {
