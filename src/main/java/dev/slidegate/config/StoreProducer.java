@@ -33,7 +33,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.DefaultBean;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.quarkus.runtime.configuration.ConfigurationException;
-import io.vertx.redis.client.Command;
 
 /** Produces the {@link LimiterStore} chosen by {@code slidegate.store}, and the clock of in-process stores. */
 @Singleton
@@ -165,23 +164,8 @@ public class StoreProducer {
             LimiterStore remote = redisStore;
             if (config.redis().refusalCacheSize() > 0) {
                 refusals = new RefusalCache(redisStore, config.redis().refusalCacheSize(), System::nanoTime);
-                RefusalCache forget = refusals;
-                // a reset on any instance (or a wiped Redis) changes slidegate:resets, and every instance
-                // drops what it remembers within RESET_POLL of it
-                String[] lastSeen = { null };
-                io.vertx.core.Vertx core = vertx.get().getDelegate();
-                ReactiveRedisDataSource source = redis.get();
-                long timer = core.setPeriodic(RESET_POLL.toMillis(),
-                        id -> source.execute(Command.GET, RedisStore.RESETS).subscribe()
-                                .with(r -> {
-                                    String seen = r == null ? "" : r.toString();
-                                    if (!seen.equals(lastSeen[0])) {
-                                        lastSeen[0] = seen;
-                                        forget.forgetAll();
-                                    }
-                                }, e -> {
-                                }));
-                owned.add(() -> core.cancelTimer(timer));
+                // a reset on any instance (or a wiped Redis) drops what every instance remembers
+                owned.add(redisStore.watchResets(vertx.get().getDelegate(), RESET_POLL, refusals::forgetAll));
                 if (metrics.isResolvable()) {
                     io.micrometer.core.instrument.FunctionCounter.builder("slidegate.refusals.local", refusals,
                             RefusalCache::answeredLocally)

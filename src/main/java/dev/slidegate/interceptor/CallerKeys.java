@@ -70,7 +70,7 @@ class CallerKeys {
                         "No rate-limit key for this request: policy '" + mp.policy().name() + "' limits callers by "
                                 + n.name());
             }
-            return "key:" + KeyEncoder.part(value);
+            return custom(value);
         }
         if (rc == null) {
             throw new IllegalStateException(mp.where() + ": policy '" + mp.policy().name() + "' keys callers by " + key.spec()
@@ -97,6 +97,14 @@ class CallerKeys {
                     what + " is required: policy '" + mp.policy().name() + "' limits callers by it");
         }
         return value.trim();
+    }
+
+    /**
+     * The key of a caller named by custom code (a {@link KeyResolver}, the {@link dev.slidegate.api.RateLimiter}):
+     * {@code key:<value>}, made safe.
+     */
+    static String custom(String value) {
+        return "key:" + KeyEncoder.part(value);
     }
 
     static String bounded(String key) {

@@ -77,6 +77,6 @@ class ProgrammaticLimiter implements RateLimiter {
             throw new IllegalArgumentException(
                     "RateLimiter needs a caller key: null or blank would put every caller in one bucket");
         }
-        return CallerKeys.bounded("key:" + KeyEncoder.part(raw.trim()));
+        return CallerKeys.bounded(CallerKeys.custom(raw.trim()));
     }
 }

@@ -529,6 +529,26 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     public static final String RESETS = "slidegate:resets";
 
     /**
+     * Reads {@link #RESETS} every {@code every} and runs {@code onChange} when it differs from the last
+     * value read (the first read counts as a change): within {@code every} of a reset made on any
+     * instance, or of a Redis wiped behind Slidegate's back. A failed read is skipped; the next one
+     * tries again.
+     *
+     * @return stops the reading
+     */
+    public AutoCloseable watchResets(io.vertx.core.Vertx vertx, Duration every, Runnable onChange) {
+        java.util.concurrent.atomic.AtomicReference<String> lastSeen = new java.util.concurrent.atomic.AtomicReference<>();
+        long timer = vertx.setPeriodic(every.toMillis(), id -> redis.execute(Command.GET, RESETS).subscribe().with(r -> {
+            String seen = r == null ? "" : r.toString();
+            if (!seen.equals(lastSeen.getAndSet(seen))) {
+                onChange.run();
+            }
+        }, e -> {
+        }));
+        return () -> vertx.cancelTimer(timer);
+    }
+
+    /**
      * The budget of admin reads and resets: the late limit. They are an operator's, not on any request's
      * path, and a Redis that answers late (a busy machine, cold connections to each cluster master) is
      * not down for them either.

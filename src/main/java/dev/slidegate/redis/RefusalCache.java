@@ -95,7 +95,7 @@ public final class RefusalCache extends ForwardingStore {
         String id = policy.name() + '\u0000' + cost + '\u0000' + key;
         long now = nanoTime.getAsLong();
         Entry e = refusals.getIfPresent(id);
-        if (e != null && now < e.untilNanos() && e.refusal().policy().equals(policy)) {
+        if (e != null && now < e.untilNanos() && (e.refusal().policy() == policy || e.refusal().policy().equals(policy))) {
             answered.increment();
             return CompletableFuture.completedFuture(e.at(now));
         }
