@@ -238,6 +238,15 @@ public interface SlidegateConfig {
         @WithDefault("100000")
         int refusalCacheSize();
 
+        /**
+         * The most decisions one event loop sends to Redis in one script call: the decisions of one turn
+         * of the loop share calls of up to this many (a single Redis server; a cluster decides one by
+         * one). 1 sends each on its own. See docs/operations.md.
+         */
+        @WithName("batch-size")
+        @WithDefault("32")
+        int batchSize();
+
         /** After this many failed decisions in a row, Redis is skipped (the fail mode decides) for {@code cool-down}. */
         @WithName("failure-threshold")
         @WithDefault("3")

@@ -142,6 +142,11 @@ public class StoreProducer {
             default -> throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store: '" + config.store()
                     + "' is not a store: expected auto, memory or redis");
         }
+        int batch = config.redis().batchSize();
+        if (batch < 1 || batch > RedisStore.MAX_BATCH) { // checked with either store: a mistyped setting is never silent
+            throw new ConfigurationException("Invalid Slidegate configuration: slidegate.redis.batch-size: '" + batch
+                    + "' is out of range: between 1 (each decision on its own) and " + RedisStore.MAX_BATCH);
+        }
         boolean cluster = clientType.map(t -> t.trim().equalsIgnoreCase("cluster")).orElse(false);
         List<AutoCloseable> owned = new ArrayList<>();
         RedisStore redisStore = null;
@@ -159,7 +164,7 @@ public class StoreProducer {
             } else {
                 nodes = RedisNodes.single(redis.get());
             }
-            redisStore = new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), nodes);
+            redisStore = new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), nodes, batch);
             owned.add(redisStore);
             LimiterStore remote = redisStore;
             if (config.redis().refusalCacheSize() > 0) {

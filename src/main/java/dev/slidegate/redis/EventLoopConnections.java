@@ -64,6 +64,11 @@ final class EventLoopConnections {
         }
     }
 
+    /** Whether requests made on an event loop go over that event loop's own connection (a single Redis server). */
+    boolean pinned() {
+        return pin;
+    }
+
     Sent send(Request request) {
         if (!pin || !Context.isOnEventLoopThread()) {
             return new Sent(client.send(request), null);

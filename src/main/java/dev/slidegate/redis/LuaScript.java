@@ -25,11 +25,15 @@ public record LuaScript(String name, String body, String sha1) {
             if (in == null) {
                 throw new IllegalStateException("Lua script " + path + " is missing from the class path");
             }
-            String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new LuaScript(file, body, sha1(body));
+            return of(file, new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         }
+    }
+
+    /** A script made in code, named {@code name} in messages. */
+    public static LuaScript of(String name, String body) {
+        return new LuaScript(name, body, sha1(body));
     }
 
     private static String sha1(String body) {

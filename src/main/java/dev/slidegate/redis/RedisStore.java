@@ -27,8 +27,10 @@ import io.vertx.redis.client.Request;
 import io.vertx.redis.client.impl.types.ErrorType;
 
 /**
- * The Redis store: one {@code EVALSHA} per decision, so every instance sharing a Redis sees the same
- * windows and all limits of a policy are decided atomically, on the Redis server's clock.
+ * The Redis store: one script call per decision, so every instance sharing a Redis sees the same
+ * windows and all limits of a policy are decided atomically, on the Redis server's clock. On a single
+ * Redis server the decisions one event loop makes in one turn share calls of up to {@code batchSize}
+ * (see {@link DecisionScripts#BATCH}); each is still decided alone and atomically.
  *
  * <p>
  * Scripts are called by SHA; on an explicit {@code NOSCRIPT} reply (after a restart, failover or
@@ -97,6 +99,17 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
      * @param lateLimit how long a decision waits at most while Redis answers others (late, not down)
      */
     public RedisStore(ReactiveRedisDataSource redis, Duration timeout, Duration lateLimit, RedisNodes nodes) {
+        this(redis, timeout, lateLimit, nodes, DEFAULT_BATCH);
+    }
+
+    /**
+     * @param batchSize the most decisions of one event-loop turn sent in one call (1: each on its own)
+     */
+    public RedisStore(ReactiveRedisDataSource redis, Duration timeout, Duration lateLimit, RedisNodes nodes, int batchSize) {
+        if (batchSize < 1 || batchSize > MAX_BATCH) {
+            throw new IllegalArgumentException("batch size must be between 1 and " + MAX_BATCH + ", was " + batchSize);
+        }
+        this.batchSize = batchSize;
         this.redis = redis;
         this.connections = new EventLoopConnections(redis.getRedis().getDelegate(), !nodes.cluster());
         this.timeout = timeout;
@@ -207,17 +220,31 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
 
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
         Prepared p = prepared(policy);
-        LuaScript script = p.shape().script();
         String[] cmd = p.shape().evalsha(keyPrefix(policy, key), cost, countRejected);
-        Pending pending = new Pending(script);
+        Context loop = connections.pinned() ? eventLoopContext() : null;
+        if (loop != null && batchSize > 1) {
+            return batches.get().add(loop, policy, p.shape().script(), cmd);
+        }
+        Pending pending = new Pending(p.shape().script());
+        pending.arm();
+        call(p.shape().script(), cmd, pending, reply -> answer(pending, policy, reply));
+        return pending.result;
+    }
+
+    /**
+     * Sends {@code EVALSHA cmd}; on {@code NOSCRIPT} once more as {@code EVAL} of the script's body. Each
+     * send is recorded in {@code pending} (the connection a deadline gives up).
+     */
+    private void call(LuaScript script, String[] cmd, Pending pending,
+            io.vertx.core.Handler<AsyncResult<io.vertx.redis.client.Response>> onReply) {
         EventLoopConnections.Sent sent;
         try {
             sent = connections.send(request(Command.EVALSHA, cmd));
         } catch (RuntimeException e) { // a client that throws instead of failing the future: the same failure, never a lost decision
-            return CompletableFuture
-                    .failedFuture(new RedisStoreException("Redis failed on " + script.name() + ": " + e.getMessage(), e));
+            onReply.handle(io.vertx.core.Future.failedFuture(e));
+            return;
         }
-        pending.arm(sent);
+        pending.sent = sent;
         sent.answer().onComplete(evalsha -> {
             if (evalsha.failed() && isNoScript(evalsha.cause())) {
                 lastAnswer = System.nanoTime();
@@ -225,12 +252,112 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                 eval[0] = script.body();
                 EventLoopConnections.Sent again = connections.send(request(Command.EVAL, eval));
                 pending.sent = again;
-                again.answer().onComplete(r -> answer(pending, policy, script, r));
+                again.answer().onComplete(onReply);
             } else {
-                answer(pending, policy, script, evalsha);
+                onReply.handle(evalsha);
             }
         });
-        return pending.result;
+    }
+
+    /**
+     * The most decisions one call carries unless configured: measured against 4, 8, 16 and 128 (docs/BENCHMARKS.md);
+     * larger calls leave Redis idle while the client prepares the next, smaller ones pay more calls.
+     */
+    public static final int DEFAULT_BATCH = 32;
+
+    /** The largest batch size accepted: a script call blocks Redis for every decision it carries. */
+    public static final int MAX_BATCH = 1000;
+
+    /** The most decisions one call carries; more in one event-loop turn make several calls. */
+    private final int batchSize;
+
+    /** Each event loop's decisions of the current turn, not sent yet. */
+    private final ThreadLocal<Batch> batches = ThreadLocal.withInitial(Batch::new);
+
+    /**
+     * The decisions one event loop makes in one turn of its loop (every request read in one pass over
+     * its sockets, every answer handled), sent together when the turn ends: one {@code EVALSHA} of
+     * {@link DecisionScripts#BATCH} for two or more, the strategy's own script for one. A decision waits
+     * no longer than the rest of the turn it was asked in. Each keeps its own deadline.
+     */
+    private final class Batch {
+        private List<Queued> queued = new ArrayList<>();
+
+        CompletionStage<Decision> add(Context loop, Policy policy, LuaScript script, String[] cmd) {
+            Pending pending = new Pending(script);
+            pending.arm();
+            queued.add(new Queued(policy, script, cmd, pending));
+            if (queued.size() == 1) {
+                loop.runOnContext(v -> flush());
+            }
+            return pending.result;
+        }
+
+        private void flush() {
+            List<Queued> all = queued;
+            queued = new ArrayList<>();
+            for (int from = 0; from < all.size(); from += batchSize) {
+                List<Queued> part = all.subList(from, Math.min(all.size(), from + batchSize));
+                if (part.size() == 1) {
+                    Queued q = part.get(0);
+                    call(q.script(), q.cmd(), q.pending(), reply -> answer(q.pending(), q.policy(), reply));
+                } else {
+                    send(List.copyOf(part));
+                }
+            }
+        }
+
+        private void send(List<Queued> part) {
+            int keys = 0;
+            int size = 3;
+            for (Queued q : part) {
+                int n = Integer.parseInt(q.cmd()[1]);
+                keys += n;
+                size += q.cmd().length + 1; // n keys and its ARGV, plus script number, key count and ARGV count, less SHA and key count
+            }
+            String[] cmd = new String[size];
+            cmd[0] = DecisionScripts.BATCH.sha1();
+            cmd[1] = Integer.toString(keys);
+            int k = 2;
+            int a = 2 + keys;
+            cmd[a++] = Integer.toString(part.size());
+            for (Queued q : part) {
+                String[] one = q.cmd();
+                int n = Integer.parseInt(one[1]);
+                System.arraycopy(one, 2, cmd, k, n);
+                k += n;
+                int args = one.length - 2 - n;
+                cmd[a++] = Integer.toString(DecisionScripts.batchNumber(q.script()));
+                cmd[a++] = Integer.toString(n);
+                cmd[a++] = Integer.toString(args);
+                System.arraycopy(one, 2 + n, cmd, a, args);
+                a += args;
+            }
+            Pending shared = part.get(0).pending();
+            call(DecisionScripts.BATCH, cmd, shared, reply -> {
+                for (Queued q : part) {
+                    q.pending().sent = shared.sent;
+                }
+                for (int i = 0; i < part.size(); i++) {
+                    Queued q = part.get(i);
+                    if (reply.failed()) {
+                        answer(q.pending(), q.policy(), reply);
+                        continue;
+                    }
+                    io.vertx.redis.client.Response one = reply.result().get(i);
+                    answer(q.pending(), q.policy(), one.type() == io.vertx.redis.client.ResponseType.MULTI
+                            ? io.vertx.core.Future.succeededFuture(one)
+                            : io.vertx.core.Future.failedFuture(ErrorType.create(one.toString())));
+                }
+            });
+            for (Queued q : part) {
+                q.pending().sent = shared.sent; // the connection a deadline of any of them gives up
+            }
+        }
+    }
+
+    /** A decision waiting for its turn to end. */
+    private record Queued(Policy policy, LuaScript script, String[] cmd, Pending pending) {
     }
 
     /**
@@ -252,8 +379,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             this.script = script;
         }
 
-        void arm(EventLoopConnections.Sent first) {
-            sent = first;
+        void arm() {
             schedule(sentAt, timeoutNanos);
         }
 
@@ -302,7 +428,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                     : "Redis answered nothing for " + (now - silentSince) / 1_000_000 + " ms while " + script.name()
                             + " waited (slidegate.redis.timeout " + timeout.toMillis() + " ms; its answers took up to "
                             + recent.max(now) / 1_000_000 + " ms lately)";
-            if (result.completeExceptionally(new RedisStoreException(why, null))) {
+            if (result.completeExceptionally(new RedisStoreException(why, null)) && sent != null) {
                 sent.giveUpConnection(); // a connection that does not answer is not used again
             }
         }
@@ -324,7 +450,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     }
 
     /** Completes a decision with Redis's reply, unless its deadline came first. */
-    private void answer(Pending pending, Policy policy, LuaScript script, AsyncResult<io.vertx.redis.client.Response> reply) {
+    private void answer(Pending pending, Policy policy, AsyncResult<io.vertx.redis.client.Response> reply) {
+        LuaScript script = pending.script;
         CompletableFuture<Decision> result = pending.result;
         ScheduledFuture<?> deadline = pending.deadline;
         if (deadline != null) {
@@ -334,7 +461,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             long now = System.nanoTime(); // a reply, even an error reply, is Redis answering; a broken connection is not
             lastAnswer = now;
             recent.record(now, now - pending.sentAt);
-        } else {
+        } else if (pending.sent != null) {
             pending.sent.giveUpConnection(); // the connection failed: the next decision on this event loop opens another
         }
         if (reply.failed()) {

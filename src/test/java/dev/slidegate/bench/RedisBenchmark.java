@@ -49,7 +49,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
  * ./mvnw test -Dtest=RedisBenchmark
  * </pre>
  *
- * Settings: {@code -Dbench.seconds=8}. Writes {@code target/bench/redis.md} and {@code docs/bench/redis.svg}.
+ * Settings: {@code -Dbench.seconds=8}, {@code -Dbench.strategies=fixed-window,token-bucket} (only their table; default:
+ * everything). Writes {@code target/bench/redis.md} and {@code docs/bench/redis.svg}.
  * Not part of the suite: {@code RedisBenchmarkSmokeTest} runs it for a fraction of a second.
  */
 class RedisBenchmark {
@@ -91,7 +92,11 @@ class RedisBenchmark {
             List<Chart.Bar> spread = new ArrayList<>();
             List<Chart.Bar> hot = new ArrayList<>();
             double logCeiling = 0;
+            String only = System.getProperty("bench.strategies", "");
             for (Strategy s : Strategy.values()) {
+                if (!only.isEmpty() && !List.of(only.split(",")).contains(s.configName())) {
+                    continue;
+                }
                 Policy policy = new Policy("bench-" + s.configName(), List.of(Limit.parse("1000/1s")), s, "global", false);
                 load(server, policy);
                 closedLoop(Math.min(2, seconds / 2), i -> store.acquire(policy, key(i % KEYS), 1)); // warm-up (JIT, connections)
@@ -115,6 +120,9 @@ class RedisBenchmark {
                         }
                     }
                 }
+            }
+            if (!only.isEmpty()) {
+                return out.toString(); // the chosen strategies' table only (for profiling one strategy)
             }
             flush(server);
             bucket4j(server, Math.min(2, seconds / 2), KEYS); // warm-up

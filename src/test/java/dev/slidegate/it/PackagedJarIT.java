@@ -80,6 +80,7 @@ class PackagedJarIT {
             "-Dslidegate.policies.products.paths=nope | slidegate.policies.products.paths: 'nope' is not a path pattern",
             "-Dslidegate.store=disk | slidegate.store: 'disk' is not a store: expected auto, memory or redis",
             "-Dslidegate.store=redis | slidegate.store=redis needs quarkus.redis.hosts",
+            "-Dslidegate.redis.batch-size=0 | slidegate.redis.batch-size: '0' is out of range: between 1 (each decision on its own) and 1000",
             "-Dslidegate.policies.orphan.key=global | slidegate.policies.orphan.limits is missing" })
     void badConfigurationFailsWithOneSentence(String property, String expected) throws Exception {
         ServiceProcess.Result result = ServiceProcess.runToExit(property);

@@ -329,6 +329,73 @@ class RedisStoreTest {
         }
     }
 
+    // the decisions of one event-loop turn share calls to Redis, and each is decided exactly as it
+    // would have been alone: the same random sequence of (strategy, key, cost), made in one turn on
+    // some keys and one call at a time on others, gets the same answers; a decision that fails (a key
+    // of the wrong type) fails alone; after SCRIPT FLUSH the batch is run again by EVAL, charged once
+    @Test
+    void decisionsOfOneTurnShareOneCallAndAreDecidedAsIfAlone() throws Exception {
+        try (RedisServer own = RedisServer.start(); RedisClients c = new RedisClients(own); Resp admin = own.connect()) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofSeconds(5));
+            // windows of hours, so the second run, a moment later, finds the same windows and refills
+            List<Policy> policies = List.of(policy("b-log", Strategy.SLIDING_LOG, false, "4/1h", "6/1d"),
+                    policy("b-fw", Strategy.FIXED_WINDOW, false, "4/1h", "6/1d"),
+                    policy("b-sc", Strategy.SLIDING_COUNTER, true, "4/1h"),
+                    policy("b-tb", Strategy.TOKEN_BUCKET, false, "4/1h"));
+            java.util.Random random = new java.util.Random(17);
+            record Call(Policy policy, String key, int cost) {
+            }
+            List<Call> sequence = new ArrayList<>();
+            for (int i = 0; i < 120; i++) {
+                sequence.add(new Call(policies.get(random.nextInt(policies.size())), "k" + random.nextInt(3),
+                        1 + random.nextInt(2)));
+            }
+            Policy broken = policy("b-wrongtype", Strategy.SLIDING_LOG, false, "5/1m");
+            admin.call("SET", "slidegate:{b-wrongtype:t:a}:log", "not a sorted set");
+            admin.call("CONFIG", "RESETSTAT");
+            List<CompletableFuture<Decision>> batched = onEventLoop(c, () -> {
+                List<CompletableFuture<Decision>> started = new ArrayList<>();
+                for (int i = 0; i < sequence.size(); i++) {
+                    Call call = sequence.get(i);
+                    started.add(s.acquire(call.policy(), "t:" + call.key(), call.cost()).toCompletableFuture());
+                    if (i == 60) {
+                        started.add(s.acquire(broken, "t:a", 1).toCompletableFuture());
+                    }
+                }
+                return started;
+            });
+            CompletionException failed = assertThrows(CompletionException.class, () -> batched.remove(61).join());
+            assertTrue(failed.getCause().getMessage().contains("WRONGTYPE"), failed.getCause().getMessage());
+            String stats = String.valueOf(admin.call("INFO", "commandstats"));
+            int calls = (121 + RedisStore.DEFAULT_BATCH - 1) / RedisStore.DEFAULT_BATCH;
+            assertTrue(stats.contains("cmdstat_evalsha:calls=" + calls + ","),
+                    calls + " calls for the turn's 121 decisions, " + RedisStore.DEFAULT_BATCH + " at most in each: " + stats);
+            for (int i = 0; i < sequence.size(); i++) {
+                Call call = sequence.get(i);
+                Decision together = batched.get(i).join();
+                Decision alone = s.acquire(call.policy(), "u:" + call.key(), call.cost()).toCompletableFuture().join();
+                String what = "call " + i + " " + call;
+                assertEquals(alone.allowed(), together.allowed(), what);
+                assertEquals(alone.trippedIndex(), together.trippedIndex(), what);
+                assertEquals(alone.states().stream().map(st -> st.remaining()).toList(),
+                        together.states().stream().map(st -> st.remaining()).toList(), what);
+            }
+            assertTrue(batched.stream().anyMatch(f -> !f.join().allowed()), "the sequence reached the limits");
+
+            // after SCRIPT FLUSH: one NOSCRIPT, one EVAL of the batch, each decision charged once
+            admin.call("SCRIPT", "FLUSH");
+            admin.call("CONFIG", "RESETSTAT");
+            Policy fresh = policy("b-flushed", Strategy.SLIDING_LOG, false, "10/1m");
+            List<CompletableFuture<Decision>> again = onEventLoop(c, () -> List.of(
+                    s.acquire(fresh, "a", 1).toCompletableFuture(), s.acquire(fresh, "a", 1).toCompletableFuture(),
+                    s.acquire(fresh, "b", 1).toCompletableFuture()));
+            assertEquals(List.of(9L, 8L, 9L), again.stream().map(f -> f.join().remaining()).toList());
+            assertEquals(2L, admin.number("ZCARD", "slidegate:{b-flushed:a}:log"));
+            stats = String.valueOf(admin.call("INFO", "commandstats"));
+            assertTrue(stats.contains("cmdstat_eval:calls=1,"), stats);
+        }
+    }
+
     // closing the store ends its deadline thread (nothing of a closed store keeps running)
     @Test
     void closingTheStoreEndsItsDeadlineThread() throws Exception {
