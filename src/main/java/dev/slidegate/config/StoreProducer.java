@@ -161,6 +161,12 @@ public class StoreProducer {
                                 password.orElse(null)));
                 owned.add(clusterNodes);
                 nodes = clusterNodes;
+                String client = io.vertx.redis.client.Redis.class.getPackage().getImplementationVersion();
+                if (ClusterNodes.clientMayDeadlock(client)) {
+                    LOG.warnf("Redis Cluster with io.vertx:vertx-redis-client %s: its cluster client can deadlock for good "
+                            + "under load (vert-x3/vertx-redis-client#549); pin 4.5.27 or later in your pom "
+                            + "(see Slidegate's docs/operations.md, Redis Cluster)", client);
+                }
             } else {
                 nodes = RedisNodes.single(redis.get());
             }

@@ -79,6 +79,26 @@ public final class ClusterNodes implements RedisNodes, AutoCloseable {
         };
     }
 
+    /**
+     * Whether a vertx-redis-client of this version (as its jar's manifest says; null when unknown, e.g.
+     * in a native executable) has the cluster client that deadlocks when every pooled connection waits
+     * for a slot-map refresh: 4.x before 4.5.27 (vert-x3/vertx-redis-client#549).
+     */
+    public static boolean clientMayDeadlock(String version) {
+        if (version == null) {
+            return false;
+        }
+        String[] parts = version.split("[.-]");
+        try {
+            int major = Integer.parseInt(parts[0]);
+            int minor = parts.length > 1 ? Integer.parseInt(parts[1]) : 0;
+            int patch = parts.length > 2 ? Integer.parseInt(parts[2]) : 0;
+            return major < 4 || (major == 4 && (minor < 5 || (minor == 5 && patch < 27)));
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
     @Override
     public void close() {
         clients.values().forEach(Redis::close);
