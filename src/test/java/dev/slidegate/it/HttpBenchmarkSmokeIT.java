@@ -34,9 +34,10 @@ class HttpBenchmarkSmokeIT {
         for (String row : report.lines().filter(l -> l.startsWith("| ") && l.contains(" of ")).toList()) {
             String[] cells = row.split("\\|");
             assertTrue(Double.parseDouble(cells[7].trim()) > 0, "service CPU per request in " + row);
-            // (not for the flooding caller: after its first refusal Redis is not asked at all)
-            assertTrue(!row.contains("Redis store") || row.contains("flooding") || Double.parseDouble(cells[8].trim()) > 0,
-                    "Redis CPU per request in " + row);
+            // only where every request is a script call: refusals are mostly answered from the instance's
+            // memory, and the few calls of a smoke run's refusing rows can stay under one 10 ms CPU tick
+            assertTrue(!row.contains("Redis store") || !row.contains("nothing refused")
+                    || Double.parseDouble(cells[8].trim()) > 0, "Redis CPU per request in " + row);
             assertTrue(Double.parseDouble(cells[10].trim()) > 0, "wrk CPU per request in " + row);
         }
     }
