@@ -190,6 +190,15 @@ public interface SlidegateConfig {
          * IPv6 clients are grouped by this prefix length, since one client can rotate through the
          * addresses of its network (a /64 is the usual single subscriber). 1 to 128.
          */
+        /**
+         * Allows a trusted-proxies entry that covers every address ({@code 0.0.0.0/0}, {@code ::/0}): only
+         * where every request passes a proxy that writes the forwarding header, since otherwise every
+         * caller chooses its own address.
+         */
+        @WithName("trust-every-address")
+        @WithDefault("false")
+        boolean trustEveryAddress();
+
         @WithName("ipv6-prefix")
         @WithDefault("64")
         int ipv6Prefix();

@@ -117,6 +117,7 @@ public class StoreProducer {
             @ConfigProperty(name = "quarkus.redis.password") Optional<String> password,
             Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx,
             Instance<MeterRegistry> metrics) {
+        SettingsCheck.check(org.eclipse.microprofile.config.ConfigProvider.getConfig(), config); // before anything is built from them
         String mode = config.store().trim().toLowerCase(Locale.ROOT);
         boolean redisConfigured = hosts.filter(h -> !h.isBlank()).isPresent();
         String why;

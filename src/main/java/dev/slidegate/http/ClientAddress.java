@@ -41,6 +41,12 @@ public class ClientAddress {
                 throw new ConfigurationException(
                         "Invalid Slidegate configuration: slidegate.http.trusted-proxies: " + e.getMessage());
             }
+            if (trusted.get(trusted.size() - 1).prefix() == 0 && !config.http().trustEveryAddress()) {
+                throw new ConfigurationException("Invalid Slidegate configuration: slidegate.http.trusted-proxies: '"
+                        + cidr.trim() + "' trusts every address, so every caller could choose its own through "
+                        + "X-Forwarded-For: list your proxies' addresses, or set slidegate.http.trust-every-address=true "
+                        + "if every request really passes a proxy that writes the header");
+            }
         }
         ipv6Prefix = config.http().ipv6Prefix();
         if (ipv6Prefix < 1 || ipv6Prefix > 128) {

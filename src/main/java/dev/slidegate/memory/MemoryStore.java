@@ -34,7 +34,8 @@ public final class MemoryStore implements LimiterStore {
     private final Map<String, ConcurrentHashMap<String, KeyState>> policies = new ConcurrentHashMap<>();
     private final AtomicInteger keyCount = new AtomicInteger();
     private final Object evictionLock = new Object();
-    private long lastWarning = Long.MIN_VALUE;
+    private long lastWarning;
+    private boolean warned; // (a first instant of Long.MIN_VALUE made now - lastWarning overflow: it never warned)
 
     public MemoryStore(Clock clock, int maxKeys) {
         if (maxKeys < 1) {
@@ -195,7 +196,8 @@ public final class MemoryStore implements LimiterStore {
             for (Map<String, KeyState> keys : policies.values()) {
                 keys.entrySet().removeIf(e -> e.getValue().lastUsed() <= threshold && dropIf(e.getValue().retire(now, true)));
             }
-            if (now - lastWarning >= WARN_EVERY_MICROS) {
+            if (!warned || now - lastWarning >= WARN_EVERY_MICROS) {
+                warned = true;
                 lastWarning = now;
                 LOG.log(Level.WARNING, "Slidegate memory store: {0} keys are active, more than slidegate.memory.max-keys={1}; "
                         + "dropped the least recently used, whose windows restart empty. Raise slidegate.memory.max-keys.",

@@ -80,6 +80,10 @@ class PackagedJarIT {
             "-Dslidegate.policies.products.paths=nope | slidegate.policies.products.paths: 'nope' is not a path pattern",
             "-Dslidegate.store=disk | slidegate.store: 'disk' is not a store: expected auto, memory or redis",
             "-Dslidegate.store=redis | slidegate.store=redis needs quarkus.redis.hosts",
+            "-Dslidegate.enabled=ture | slidegate.enabled: 'ture' is not a boolean: expected true or false",
+            "-Dslidegate.http.trusted-proxies=0.0.0.0/0 | slidegate.http.trusted-proxies: '0.0.0.0/0' trusts every address",
+            "-Dslidegate.memory.max-keys=0 | slidegate.memory.max-keys: '0' is out of range",
+            "-Dslidegate.redis.timeout=0ms | slidegate.redis.timeout: '0ms' is not a time: expected more than zero",
             "-Dslidegate.redis.batch-size=0 | slidegate.redis.batch-size: '0' is out of range: between 1 (each decision on its own) and 1000",
             "-Dslidegate.policies.orphan.key=global | slidegate.policies.orphan.limits is missing" })
     void badConfigurationFailsWithOneSentence(String property, String expected) throws Exception {
@@ -88,6 +92,17 @@ class PackagedJarIT {
         List<String> lines = result.output().lines().filter(l -> l.contains("Invalid Slidegate configuration")).toList();
         assertEquals(1, lines.size(), result.output());
         assertTrue(lines.get(0).contains(expected), lines.get(0));
+        assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
+    }
+
+    // a property under slidegate. that Slidegate does not read (a typo) is refused by Quarkus itself,
+    // naming it, with no stack trace
+    @Test
+    void aMisspeltSettingIsRefusedByName() throws Exception {
+        ServiceProcess.Result result = ServiceProcess.runToExit("-Dslidegate.polices.login.limits=1/1s");
+        assertNotEquals(0, result.exitCode(), result.output());
+        assertTrue(result.output().contains("slidegate.polices.login.limits in SysPropConfigSource does not map to any root"),
+                result.output());
         assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
     }
 

@@ -68,6 +68,52 @@ class MemoryStoreTest {
         }
     }
 
+    // too many keys: the eviction warning fires at the first eviction, then at most once a minute
+    @Test
+    void theEvictionWarningFiresOncePerMinute() {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(MemoryStore.class.getName());
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel() == java.util.logging.Level.WARNING) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try {
+            MemoryStore store = new MemoryStore(clock, 10);
+            Policy p = new Policy("evict", List.of(Limit.parse("5/1h")), Strategy.SLIDING_LOG, "ip", false);
+            int next = 0;
+            for (int i = 0; i < 12; i++) {
+                store.acquire(p, "k" + next++, 1);
+            }
+            assertEquals(1, warnings.size(), "the first eviction warns: " + warnings);
+            clock.advanceMicros(1_000_000);
+            for (int i = 0; i < 12; i++) {
+                store.acquire(p, "k" + next++, 1);
+            }
+            assertEquals(1, warnings.size(), "not again within the minute");
+            clock.advanceMicros(61_000_000);
+            for (int i = 0; i < 12; i++) {
+                store.acquire(p, "k" + next++, 1);
+            }
+            assertEquals(2, warnings.size(), "again after a minute");
+            assertTrue(warnings.get(0).contains("slidegate.memory.max-keys"), warnings.get(0));
+        } finally {
+            log.removeHandler(handler);
+        }
+    }
+
     // time never steps backwards for a key: setting the clock back admits nothing extra
     @Test
     void aClockSteppingBackwardsAdmitsNothingExtra() {

@@ -15,9 +15,16 @@ public final class TestConfigs {
     }
 
     public static SlidegateConfig slidegate(Map<String, String> properties) {
-        return new SmallRyeConfigBuilder().withMapping(SlidegateConfig.class)
+        return config(properties).getConfigMapping(SlidegateConfig.class);
+    }
+
+    /**
+     * The whole configuration of {@code properties}, with the {@link SlidegateConfig} mapping; as in
+     * Quarkus, unknown names under the mapping's prefix are not an error of the mapping itself.
+     */
+    public static io.smallrye.config.SmallRyeConfig config(Map<String, String> properties) {
+        return new SmallRyeConfigBuilder().withMapping(SlidegateConfig.class).withValidateUnknown(false)
                 .withConverter(Duration.class, 100, new DurationConverter())
-                .withSources(new PropertiesConfigSource(properties, "test", 500)).build()
-                .getConfigMapping(SlidegateConfig.class);
+                .withSources(new PropertiesConfigSource(properties, "test", 500)).build();
     }
 }

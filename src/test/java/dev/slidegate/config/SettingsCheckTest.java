@@ -1,0 +1,82 @@
+package dev.slidegate.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import dev.slidegate.testing.TestConfigs;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import io.smallrye.config.SmallRyeConfig;
+
+/** Settings that a typo would turn into an unlimited or unprotected service stop the start-up with one sentence. */
+class SettingsCheckTest {
+
+    private static void check(Map<String, String> properties) {
+        SmallRyeConfig config = TestConfigs.config(properties);
+        SettingsCheck.check(config, config.getConfigMapping(SlidegateConfig.class));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "slidegate.enabled | ture | slidegate.enabled: 'ture' is not a boolean: expected true or false",
+            "slidegate.enabled | yes | slidegate.enabled: 'yes' is not a boolean",
+            "slidegate.admin.enabled | 1 | slidegate.admin.enabled: '1' is not a boolean",
+            "slidegate.policies.login.count-rejected | flase | slidegate.policies.login.count-rejected: 'flase' is not a boolean",
+            "slidegate.defaults.dry-run | no | slidegate.defaults.dry-run: 'no' is not a boolean",
+            "slidegate.redis.timeout | 0ms | slidegate.redis.timeout: '0ms' is not a time: expected more than zero",
+            "slidegate.redis.late-limit | 0s | slidegate.redis.late-limit: '0ms' is not a time",
+            "slidegate.redis.cool-down | -1s | slidegate.redis.cool-down: '-1000ms' is not a time",
+            "slidegate.memory.max-keys | 0 | slidegate.memory.max-keys: '0' is out of range: expected the most keys kept in process",
+            "slidegate.redis.refusal-cache-size | -1 | slidegate.redis.refusal-cache-size: '-1' is out of range",
+            "slidegate.redis.failure-threshold | 0 | slidegate.redis.failure-threshold: '0' is out of range",
+            "slidegate.fallback.instances | 0 | slidegate.fallback.instances: '0' is out of range" })
+    void aMistypedSettingStopsTheStartUpNamingIt(String name, String value, String expected) {
+        Map<String, String> properties = new HashMap<>(Map.of("slidegate.policies.login.limits", "5/1m"));
+        properties.put(name, value);
+        ConfigurationException e = assertThrows(ConfigurationException.class, () -> check(properties));
+        assertEquals(true, e.getMessage().startsWith("Invalid Slidegate configuration: " + expected), e.getMessage());
+    }
+
+    @Test
+    void everySettingSlidegateReadsIsAccepted() {
+        Map<String, String> all = new HashMap<>();
+        all.put("slidegate.enabled", "TRUE");
+        all.put("slidegate.store", "memory");
+        all.put("slidegate.fail-mode", "local");
+        all.put("slidegate.admin.enabled", "false");
+        all.put("slidegate.fallback.instances", "3");
+        all.put("slidegate.http.trusted-proxies", "10.0.0.0/8");
+        all.put("slidegate.http.ipv6-prefix", "64");
+        all.put("slidegate.http.trust-every-address", "false");
+        all.put("slidegate.memory.max-keys", "1");
+        all.put("slidegate.redis.timeout", "1ms");
+        all.put("slidegate.redis.late-limit", "2s");
+        all.put("slidegate.redis.refusal-cache-size", "0");
+        all.put("slidegate.redis.batch-size", "1");
+        all.put("slidegate.redis.failure-threshold", "1");
+        all.put("slidegate.redis.cool-down", "1s");
+        for (String field : new String[] { "limits", "strategy", "key", "count-rejected", "dry-run", "cells", "fail-mode",
+                "cost", "default-plan", "paths", "methods" }) {
+            String value = switch (field) {
+                case "count-rejected", "dry-run" -> "true";
+                case "limits" -> "5/1m";
+                case "cells", "cost" -> "2";
+                default -> "x";
+            };
+            all.put("slidegate.policies.login." + field, value);
+            all.put("slidegate.defaults." + field, value);
+        }
+        all.put("slidegate.policies.\"a.b\".limits", "5/1m");
+        all.put("slidegate.policies.reports.plans.pro.limits", "5/1m");
+        all.put("slidegate.defaults.plans.pro.limits", "5/1m");
+        all.put("slidegate.plans.header", "X-Api-Key");
+        all.put("slidegate.plans.api-keys.pro", "k1,k2");
+        check(all); // nothing thrown
+    }
+}
