@@ -344,10 +344,13 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                         answer(q.pending(), q.policy(), reply);
                         continue;
                     }
-                    io.vertx.redis.client.Response one = reply.result().get(i);
-                    answer(q.pending(), q.policy(), one.type() == io.vertx.redis.client.ResponseType.MULTI
+                    io.vertx.redis.client.Response all = reply.result();
+                    io.vertx.redis.client.Response one = all != null && all.type() == io.vertx.redis.client.ResponseType.MULTI
+                            && i < all.size() ? all.get(i) : null;
+                    answer(q.pending(), q.policy(), one != null && one.type() == io.vertx.redis.client.ResponseType.MULTI
                             ? io.vertx.core.Future.succeededFuture(one)
-                            : io.vertx.core.Future.failedFuture(ErrorType.create(one.toString())));
+                            : io.vertx.core.Future.failedFuture(ErrorType.create(one != null ? one.toString()
+                                    : "the batch's reply has no answer for decision " + i + ": " + all)));
                 }
             });
             for (Queued q : part) {
