@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Redis Cluster client before 4.5.27 deadlocks when every pooled connection waits for a slot-map
- * refresh (vert-x3/vertx-redis-client#549; RedisClusterApiTest failed 4 runs in 8 with it): the pom
+ * refresh (vert-x3/vertx-redis-client#549; RedisClusterApiTest failed 5 runs in 10 with it): the pom
  * pins 4.5.27, and a service on an older client is warned at start-up.
  */
 class ClusterClientVersionTest {
