@@ -70,6 +70,11 @@ public final class SettingsCheck {
                 "0 (off) or the refusals each instance remembers, e.g. 100000");
         atLeast("slidegate.redis.failure-threshold", slidegate.redis().failureThreshold(), 1,
                 "failed decisions in a row before Redis is skipped, e.g. 3");
+        int batch = slidegate.redis().batchSize();
+        if (batch < 1 || batch > dev.slidegate.redis.RedisStore.MAX_BATCH) {
+            throw fail("slidegate.redis.batch-size: '" + batch + "' is out of range: between 1 (each decision on its own) and "
+                    + dev.slidegate.redis.RedisStore.MAX_BATCH);
+        }
         if (slidegate.fallback().instances().isPresent()) {
             atLeast("slidegate.fallback.instances", slidegate.fallback().instances().get(), 1,
                     "how many instances share the limits, e.g. 3");

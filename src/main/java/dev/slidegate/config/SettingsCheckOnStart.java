@@ -8,8 +8,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * Checks the settings first thing at start-up ({@link SettingsCheck}), whether or not anything else
- * reads them (with {@code slidegate.enabled=false} nothing may).
+ * Checks the settings at start-up ({@link SettingsCheck}) whether or not anything reads them: the
+ * store producer checks them before it builds the store, which happens while Quarkus starts, but a
+ * service that never builds a store would otherwise start unchecked.
  */
 class SettingsCheckOnStart {
 

@@ -117,7 +117,9 @@ public class StoreProducer {
             @ConfigProperty(name = "quarkus.redis.password") Optional<String> password,
             Instance<ReactiveRedisDataSource> redis, Instance<io.vertx.mutiny.core.Vertx> vertx,
             Instance<MeterRegistry> metrics) {
-        SettingsCheck.check(org.eclipse.microprofile.config.ConfigProvider.getConfig(), config); // before anything is built from them
+        // the store is built while Quarkus starts, before any start-up observer runs (SettingsCheckOnStart
+        // covers a service that builds none): check the settings it is built from first
+        SettingsCheck.check(org.eclipse.microprofile.config.ConfigProvider.getConfig(), config);
         String mode = config.store().trim().toLowerCase(Locale.ROOT);
         boolean redisConfigured = hosts.filter(h -> !h.isBlank()).isPresent();
         String why;
@@ -143,11 +145,6 @@ public class StoreProducer {
             default -> throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store: '" + config.store()
                     + "' is not a store: expected auto, memory or redis");
         }
-        int batch = config.redis().batchSize();
-        if (batch < 1 || batch > RedisStore.MAX_BATCH) { // checked with either store: a mistyped setting is never silent
-            throw new ConfigurationException("Invalid Slidegate configuration: slidegate.redis.batch-size: '" + batch
-                    + "' is out of range: between 1 (each decision on its own) and " + RedisStore.MAX_BATCH);
-        }
         boolean cluster = clientType.map(t -> t.trim().equalsIgnoreCase("cluster")).orElse(false);
         List<AutoCloseable> owned = new ArrayList<>();
         RedisStore redisStore = null;
@@ -171,7 +168,8 @@ public class StoreProducer {
             } else {
                 nodes = RedisNodes.single(redis.get());
             }
-            redisStore = new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), nodes, batch);
+            redisStore = new RedisStore(redis.get(), config.redis().timeout(), config.redis().lateLimit(), nodes,
+                    config.redis().batchSize());
             owned.add(redisStore);
             LimiterStore remote = redisStore;
             if (config.redis().refusalCacheSize() > 0) {

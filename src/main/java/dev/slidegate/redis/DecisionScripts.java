@@ -86,11 +86,6 @@ final class DecisionScripts {
         return LuaScript.of("batch (generated)", lua.toString());
     }
 
-    /** The number of {@code script} inside {@link #BATCH}. */
-    static int batchNumber(LuaScript script) {
-        return STRATEGIES.indexOf(script) + 1;
-    }
-
     /** The fixed part of every reply: allowed, tripped, retry-after, now; then two values per limit. */
     private static final int HEAD = 4;
 
@@ -101,8 +96,15 @@ final class DecisionScripts {
      * @param keySuffixes what follows the prefix in each key, in the order of KEYS
      * @param parameter ARGV[3]
      * @param limitArgs ARGV[4…]: N and W of each limit
+     * @param batchHead what precedes this decision's ARGV inside {@link #BATCH}: script number, key count, ARGV count
      */
-    record Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs) {
+    record Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs,
+            List<String> batchHead) {
+
+        Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs) {
+            this(script, keySuffixes, parameter, limitArgs, List.of(Integer.toString(STRATEGIES.indexOf(script) + 1),
+                    Integer.toString(keySuffixes.size()), Integer.toString(3 + limitArgs.size())));
+        }
 
         static Shape of(Policy policy) {
             List<String> limits = new ArrayList<>(2 * policy.limits().size());

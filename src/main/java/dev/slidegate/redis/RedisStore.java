@@ -223,7 +223,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         String[] cmd = p.shape().evalsha(keyPrefix(policy, key), cost, countRejected);
         Context loop = connections.pinned() ? eventLoopContext() : null;
         if (loop != null && batchSize > 1) {
-            return batches.get().add(loop, policy, p.shape().script(), cmd);
+            return batches.get().add(loop, policy, p.shape(), cmd);
         }
         Pending pending = new Pending(p.shape().script());
         pending.arm();
@@ -283,10 +283,10 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     private final class Batch {
         private List<Queued> queued = new ArrayList<>();
 
-        CompletionStage<Decision> add(Context loop, Policy policy, LuaScript script, String[] cmd) {
-            Pending pending = new Pending(script);
+        CompletionStage<Decision> add(Context loop, Policy policy, DecisionScripts.Shape shape, String[] cmd) {
+            Pending pending = new Pending(shape.script());
             pending.arm();
-            queued.add(new Queued(policy, script, cmd, pending));
+            queued.add(new Queued(policy, shape, cmd, pending));
             if (queued.size() == 1) {
                 loop.runOnContext(v -> flush());
             }
@@ -300,7 +300,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                 List<Queued> part = all.subList(from, Math.min(all.size(), from + batchSize));
                 if (part.size() == 1) {
                     Queued q = part.get(0);
-                    call(q.script(), q.cmd(), q.pending(), reply -> answer(q.pending(), q.policy(), reply));
+                    call(q.shape().script(), q.cmd(), q.pending(), reply -> answer(q.pending(), q.policy(), reply));
                 } else {
                     send(List.copyOf(part));
                 }
@@ -311,9 +311,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             int keys = 0;
             int size = 3;
             for (Queued q : part) {
-                int n = Integer.parseInt(q.cmd()[1]);
-                keys += n;
-                size += q.cmd().length + 1; // n keys and its ARGV, plus script number, key count and ARGV count, less SHA and key count
+                keys += q.shape().keySuffixes().size();
+                size += q.cmd().length + 1; // its keys and ARGV, plus the batch head's three, less SHA and key count
             }
             String[] cmd = new String[size];
             cmd[0] = DecisionScripts.BATCH.sha1();
@@ -323,13 +322,13 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             cmd[a++] = Integer.toString(part.size());
             for (Queued q : part) {
                 String[] one = q.cmd();
-                int n = Integer.parseInt(one[1]);
+                int n = q.shape().keySuffixes().size();
                 System.arraycopy(one, 2, cmd, k, n);
                 k += n;
                 int args = one.length - 2 - n;
-                cmd[a++] = Integer.toString(DecisionScripts.batchNumber(q.script()));
-                cmd[a++] = Integer.toString(n);
-                cmd[a++] = Integer.toString(args);
+                for (String h : q.shape().batchHead()) {
+                    cmd[a++] = h;
+                }
                 System.arraycopy(one, 2 + n, cmd, a, args);
                 a += args;
             }
@@ -360,7 +359,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     }
 
     /** A decision waiting for its turn to end. */
-    private record Queued(Policy policy, LuaScript script, String[] cmd, Pending pending) {
+    private record Queued(Policy policy, DecisionScripts.Shape shape, String[] cmd, Pending pending) {
     }
 
     /**
