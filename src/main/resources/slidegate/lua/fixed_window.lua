@@ -67,6 +67,17 @@ if cost > 0 and (allowed or count_rejected) then
     -- KEYS[1] lives as long as the longest-lived counter (never shortened: windows only move forward)
     redis.call('PEXPIREAT', KEYS[1], string.format('%d', last))
   end
+  if not allowed then
+    -- the refused attempt counted (count-rejected): the wait starts from it, and a limit that had room
+    -- before may be the one to wait for now
+    tripped, retry = -1, 0
+    for i = 1, nlimits do
+      if cost > permits[i] or used[i] + cost > permits[i] then
+        local wait = (index[i] + 1) * window[i] - now
+        if wait > retry then tripped, retry = i - 1, wait end
+      end
+    end
+  end
 end
 
 local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}

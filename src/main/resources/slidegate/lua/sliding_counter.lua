@@ -1,7 +1,7 @@
 -- Sliding counter: decide and charge every limit of one policy for one key, all or nothing.
 --
--- KEYS[1]  one hash per (policy, key): field '<limit>:<cell>' = permits counted in that cell
---          (limit is 1-based, cell = floor(now / cell size)), field 't' = the newest instant seen
+-- KEYS[1]  one hash per (policy, key): field '<W>:<cell>' = permits counted in that cell of the
+--          limit of window W (cell = floor(now / cell size)), field 't' = the newest instant seen
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  cells per window C
@@ -26,32 +26,38 @@ if now < last then now = last end -- time never steps backwards for a key
 
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end -- exact on doubles below 2^53
 
-local counts = {}
+-- cells by window: a limit whose N changed (an override) keeps its cells; a window no limit has now
+-- is dropped
+local by_window = {}
+local expired = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
   local sep = string.find(all[j], ':', 1, true)
   if sep then
-    local i = tonumber(string.sub(all[j], 1, sep - 1))
-    counts[i] = counts[i] or {}
-    counts[i][tonumber(string.sub(all[j], sep + 1))] = tonumber(all[j + 1])
+    local w = string.sub(all[j], 1, sep - 1)
+    by_window[w] = by_window[w] or {}
+    by_window[w][tonumber(string.sub(all[j], sep + 1))] = tonumber(all[j + 1])
   end
 end
 
-local permits, size, cell, max_span = {}, {}, {}, 0
-local expired = {}
+local counts, permits, size, cell, max_span = {}, {}, {}, {}, 0
 for i = 1, nlimits do
   permits[i] = tonumber(ARGV[2 + 2 * i])
   local w = tonumber(ARGV[3 + 2 * i])
   size[i] = idiv(w + cells - 1, cells)
   cell[i] = idiv(now, size[i])
   if w + size[i] > max_span then max_span = w + size[i] end
-  counts[i] = counts[i] or {}
+  counts[i] = by_window[ARGV[3 + 2 * i]] or {}
+  by_window[ARGV[3 + 2 * i]] = nil
   for c, _ in pairs(counts[i]) do
     if c < cell[i] - cells then
-      expired[#expired + 1] = i .. ':' .. string.format('%d', c)
+      expired[#expired + 1] = ARGV[3 + 2 * i] .. ':' .. string.format('%d', c)
       counts[i][c] = nil
     end
   end
+end
+for w, cs in pairs(by_window) do
+  for c, _ in pairs(cs) do expired[#expired + 1] = w .. ':' .. string.format('%d', c) end
 end
 if #expired > 0 and cost > 0 then redis.call('HDEL', key, unpack(expired)) end
 
@@ -86,7 +92,7 @@ local tripped, retry = waits()
 local allowed = tripped < 0
 if cost > 0 and (allowed or count_rejected) then
   for i = 1, nlimits do
-    redis.call('HINCRBY', key, i .. ':' .. string.format('%d', cell[i]), cost)
+    redis.call('HINCRBY', key, ARGV[3 + 2 * i] .. ':' .. string.format('%d', cell[i]), cost)
     counts[i][cell[i]] = (counts[i][cell[i]] or 0) + cost
   end
   redis.call('HSET', key, 't', string.format('%d', now))

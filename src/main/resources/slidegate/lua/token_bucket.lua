@@ -1,6 +1,8 @@
 -- Token bucket (GCRA): decide and charge every limit of one policy for one key, all or nothing.
 --
--- KEYS[1]  one hash per (policy, key): field '<limit>' (1-based) = theoretical arrival time (TAT) in us
+-- KEYS[1]  one hash per (policy, key): field '<W>:<N>' = theoretical arrival time (TAT) in us of the
+--          limit N/W. When a limit's N changed (an override), the field of the old N is carried over
+--          at the first call: the whole permits it had used (at most the new N) at the new rate.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  unused (0): the strategy has no parameter
@@ -24,7 +26,7 @@ local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end
 
 local fields = {}
-for i = 1, nlimits do fields[i] = tostring(i) end
+for i = 1, nlimits do fields[i] = ARGV[3 + 2 * i] .. ':' .. ARGV[2 + 2 * i] end
 local stored = redis.call('HMGET', key, unpack(fields))
 
 local permits, interval, tat = {}, {}, {}
@@ -35,6 +37,47 @@ for i = 1, nlimits do
   if interval[i] < 1 then interval[i] = 1 end
   tat[i] = tonumber(stored[i] or '0')
   if tat[i] < now then tat[i] = now end -- never behind now: a failover's slower clock only refuses more
+end
+
+-- a limit without a field of its N may have one of another N (an override changed it): carry it over
+local missing = false
+for i = 1, nlimits do if not stored[i] then missing = true end end
+if missing then
+  local carried, stale = {}, {}
+  local all = redis.call('HGETALL', key)
+  for j = 1, #all, 2 do
+    local sep = string.find(all[j], ':', 1, true)
+    if sep then
+      local w = string.sub(all[j], 1, sep - 1)
+      local n = tonumber(string.sub(all[j], sep + 1))
+      for i = 1, nlimits do
+        if not stored[i] and w == ARGV[3 + 2 * i] and n ~= permits[i] then
+          local old_interval = idiv(tonumber(w) + n - 1, n)
+          if old_interval < 1 then old_interval = 1 end
+          local ahead = tonumber(all[j + 1]) - now
+          if ahead < 0 then ahead = 0 end
+          local used = idiv(ahead + old_interval - 1, old_interval)
+          if used > permits[i] then used = permits[i] end
+          tat[i] = now + used * interval[i]
+          carried[#carried + 1] = fields[i]
+          carried[#carried + 1] = string.format('%d', tat[i])
+        end
+      end
+      stale[#stale + 1] = all[j]
+    end
+  end
+  if cost > 0 and #carried > 0 then
+    -- written once, whatever this call's outcome, so every later call reads the same carried state
+    local keep = {}
+    for i = 1, nlimits do keep[fields[i]] = true end
+    local drop = {}
+    for _, f in ipairs(stale) do if not keep[f] then drop[#drop + 1] = f end end
+    if #drop > 0 then redis.call('HDEL', key, unpack(drop)) end
+    redis.call('HSET', key, unpack(carried))
+    local latest = now
+    for i = 1, nlimits do if tat[i] > latest then latest = tat[i] end end
+    redis.call('PEXPIREAT', key, string.format('%d', math.ceil(latest / 1000) + 1))
+  end
 end
 
 local function waits()

@@ -11,6 +11,7 @@ import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -26,11 +27,14 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
 
 import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.admin.AdminViews.KeyView;
+import dev.slidegate.admin.AdminViews.OverrideList;
+import dev.slidegate.admin.AdminViews.OverrideView;
 import dev.slidegate.admin.AdminViews.Snapshot;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
+import io.quarkus.security.identity.SecurityIdentity;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
@@ -47,10 +51,14 @@ public class AdminResource {
 
     private final AdminService admin;
     private final ProblemMappers problems;
+    private final OverrideAdmin overrides;
+    private final SecurityIdentity identity;
 
-    AdminResource(AdminService admin, ProblemMappers problems) {
+    AdminResource(AdminService admin, ProblemMappers problems, OverrideAdmin overrides, SecurityIdentity identity) {
         this.admin = admin;
         this.problems = problems;
+        this.overrides = overrides;
+        this.identity = identity;
     }
 
     /**
@@ -123,6 +131,130 @@ public class AdminResource {
     @Path("policies/{policy}/keys/{key: .+}")
     public Uni<Response> reset(@PathParam("policy") String policy, @PathParam("key") String key) {
         return admin.reset(known(policy), storeKey(key)).map(v -> Response.noContent().build());
+    }
+
+    /** Every override in force: new limits, blocks and exemptions made at runtime, with who set them and when they expire. */
+    @GET
+    @Path("overrides")
+    @Produces(MediaType.APPLICATION_JSON)
+    public OverrideList overrides() {
+        return overrides.list();
+    }
+
+    /** The override of a whole policy. */
+    @GET
+    @Path("policies/{policy}/override")
+    @Produces(MediaType.APPLICATION_JSON)
+    public OverrideView policyOverride(@PathParam("policy") String policy) {
+        return checked(() -> overrides.get(overrides.target(policy, null, null)));
+    }
+
+    /**
+     * Sets the override of a whole policy, replacing any: {@code {"limits": ["3/1m"], "expiresIn": 3600,
+     * "reason": "…"}}, {@code {"block": true, "expiresIn": 600}} or {@code {"exempt": true}}.
+     */
+    @PUT
+    @Path("policies/{policy}/override")
+    @Produces(MediaType.APPLICATION_JSON)
+    @APIResponse(responseCode = "400", description = "The body or the target is not valid; nothing changed")
+    @APIResponse(responseCode = "404", description = "No such policy or plan")
+    public Uni<OverrideView> setPolicyOverride(@PathParam("policy") String policy, String body) {
+        return put(policy, null, null, body);
+    }
+
+    /** Removes the override of a whole policy. */
+    @DELETE
+    @Path("policies/{policy}/override")
+    public Uni<Response> deletePolicyOverride(@PathParam("policy") String policy) {
+        return delete(policy, null, null);
+    }
+
+    /** The override of one plan of a policy. */
+    @GET
+    @Path("policies/{policy}/plans/{plan}/override")
+    @Produces(MediaType.APPLICATION_JSON)
+    public OverrideView planOverride(@PathParam("policy") String policy, @PathParam("plan") String plan) {
+        return checked(() -> overrides.get(overrides.target(policy, plan, null)));
+    }
+
+    /** Sets the override of one plan of a policy (body as for the policy's). */
+    @PUT
+    @Path("policies/{policy}/plans/{plan}/override")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<OverrideView> setPlanOverride(@PathParam("policy") String policy, @PathParam("plan") String plan, String body) {
+        return put(policy, plan, null, body);
+    }
+
+    /** Removes the override of one plan of a policy. */
+    @DELETE
+    @Path("policies/{policy}/plans/{plan}/override")
+    public Uni<Response> deletePlanOverride(@PathParam("policy") String policy, @PathParam("plan") String plan) {
+        return delete(policy, plan, null);
+    }
+
+    /** The override of one caller key (as the listing shows it, e.g. {@code ip:203.0.113.7}). */
+    @GET
+    @Path("policies/{policy}/keys/{key: .+}/override")
+    @Produces(MediaType.APPLICATION_JSON)
+    public OverrideView keyOverride(@PathParam("policy") String policy, @PathParam("key") String key) {
+        return checked(() -> overrides.get(overrides.target(policy, null, key)));
+    }
+
+    /** Sets the override of one caller key (body as for the policy's). */
+    @PUT
+    @Path("policies/{policy}/keys/{key: .+}/override")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Uni<OverrideView> setKeyOverride(@PathParam("policy") String policy, @PathParam("key") String key, String body) {
+        return put(policy, null, key, body);
+    }
+
+    /** Removes the override of one caller key. */
+    @DELETE
+    @Path("policies/{policy}/keys/{key: .+}/override")
+    public Uni<Response> deleteKeyOverride(@PathParam("policy") String policy, @PathParam("key") String key) {
+        return delete(policy, null, key);
+    }
+
+    private Uni<OverrideView> put(String policy, String plan, String key, String body) {
+        return refusedAsProblem(
+                Uni.createFrom().deferred(() -> overrides.put(overrides.target(policy, plan, key), body, who())));
+    }
+
+    private Uni<Response> delete(String policy, String plan, String key) {
+        return refusedAsProblem(Uni.createFrom().deferred(() -> overrides.delete(overrides.target(policy, plan, key), who())))
+                .map(v -> Response.noContent().build());
+    }
+
+    private String who() {
+        return identity.isAnonymous() ? "anonymous" : identity.getPrincipal().getName();
+    }
+
+    private <T> T checked(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (OverrideAdmin.Refused e) {
+            throw refused(e);
+        }
+    }
+
+    private <T> Uni<T> refusedAsProblem(Uni<T> call) {
+        return call.onFailure(OverrideAdmin.Refused.class).transform(e -> refused((OverrideAdmin.Refused) e));
+    }
+
+    private WebApplicationException refused(OverrideAdmin.Refused e) {
+        String title = switch (e.status) {
+            case 404 -> "Not Found";
+            case 409 -> "Conflict";
+            case 503 -> "Service Unavailable";
+            default -> "Bad Request";
+        };
+        String kind = switch (e.status) {
+            case 404 -> "not-found";
+            case 409 -> "read-only";
+            case 503 -> "store-unavailable";
+            default -> "bad-request";
+        };
+        return new WebApplicationException(problems.response(Problems.of(e.status, title, kind, e.getMessage())));
     }
 
     private Policy known(String name) {

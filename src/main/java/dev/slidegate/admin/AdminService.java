@@ -69,7 +69,11 @@ public class AdminService {
 
     private final StoreStack stack;
 
-    AdminService(StoreStack stack, PolicyRegistry registry, DecisionStats stats, SlidegateConfig config) {
+    private final dev.slidegate.core.Overrides overrides;
+
+    AdminService(StoreStack stack, PolicyRegistry registry, DecisionStats stats, SlidegateConfig config,
+            dev.slidegate.core.Overrides overrides) {
+        this.overrides = overrides;
         this.stack = stack;
         this.store = stack.decisions();
         this.registry = registry;
@@ -136,8 +140,27 @@ public class AdminService {
         });
     }
 
+    /**
+     * One key as the next decision would see it: under the limits of an override of the key, its plan or
+     * its policy when one is in force (a view under other limits would show the wrong remaining, and on
+     * the memory store carry the window over to limits no call uses).
+     */
     Uni<KeyView> key(Policy p, String key) {
-        return Uni.createFrom().completionStage(() -> store.peek(p, key)).map(d -> view(key, d));
+        dev.slidegate.core.Overrides.Active o = overrides.isEmpty() ? null : overrides.find(baseOf(p), p, key);
+        Policy inForce = o == null ? p : o.applyTo(p);
+        return Uni.createFrom().completionStage(() -> store.peek(inForce, key)).map(d -> view(key, d));
+    }
+
+    /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
+    private String baseOf(Policy p) {
+        for (PolicyRegistry.Resolved r : registry.policies().values()) {
+            if (r.plans().values().stream().anyMatch(pp -> pp.name().equals(p.name()))) {
+                String any = r.plans().values().iterator().next().name();
+                String plan = r.plans().keySet().iterator().next();
+                return any.substring(0, any.length() - plan.length() - 1);
+            }
+        }
+        return p.name();
     }
 
     Uni<Void> reset(Policy p, String key) {

@@ -50,4 +50,18 @@ public final class AdminViews {
     @RegisterForReflection
     public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies) {
     }
+
+    /**
+     * An override in force.
+     *
+     * @param expiresAt ISO-8601, or {@code null} for never
+     * @param expiresIn whole seconds left, or {@code null}
+     */
+    public record OverrideView(String policy, String plan, String key, List<String> limits, boolean block, boolean exempt,
+            String expiresAt, Long expiresIn, String reason, String setBy, String setAt) {
+    }
+
+    /** Every override in force, and where they are kept ({@code redis}, {@code memory}, or a service's own source). */
+    public record OverrideList(String source, List<OverrideView> overrides) {
+    }
 }

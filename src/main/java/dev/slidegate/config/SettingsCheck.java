@@ -65,6 +65,7 @@ public final class SettingsCheck {
         positive("slidegate.redis.timeout", slidegate.redis().timeout());
         positive("slidegate.redis.late-limit", slidegate.redis().lateLimit());
         positive("slidegate.redis.cool-down", slidegate.redis().coolDown());
+        positive("slidegate.overrides.refresh", slidegate.overrides().refresh());
         atLeast("slidegate.memory.max-keys", slidegate.memory().maxKeys(), 1, "the most keys kept in process, e.g. 100000");
         atLeast("slidegate.redis.refusal-cache-size", slidegate.redis().refusalCacheSize(), 0,
                 "0 (off) or the refusals each instance remembers, e.g. 100000");

@@ -48,6 +48,19 @@ public interface SlidegateConfig {
     AdminConfig admin();
 
     /** The operators' view at {@code /admin}. */
+    /** Overrides of limits made at runtime (the admin API, or an {@code OverrideSource} bean). */
+    OverridesConfig overrides();
+
+    interface OverridesConfig {
+
+        /**
+         * How often every override is loaded again from its source, whatever it said: heals a missed
+         * change notice. Changes made through the admin API apply sooner (Redis: within 250 ms).
+         */
+        @WithDefault("10s")
+        Duration refresh();
+    }
+
     interface AdminConfig {
 
         /**

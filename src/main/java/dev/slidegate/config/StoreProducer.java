@@ -43,6 +43,9 @@ public class StoreProducer {
     /** How often each instance looks for resets made elsewhere (see {@link RefusalCache}). */
     static final Duration RESET_POLL = Duration.ofMillis(100);
 
+    /** How often each instance looks for overrides changed elsewhere (see {@code RedisOverrideSource}). */
+    static final Duration OVERRIDES_POLL = Duration.ofMillis(250);
+
     /** The clock of in-process stores; tests replace it with a settable one. */
     @Produces
     @Singleton
@@ -205,7 +208,11 @@ public class StoreProducer {
                         Secrets.redact(hosts.get()), Secrets.redact(failed));
             }
         }
+        dev.slidegate.api.OverrideSource overrides = useRedis
+                ? new dev.slidegate.redis.RedisOverrideSource(redis.get(), vertx.get().getDelegate(), OVERRIDES_POLL,
+                        config.redis().lateLimit())
+                : new dev.slidegate.core.LocalOverrideSource();
         return new StoreStack(store, Optional.ofNullable(fallback).map(FallbackStore::breaker), Optional.ofNullable(refusals),
-                owned);
+                owned, overrides);
     }
 }

@@ -20,14 +20,22 @@ import dev.slidegate.redis.RefusalCache;
  * @param breaker the breaker in front of Redis; empty for the in-process store
  * @param refusals the refusals remembered in front of Redis; empty in process or when turned off
  * @param owned what {@link #close()} closes
+ * @param overrides where overrides of limits are kept by default: in Redis with the Redis store, else in
+ *        this instance's memory
  */
 public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-        List<AutoCloseable> owned) implements AutoCloseable {
+        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides) implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     public StoreStack {
         owned = List.copyOf(owned);
+    }
+
+    /** A stack whose overrides are kept in this instance's memory. */
+    public StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
+            List<AutoCloseable> owned) {
+        this(decisions, breaker, refusals, owned, new dev.slidegate.core.LocalOverrideSource());
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */

@@ -17,6 +17,7 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.api.StoreUnavailableException;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Overrides;
 import dev.slidegate.http.Problems;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.vertx.core.Context;
@@ -39,20 +40,26 @@ class Decider {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
-    /** One policy's part in one call: what to ask the store. */
-    private record Ask(MethodPolicy mp, Policy policy, String key) {
+    /**
+     * One policy's part in one call: what to ask the store.
+     *
+     * @param override the override that decides it, or {@code null}; {@code policy} already has its limits
+     */
+    private record Ask(MethodPolicy mp, Policy policy, String key, Overrides.Active override) {
     }
 
     private final CallerKeys keys;
     private final LimiterStore store;
     private final PlanResolver plans;
     private final Admission admission;
+    private final Overrides overrides;
 
-    Decider(CallerKeys keys, LimiterStore store, PlanResolver plans, Admission admission) {
+    Decider(CallerKeys keys, LimiterStore store, PlanResolver plans, Admission admission, Overrides overrides) {
         this.keys = keys;
         this.store = store;
         this.plans = plans;
         this.admission = admission;
+        this.overrides = overrides;
     }
 
     /**
@@ -88,7 +95,10 @@ class Decider {
         try {
             for (int i = 0; i < asks.length; i++) { // keys and plans are read now, on the caller's thread, where the request is
                 MethodPolicy mp = policies.get(i);
-                asks[i] = new Ask(mp, mp.policyFor(plans, args, rc), keys.resolve(mp, args, rc));
+                Policy policy = mp.policyFor(plans, args, rc);
+                String key = keys.resolve(mp, args, rc);
+                Overrides.Active o = overrides.isEmpty() ? null : overrides.find(mp.baseName(), policy, key);
+                asks[i] = new Ask(mp, o == null ? policy : o.applyTo(policy), key, o);
             }
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(refusal(e, policies.get(0)));
@@ -106,7 +116,13 @@ class Decider {
         Ask a = asks[i];
         CompletionStage<Decision> decision;
         try {
-            decision = store.acquire(a.policy(), a.key(), a.mp().cost());
+            if (a.override() != null && a.override().override().block()) { // refused without asking the store
+                decision = CompletableFuture.completedFuture(a.override().blocked(a.policy(), overrides.nowMicros()));
+            } else if (a.override() != null && a.override().override().exempt()) {
+                decision = store.acquire(a.policy(), a.key(), a.mp().cost()).thenApply(Overrides.Active::exempted);
+            } else {
+                decision = store.acquire(a.policy(), a.key(), a.mp().cost());
+            }
         } catch (RuntimeException e) {
             verdict.complete(storeFailure(e));
             return;

@@ -44,6 +44,16 @@ record MethodPolicy(Method method, String where, Policy policy, KeySource key, M
         return keyParameter < 0 && key.fromRequestAlone() && (plans.isEmpty() || planResolver.fromRequestAlone());
     }
 
+    /** The policy's own name, also when its callers get a plan's policy ({@code login.gold} is of {@code login}). */
+    String baseName() {
+        if (plans.isEmpty()) {
+            return policy.name();
+        }
+        Map.Entry<String, Policy> any = plans.entrySet().iterator().next();
+        String planPolicy = any.getValue().name();
+        return planPolicy.substring(0, planPolicy.length() - any.getKey().length() - 1);
+    }
+
     /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */
     Policy policyFor(PlanResolver plans, Object[] arguments, io.vertx.ext.web.RoutingContext request) {
         if (this.plans.isEmpty()) {

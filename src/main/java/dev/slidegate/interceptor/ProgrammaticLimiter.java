@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
@@ -13,6 +14,7 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimiter;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Overrides;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
@@ -23,12 +25,14 @@ class ProgrammaticLimiter implements RateLimiter {
     private final PolicyRegistry registry;
     private final LimiterStore store;
     private final Admission admission;
+    private final Overrides overrides;
     private final Map<String, Policy> policies = new ConcurrentHashMap<>();
 
-    ProgrammaticLimiter(PolicyRegistry registry, LimiterStore store, Admission admission) {
+    ProgrammaticLimiter(PolicyRegistry registry, LimiterStore store, Admission admission, Overrides overrides) {
         this.registry = registry;
         this.store = store;
         this.admission = admission;
+        this.overrides = overrides;
     }
 
     @Override
@@ -37,7 +41,19 @@ class ProgrammaticLimiter implements RateLimiter {
             throw new IllegalArgumentException("A cost is a whole number of permits, at least 1, not " + cost);
         }
         Policy p = policy(policy);
-        return store.acquire(p, key(key), cost).thenApply(d -> {
+        String k = key(key);
+        Overrides.Active o = overrides.isEmpty() ? null : overrides.find(p.name(), p, k);
+        CompletionStage<Decision> decision;
+        if (o == null) {
+            decision = store.acquire(p, k, cost);
+        } else if (o.override().block()) {
+            decision = CompletableFuture.completedFuture(o.blocked(p, overrides.nowMicros()));
+        } else if (o.override().exempt()) {
+            decision = store.acquire(p, k, cost).thenApply(Overrides.Active::exempted);
+        } else {
+            decision = store.acquire(o.applyTo(p), k, cost);
+        }
+        return decision.thenApply(d -> {
             admission.refuse(d, null); // counted and logged like every decision
             return d;
         });

@@ -12,14 +12,28 @@ import dev.slidegate.api.Policy;
  */
 final class FixedWindowState extends KeyState {
 
-    private final long[] windowIndex;
-    private final long[] counts;
+    private long[] windowIndex;
+    private long[] counts;
 
     FixedWindowState(Policy policy) {
         super(policy);
         windowIndex = new long[permits.length];
         Arrays.fill(windowIndex, Long.MIN_VALUE);
         counts = new long[permits.length];
+    }
+
+    /** A window of a length counted before keeps its count; a new one starts empty. */
+    @Override
+    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
+        long[] index = new long[permits.length];
+        long[] count = new long[permits.length];
+        for (int i = 0; i < permits.length; i++) {
+            int j = sameWindow(oldWindows, windows[i]);
+            index[i] = j < 0 ? Long.MIN_VALUE : windowIndex[j];
+            count[i] = j < 0 ? 0 : counts[j];
+        }
+        windowIndex = index;
+        counts = count;
     }
 
     private long used(int i, long now) {

@@ -10,15 +10,18 @@ import dev.slidegate.api.Policy;
  * this class holds what all share: the policy as arrays, the monotonic guard, and retirement.
  *
  * <p>
- * All methods that touch state run under the instance's monitor. A state that the store evicted
+ * All methods that touch state run under the instance's monitor. Each decision names the policy it is
+ * made under: when its limits differ from the ones this state counts (an override changed them), the
+ * state is carried over to them first ({@link #adopt}), never reset. A state that the store evicted
  * is <em>retired</em>: {@link #decide} then answers {@code null} and the store looks the key up again,
  * so no permit is ever charged to a state that is no longer in the map.
  */
 abstract sealed class KeyState permits SlidingLogState, FixedWindowState, SlidingCounterState, TokenBucketState {
 
-    protected final Policy policy;
-    protected final int[] permits;
-    protected final long[] windows;
+    /** The policy counted under; read without the lock by the refusal fast path, hence volatile. */
+    protected volatile Policy policy;
+    protected int[] permits;
+    protected long[] windows;
     /** The newest "now" this key has seen: time never steps backwards for a key. */
     protected long lastMicros = Long.MIN_VALUE;
     private boolean retired;
@@ -35,26 +38,68 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
 
     protected KeyState(Policy policy) {
         this.policy = policy;
-        int n = policy.limits().size();
-        this.permits = new int[n];
-        this.windows = new long[n];
+        setLimits(policy);
+    }
+
+    private void setLimits(Policy p) {
+        int n = p.limits().size();
+        permits = new int[n];
+        windows = new long[n];
         for (int i = 0; i < n; i++) {
-            Limit l = policy.limits().get(i);
+            Limit l = p.limits().get(i);
             permits[i] = l.permits();
             windows[i] = l.windowMicros();
         }
     }
 
     /**
+     * Counts under {@code p} from now on. When its limits differ from the ones counted so far, the
+     * state is carried over, never reset: a limit keeps what it recorded in a window of the same length
+     * (lowering N refuses at once against it, raising N admits at once), a limit with a window not
+     * counted before starts empty, and a sliding log keeps its instants, which every window reads.
+     */
+    private void adopt(Policy p, long now) {
+        Policy old = policy;
+        if (p == old) {
+            return;
+        }
+        if (!p.limits().equals(old.limits())) {
+            int[] oldPermits = permits;
+            long[] oldWindows = windows;
+            setLimits(p);
+            carryOver(oldPermits, oldWindows, p, now);
+            refusedUntil = Long.MIN_VALUE; // a raised limit admits at once
+        }
+        policy = p;
+    }
+
+    /** The index of the limit with window {@code window} in {@code windows}, or -1. */
+    protected static int sameWindow(long[] windows, long window) {
+        for (int j = 0; j < windows.length; j++) {
+            if (windows[j] == window) {
+                return j;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Carries the counting state over to the limits now in {@link #permits} and {@link #windows} (those
+     * of {@code p}) from the old ones, as {@link #adopt} describes.
+     */
+    protected abstract void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now);
+
+    /**
      * Decides one call at {@code now}: checks every limit, then charges all of them or none.
      *
      * @return the decision, or {@code null} if this state was retired and the key must be looked up again
      */
-    final synchronized Decision decide(long now, int cost) {
+    final synchronized Decision decide(Policy p, long now, int cost) {
         if (retired) {
             return null;
         }
         now = observe(now);
+        adopt(p, now);
         boolean allowed = admitAndCharge(now, cost);
         LimitState[] states = new LimitState[permits.length];
         for (int i = 0; i < states.length; i++) {
@@ -68,15 +113,17 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
      *
      * @return 1 admitted, 0 refused, -1 retired (look the key up again)
      */
-    final int tryAcquire(long now, int cost) {
-        if (now < refusedUntil) {
+    final int tryAcquire(Policy p, long now, int cost) {
+        if (p == policy && now < refusedUntil) { // the policy first: adopt() clears refusedUntil before it sets a new one
             return 0;
         }
         synchronized (this) {
             if (retired) {
                 return -1;
             }
-            return admitAndCharge(observe(now), cost) ? 1 : 0;
+            now = observe(now);
+            adopt(p, now);
+            return admitAndCharge(now, cost) ? 1 : 0;
         }
     }
 
@@ -103,8 +150,9 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
     }
 
     /** The state at {@code now}, charging nothing (time never steps back here either). */
-    final synchronized Decision peek(long now) {
+    final synchronized Decision peek(Policy p, long now) {
         now = Math.max(now, lastMicros);
+        adopt(p, now);
         LimitState[] states = new LimitState[permits.length];
         for (int i = 0; i < states.length; i++) {
             states[i] = state(i, now);

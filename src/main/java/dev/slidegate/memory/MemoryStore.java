@@ -63,7 +63,7 @@ public final class MemoryStore implements LimiterStore {
     public Decision decide(Policy policy, String key, int cost) {
         long now = now(cost);
         while (true) {
-            Decision decision = stateOf(policy, key, now).decide(now, cost);
+            Decision decision = stateOf(policy, key, now).decide(policy, now, cost);
             if (decision != null) {
                 return decision;
             }
@@ -78,7 +78,7 @@ public final class MemoryStore implements LimiterStore {
     public boolean tryAcquire(Policy policy, String key, int cost) {
         long now = now(cost);
         while (true) {
-            int outcome = stateOf(policy, key, now).tryAcquire(now, cost);
+            int outcome = stateOf(policy, key, now).tryAcquire(policy, now, cost);
             if (outcome >= 0) {
                 return outcome == 1;
             }
@@ -147,7 +147,7 @@ public final class MemoryStore implements LimiterStore {
             return CompletableFuture
                     .completedFuture(new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));
         }
-        return CompletableFuture.completedFuture(state.peek(now));
+        return CompletableFuture.completedFuture(state.peek(policy, now));
     }
 
     /** Keys in name order; the cursor is the last key of the previous page. */

@@ -13,9 +13,9 @@ import dev.slidegate.api.Policy;
 final class SlidingCounterState extends KeyState {
 
     private final int slots; // C + 1 per limit
-    private final long[] cellSize;
-    private final long[] cellIndex;
-    private final long[] counts;
+    private long[] cellSize;
+    private long[] cellIndex;
+    private long[] counts;
 
     SlidingCounterState(Policy policy) {
         super(policy);
@@ -27,6 +27,26 @@ final class SlidingCounterState extends KeyState {
         for (int i = 0; i < permits.length; i++) {
             cellSize[i] = (windows[i] + policy.cells() - 1) / policy.cells();
         }
+    }
+
+    /** A window of a length counted before keeps its cells (same length, same cells); a new one starts empty. */
+    @Override
+    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
+        long[] size = new long[permits.length];
+        long[] index = new long[permits.length * slots];
+        long[] count = new long[permits.length * slots];
+        java.util.Arrays.fill(index, Long.MIN_VALUE);
+        for (int i = 0; i < permits.length; i++) {
+            size[i] = (windows[i] + slots - 2) / (slots - 1);
+            int j = sameWindow(oldWindows, windows[i]);
+            if (j >= 0) {
+                System.arraycopy(cellIndex, j * slots, index, i * slots, slots);
+                System.arraycopy(counts, j * slots, count, i * slots, slots);
+            }
+        }
+        cellSize = size;
+        cellIndex = index;
+        counts = count;
     }
 
     /** The permits counted at cell {@code k} from cells at or after {@code from}, up to {@code k}. */

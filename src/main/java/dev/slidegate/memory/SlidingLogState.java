@@ -21,8 +21,8 @@ import dev.slidegate.api.Policy;
 final class SlidingLogState extends KeyState {
 
     private static final int INITIAL_CAPACITY = 8;
-    private final int maxPermits;
-    private final long maxWindow;
+    private int maxPermits;
+    private long maxWindow;
     private long[] ring;
     private int head; // next write position
     private int size;
@@ -32,6 +32,16 @@ final class SlidingLogState extends KeyState {
         this.maxPermits = policy.maxPermits();
         this.maxWindow = policy.maxWindowMicros();
         this.ring = new long[Math.min(INITIAL_CAPACITY, maxPermits)];
+    }
+
+    /**
+     * The instants are the same whatever the limits: nothing is dropped here (a lowered N that is raised
+     * again before the next charge reads the same log); the next charge keeps the newest new max(N).
+     */
+    @Override
+    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
+        maxPermits = p.maxPermits();
+        maxWindow = p.maxWindowMicros();
     }
 
     /** The k-th most recent entry, 1-based; requires 1 ≤ k ≤ size. */
@@ -60,7 +70,8 @@ final class SlidingLogState extends KeyState {
             ring[head] = now;
             head = head + 1 == ring.length ? 0 : head + 1;
         }
-        size = Math.min(size + cost, ring.length); // past capacity the oldest entries were overwritten
+        // past capacity the oldest entries were overwritten; past the largest N (lowered by an override) they never count
+        size = Math.min(size + cost, Math.min(ring.length, maxPermits));
     }
 
     private void grow(int capacity) {

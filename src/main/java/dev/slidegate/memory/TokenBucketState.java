@@ -10,17 +10,47 @@ import dev.slidegate.api.Policy;
  */
 final class TokenBucketState extends KeyState {
 
-    private final long[] interval;
-    private final long[] tat;
+    private long[] interval;
+    private long[] tat;
 
     TokenBucketState(Policy policy) {
         super(policy);
         interval = new long[permits.length];
         tat = new long[permits.length];
         for (int i = 0; i < permits.length; i++) {
-            interval[i] = Math.max(1, (windows[i] + permits[i] - 1) / permits[i]);
+            interval[i] = interval(i);
             tat[i] = Long.MIN_VALUE;
         }
+    }
+
+    private long interval(int i) {
+        return Math.max(1, (windows[i] + permits[i] - 1) / permits[i]);
+    }
+
+    /**
+     * A limit of the same window keeps the permits it has used (whole permits, rounded up, at most the
+     * new N), which then drain at the new rate; a new window starts full. An unchanged limit keeps its
+     * TAT as it is.
+     */
+    @Override
+    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
+        long[] newInterval = new long[permits.length];
+        long[] newTat = new long[permits.length];
+        for (int i = 0; i < permits.length; i++) {
+            newInterval[i] = interval(i);
+            int j = sameWindow(oldWindows, windows[i]);
+            if (j < 0) {
+                newTat[i] = Long.MIN_VALUE;
+            } else if (oldPermits[j] == permits[i]) {
+                newTat[i] = tat[j];
+            } else {
+                long ahead = Math.max(tat[j], now) - now;
+                long used = (ahead + interval[j] - 1) / interval[j];
+                newTat[i] = used == 0 ? Long.MIN_VALUE : now + Math.min(used, permits[i]) * newInterval[i];
+            }
+        }
+        interval = newInterval;
+        tat = newTat;
     }
 
     @Override

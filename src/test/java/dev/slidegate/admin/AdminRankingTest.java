@@ -63,7 +63,8 @@ class AdminRankingTest {
     private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m")
             .policy();
     private final AdminService admin = new AdminService(new dev.slidegate.config.StoreStack(store, java.util.Optional.empty(),
-            java.util.Optional.empty(), List.of()), registry, new DecisionStats(), TestConfigs.slidegate(Map.of()));
+            java.util.Optional.empty(), List.of()), registry, new DecisionStats(), TestConfigs.slidegate(Map.of()),
+            new dev.slidegate.core.Overrides(clock));
 
     @AfterEach
     void stop() {

@@ -12,6 +12,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
@@ -66,6 +68,67 @@ class MemoryStoreTest {
                 }
             }
         }
+    }
+
+    // an override changes a policy's limits mid-window: 600 random timelines in which every limit's N is
+    // lowered or raised (same window, same name) several times, every strategy, with and without
+    // count-rejected; every decision equals the reference's, which keeps its state per window, so no
+    // window restarts (lowering refuses at once against the permits recorded, raising admits at once)
+    @Test
+    void agreesWithTheReferenceWhenLimitsChangeMidWindow() {
+        Random random = new Random(20261123);
+        for (int run = 0; run < 600; run++) {
+            ManualClock c = new ManualClock();
+            MemoryStore store = new MemoryStore(c, 1000);
+            ReferenceStore reference = new ReferenceStore(c);
+            Strategy strategy = Strategy.values()[run % Strategy.values().length];
+            List<Long> windows = new ArrayList<>();
+            for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
+                windows.add((i + 1) * (100_000L + random.nextInt(900_000)));
+            }
+            boolean countRejected = random.nextBoolean();
+            int cells = 1 + random.nextInt(12);
+            Policy p = null;
+            for (int step = 0; step < 400; step++) {
+                if (step % 80 == 0) { // new N for every limit, same windows
+                    List<Limit> limits = new ArrayList<>();
+                    for (long w : windows) {
+                        limits.add(new Limit(1 + random.nextInt(20), w));
+                    }
+                    p = new Policy("r" + run, limits, strategy, "ip", countRejected, false, cells);
+                }
+                c.advanceMicros(random.nextInt(4) == 0 ? 0 : random.nextInt(100_000));
+                String key = "k" + random.nextInt(2);
+                int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(4) : 0);
+                Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
+                if (random.nextBoolean()) {
+                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost),
+                            "tryAcquire, run " + run + " step " + step + " policy " + p);
+                } else {
+                    assertEquals(expected, store.decide(p, key, cost), "run " + run + " step " + step + " policy " + p);
+                }
+            }
+        }
+    }
+
+    // lowering N mid-window refuses at once against the permits recorded; raising it admits at once;
+    // neither restarts the window (its reset stays that of the permits recorded before)
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void changingNMidWindowKeepsTheWindow(Strategy s) {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy five = policy("change", s, false, "5/1s");
+        for (int i = 0; i < 4; i++) {
+            assertTrue(store.decide(five, "k", 1).allowed());
+        }
+        clock.advanceMicros(100_000);
+        Decision lowered = store.decide(policy("change", s, false, "3/1s"), "k", 1);
+        assertFalse(lowered.allowed(), "4 recorded, N lowered to 3: " + lowered);
+        assertEquals(0, lowered.remaining());
+        Decision raised = store.decide(policy("change", s, false, "10/1s"), "k", 1);
+        assertTrue(raised.allowed(), "4 recorded, N raised to 10: " + raised);
+        // (a token bucket lowered to 3 kept 3 of the 4 used: a bucket holds at most N)
+        assertTrue(raised.remaining() <= 10 - 3 - 1, "the permits recorded still count: " + raised);
     }
 
     // too many keys: the eviction warning fires at the first eviction, then at most once a minute

@@ -19,6 +19,11 @@ import dev.slidegate.core.LimiterStore;
  * The obvious, slow implementation of each strategy, straight from its definition: every recorded
  * permit in a list, windows counted by scanning. Scenarios and random timelines compare the real
  * stores with it.
+ *
+ * <p>
+ * Limits may change between calls for the same policy name (an override): state is kept per window
+ * length, so a limit of a window counted before goes on from what it recorded, and a token bucket
+ * whose N changed keeps the whole permits it had used (at most the new N), at the new rate.
  */
 public final class ReferenceStore implements LimiterStore {
 
@@ -26,7 +31,8 @@ public final class ReferenceStore implements LimiterStore {
     private final Map<String, List<Long>> logs = new HashMap<>();
     private final Map<String, Long> counters = new HashMap<>();
     private final Map<String, Long> last = new HashMap<>();
-    // token bucket as a continuous-state leaky bucket: level (in microseconds of drain) and last conforming time
+    // token bucket as a continuous-state leaky bucket: level (in microseconds of drain), last conforming time
+    // and the N it was filled under
     private final Map<String, long[]> buckets = new HashMap<>();
 
     public ReferenceStore(Clock clock) {
@@ -43,6 +49,14 @@ public final class ReferenceStore implements LimiterStore {
         String id = policy.name() + "\u0000" + key;
         long now = Math.max(clock.nowMicros(), last.getOrDefault(id, Long.MIN_VALUE));
         last.put(id, now);
+        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
+            for (Limit l : policy.limits()) { // a bucket filled under another N is carried over once, at the first call
+                long[] b = buckets.get(id + "\u0000" + l.windowMicros());
+                if (b != null && b[2] != l.permits()) {
+                    buckets.put(id + "\u0000" + l.windowMicros(), new long[] { level(id, l, now), now, l.permits() });
+                }
+            }
+        }
         List<Limit> limits = policy.limits();
         int tripped = -1;
         long retry = 0;
@@ -81,7 +95,7 @@ public final class ReferenceStore implements LimiterStore {
             return l.windowMicros();
         }
         if (policy.strategy() == Strategy.FIXED_WINDOW) {
-            long used = counters.getOrDefault(id + "\u0000" + i + "\u0000" + now / l.windowMicros(), 0L);
+            long used = counters.getOrDefault(id + "\u0000" + l.windowMicros() + "\u0000" + now / l.windowMicros(), 0L);
             return used + cost > l.permits() ? (now / l.windowMicros() + 1) * l.windowMicros() - now : 0;
         }
         if (policy.strategy() == Strategy.SLIDING_COUNTER) {
@@ -96,7 +110,7 @@ public final class ReferenceStore implements LimiterStore {
         }
         if (policy.strategy() == Strategy.TOKEN_BUCKET) {
             long t = interval(l);
-            return level(id, i, now, t) + cost * t - l.permits() * t;
+            return level(id, l, now) + cost * t - l.permits() * t;
         }
         List<Long> inWindow = newestFirstInWindow(id, now, l);
         int k = l.permits() - cost + 1; // admitted iff fewer than k in the window
@@ -106,7 +120,7 @@ public final class ReferenceStore implements LimiterStore {
     private LimitState state(Policy policy, String id, int i, long now) {
         Limit l = policy.limits().get(i);
         if (policy.strategy() == Strategy.FIXED_WINDOW) {
-            long used = counters.getOrDefault(id + "\u0000" + i + "\u0000" + now / l.windowMicros(), 0L);
+            long used = counters.getOrDefault(id + "\u0000" + l.windowMicros() + "\u0000" + now / l.windowMicros(), 0L);
             long reset = used == 0 ? 0 : (now / l.windowMicros() + 1) * l.windowMicros() - now;
             return new LimitState(l, Math.max(0, l.permits() - used), reset);
         }
@@ -121,7 +135,7 @@ public final class ReferenceStore implements LimiterStore {
         }
         if (policy.strategy() == Strategy.TOKEN_BUCKET) {
             long t = interval(l);
-            long level = level(id, i, now, t);
+            long level = level(id, l, now);
             long used = (level + t - 1) / t;
             return new LimitState(l, Math.max(0, l.permits() - used), level == 0 ? 0 : (level - 1) % t + 1);
         }
@@ -146,22 +160,26 @@ public final class ReferenceStore implements LimiterStore {
         keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(id.substring(id.indexOf('\u0000') + 1));
         if (policy.strategy() == Strategy.FIXED_WINDOW) {
             for (int i = 0; i < policy.limits().size(); i++) {
-                counters.merge(id + "\u0000" + i + "\u0000" + now / policy.limits().get(i).windowMicros(), (long) cost,
-                        Long::sum);
+                Limit l = policy.limits().get(i);
+                counters.merge(id + "\u0000" + l.windowMicros() + "\u0000" + now / l.windowMicros(), (long) cost, Long::sum);
             }
             return;
         }
         if (policy.strategy() == Strategy.TOKEN_BUCKET) {
             for (int i = 0; i < policy.limits().size(); i++) {
-                long t = interval(policy.limits().get(i));
-                long level = level(id, i, now, t);
-                buckets.put(id + "\u0000" + i, new long[] { level + cost * t, now });
+                Limit l = policy.limits().get(i);
+                long t = interval(l);
+                buckets.put(id + "\u0000" + l.windowMicros(), new long[] { level(id, l, now) + cost * t, now, l.permits() });
             }
             return;
         }
         List<Long> log = logs.computeIfAbsent(id, k -> new ArrayList<>());
         for (int j = 0; j < cost; j++) {
             log.add(now);
+        }
+        if (policy.strategy() == Strategy.SLIDING_LOG && log.size() > policy.maxPermits()) {
+            // a log keeps the newest max(N) instants, the most any limit of the policy reads
+            log.subList(0, log.size() - policy.maxPermits()).clear();
         }
     }
 
@@ -178,10 +196,22 @@ public final class ReferenceStore implements LimiterStore {
         return Math.max(1, (l.windowMicros() + l.permits() - 1) / l.permits());
     }
 
-    /** The bucket's level at {@code now}: what it held at the last conforming call, drained since. */
-    private long level(String id, int i, long now, long t) {
-        long[] b = buckets.get(id + "\u0000" + i);
-        return b == null ? 0 : Math.max(0, b[0] - (now - b[1]));
+    /**
+     * The bucket's level at {@code now}: what it held at the last conforming call, drained since; when
+     * it was filled under another N, the whole permits used then (at most this N) at this N's interval.
+     */
+    private long level(String id, Limit l, long now) {
+        long[] b = buckets.get(id + "\u0000" + l.windowMicros());
+        if (b == null) {
+            return 0;
+        }
+        long level = Math.max(0, b[0] - (now - b[1]));
+        if (b[2] == l.permits()) {
+            return level;
+        }
+        long oldInterval = Math.max(1, (l.windowMicros() + b[2] - 1) / b[2]);
+        long used = (level + oldInterval - 1) / oldInterval;
+        return Math.min(used, l.permits()) * interval(l);
     }
 
     private final Map<String, java.util.TreeSet<String>> keysByPolicy = new HashMap<>();

@@ -138,7 +138,9 @@ abstract class RedisContract extends StoreContract {
 
     // the scripts agree with the reference store on random timelines (random limits, costs, keys,
     // count-rejected, cells and gaps, every strategy): each call is replayed into the reference at the
-    // instant Redis decided it (the TIME its reply reports), so the two must agree to the microsecond
+    // instant Redis decided it (the TIME its reply reports), so the two must agree to the microsecond.
+    // Halfway, every limit gets a new N (same windows, same policy name), as an override does: the
+    // windows go on from what they recorded, exactly as in the reference
     @Test
     void agreesWithTheReferenceOnRandomTimelines() {
         Random random = new Random(20261123);
@@ -153,6 +155,11 @@ abstract class RedisContract extends StoreContract {
                 Policy p = new Policy("rt-" + newKey(), limits, strategy, "ip", random.nextBoolean(), false,
                         1 + random.nextInt(6));
                 for (int step = 0; step < 60; step++) {
+                    if (step == 30) {
+                        List<Limit> changed = p.limits().stream().map(l -> new Limit(1 + random.nextInt(8), l.windowMicros()))
+                                .toList();
+                        p = new Policy(p.name(), changed, strategy, "ip", p.countRejected(), false, p.cells());
+                    }
                     if (random.nextInt(4) != 0) {
                         sleepMicros(random.nextInt(12_000));
                     }

@@ -1,0 +1,201 @@
+package dev.slidegate.core;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.LimitOverride;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
+
+/**
+ * The overrides in force, as last loaded from their {@link dev.slidegate.api.OverrideSource}, indexed
+ * for the decision path: with none, a lookup is one read of an empty map.
+ *
+ * <p>
+ * For a call of policy {@code base} decided under {@code policy} (the caller's plan's, named
+ * {@code base.plan}, or {@code base} itself) for {@code key}, the most specific override in force
+ * applies: the key's (under the plan's policy, else under {@code base}), else the plan's, else the
+ * policy's. An expired override is skipped as if absent.
+ */
+public final class Overrides {
+
+    /** One override in force, with the policies it makes, one per policy it changes (made once, then reused). */
+    public static final class Active {
+        private final LimitOverride override;
+        private final long expiresMicros;
+        private final Map<String, Policy> policies = new ConcurrentHashMap<>();
+
+        Active(LimitOverride override) {
+            this.override = override;
+            this.expiresMicros = override.expiresAt() == null ? Long.MAX_VALUE
+                    : Math.multiplyExact(override.expiresAt().getEpochSecond(), 1_000_000L)
+                            + override.expiresAt().getNano() / 1000;
+        }
+
+        public LimitOverride override() {
+            return override;
+        }
+
+        /**
+         * The policy a call is decided under: {@code p} with the override's limits, under the same name (so
+         * the same windows go on counting), or {@code p} itself for a block or an exemption.
+         */
+        public Policy applyTo(Policy p) {
+            if (override.limits().isEmpty()) {
+                return p;
+            }
+            return policies.computeIfAbsent(p.name(), n -> new Policy(p.name(), override.limits(), p.strategy(), p.key(),
+                    p.countRejected(), p.dryRun(), p.cells(), p.failMode()));
+        }
+
+        /**
+         * The refusal of a blocked call, charging nothing: every limit at 0, to be retried when the block
+         * ends (or, for a block without end, after the policy's longest window).
+         */
+        public Decision blocked(Policy p, long nowMicros) {
+            long retry = expiresMicros == Long.MAX_VALUE ? p.maxWindowMicros() : Math.max(1, expiresMicros - nowMicros);
+            List<LimitState> states = p.limits().stream().map(l -> new LimitState(l, 0, retry)).toList();
+            return new Decision(p, false, 0, retry, nowMicros, states);
+        }
+
+        /** {@code d} admitted whatever it said: an exempt caller is decided and counted, never refused. */
+        public static Decision exempted(Decision d) {
+            return d.allowed() ? d : new Decision(d.policy(), true, -1, 0, d.atMicros(), d.states(), d.fallback());
+        }
+
+        boolean liveAt(long nowMicros) {
+            return nowMicros < expiresMicros;
+        }
+    }
+
+    private record Scope(Active policy, Map<String, Active> plans, Map<String, Active> keys) {
+    }
+
+    private final Clock clock;
+    private volatile java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> loader = () -> java.util.concurrent.CompletableFuture
+            .completedFuture(null);
+    private volatile Map<String, Scope> byPolicy = Map.of();
+    private volatile List<LimitOverride> all = List.of();
+
+    public Overrides(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** The overrides to use from now on (replacing all others); ones already loaded keep their policies. */
+    public synchronized void replaceAll(List<LimitOverride> overrides) {
+        Map<LimitOverride, Active> known = new HashMap<>();
+        for (Scope s : byPolicy.values()) {
+            if (s.policy() != null) {
+                known.put(s.policy().override, s.policy());
+            }
+            s.plans().values().forEach(a -> known.put(a.override, a));
+            s.keys().values().forEach(a -> known.put(a.override, a));
+        }
+        Map<String, Active> policies = new HashMap<>();
+        Map<String, Map<String, Active>> plans = new HashMap<>();
+        Map<String, Map<String, Active>> keys = new HashMap<>();
+        for (LimitOverride o : overrides) {
+            Active a = known.getOrDefault(o, new Active(o));
+            LimitOverride.Target t = o.target();
+            if (t.key() != null) {
+                keys.computeIfAbsent(t.policy(), n -> new HashMap<>()).put(t.key(), a);
+            } else if (t.plan() != null) {
+                plans.computeIfAbsent(t.policy(), n -> new HashMap<>()).put(t.policy() + "." + t.plan(), a);
+            } else {
+                policies.put(t.policy(), a);
+            }
+        }
+        Map<String, Scope> index = new HashMap<>();
+        java.util.Set<String> names = new java.util.HashSet<>(policies.keySet());
+        names.addAll(plans.keySet());
+        names.addAll(keys.keySet());
+        for (String n : names) {
+            index.put(n, new Scope(policies.get(n), Map.copyOf(plans.getOrDefault(n, Map.of())),
+                    Map.copyOf(keys.getOrDefault(n, Map.of()))));
+        }
+        List<LimitOverride> sorted = new ArrayList<>(overrides);
+        sorted.sort(Comparator.comparing((LimitOverride o) -> o.target().policy())
+                .thenComparing(o -> o.target().plan() == null ? "" : o.target().plan())
+                .thenComparing(o -> o.target().key() == null ? "" : o.target().key()));
+        all = List.copyOf(sorted);
+        byPolicy = Map.copyOf(index);
+    }
+
+    /** Sets how {@link #reload()} loads the overrides from their source. */
+    public void loadWith(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> load) {
+        this.loader = load;
+    }
+
+    /** Loads the overrides from their source now (after a change made here, so it applies at once). */
+    public java.util.concurrent.CompletionStage<?> reload() {
+        return loader.get();
+    }
+
+    /** Every override loaded, in force or not, by policy, plan and key. */
+    public List<LimitOverride> all() {
+        return all;
+    }
+
+    /** The overrides in force now. */
+    public List<LimitOverride> active() {
+        Instant now = now();
+        return all.stream().filter(o -> o.activeAt(now)).toList();
+    }
+
+    /** Now, on the clock that decides expiry. */
+    public Instant now() {
+        long micros = clock.nowMicros();
+        return Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1000);
+    }
+
+    /** Now in microseconds, on the same clock. */
+    public long nowMicros() {
+        return clock.nowMicros();
+    }
+
+    /** Whether no override is loaded at all: the decision path then looks nothing up. */
+    public boolean isEmpty() {
+        return byPolicy.isEmpty();
+    }
+
+    /**
+     * The override that decides a call of policy {@code base} made under {@code policy} for {@code key},
+     * or {@code null}.
+     */
+    public Active find(String base, Policy policy, String key) {
+        Map<String, Scope> index = byPolicy;
+        if (index.isEmpty()) {
+            return null;
+        }
+        Scope scope = index.get(base);
+        Scope plan = policy.name().equals(base) ? null : index.get(policy.name());
+        long now = -1;
+        Active[] candidates = {
+                plan == null ? null : plan.keys().get(key),
+                scope == null ? null : scope.keys().get(key),
+                scope == null ? null : scope.plans().get(policy.name()),
+                scope == null ? null : scope.policy() };
+        for (Active a : candidates) {
+            if (a != null) {
+                if (now < 0) {
+                    now = clock.nowMicros();
+                }
+                if (a.liveAt(now)) {
+                    return a;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The override set exactly for {@code target}, in force or not, or {@code null}. */
+    public LimitOverride get(LimitOverride.Target target) {
+        return all.stream().filter(o -> o.target().equals(target)).findFirst().orElse(null);
+    }
+}

@@ -1,0 +1,230 @@
+package dev.slidegate.admin;
+
+import static dev.slidegate.admin.AdminApiTest.admin;
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.nullValue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.RateLimiter;
+import dev.slidegate.http.SmallLimits;
+import dev.slidegate.testing.LogCapture;
+import dev.slidegate.testing.SettableClock;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * Overrides through the admin API on the memory store, with a settable clock: block, exemption, new
+ * limits for a key, a plan and a policy (lowered and raised mid-window, never resetting it), expiry,
+ * every kind of bad input (refused, nothing changed), security, the change log, and the programmatic
+ * limiter and a path policy deciding under them too.
+ */
+@QuarkusTest
+@TestProfile(OverridesApiTest.Profile.class)
+class OverridesApiTest {
+
+    public static class Profile extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return plus("quarkus.arc.selected-alternatives", SettableClock.class.getName(),
+                    "slidegate.policies.paths.limits", "2/1h",
+                    "slidegate.policies.paths.key", "header:X-Tenant",
+                    "slidegate.policies.paths.paths", "/test/plain/*");
+        }
+    }
+
+    @Inject
+    RateLimiter limiter;
+
+    @AfterEach
+    void removeAll() {
+        List<Map<String, Object>> all = admin().get("/admin/overrides").jsonPath().getList("overrides");
+        for (Map<String, Object> o : all) {
+            String path = "/admin/policies/" + o.get("policy")
+                    + (o.get("plan") != null ? "/plans/" + o.get("plan") : o.get("key") != null ? "/keys/" + o.get("key") : "")
+                    + "/override";
+            admin().delete(path).then().statusCode(204);
+        }
+    }
+
+    private static String apiKey() {
+        return "o-" + UUID.randomUUID();
+    }
+
+    // a blocked key is refused with Retry-After = the time left, others are not; it ends on time
+    @Test
+    void aBlockRefusesOneKeyUntilItExpires() {
+        String k = apiKey();
+        admin().body("{\"block\": true, \"expiresIn\": 600, \"reason\": \"scraping\"}")
+                .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200)
+                .body("block", equalTo(true)).body("expiresIn", equalTo(600)).body("reason", equalTo("scraping"))
+                .body("setBy", equalTo("admin")).body("key", equalTo("hdr:" + k));
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429).header("Retry-After", "600")
+                .contentType("application/problem+json");
+        given().header("X-Api-Key", apiKey()).get("/api/reports").then().statusCode(200);
+        admin().get("/admin/overrides").then().body("source", equalTo("memory")).body("overrides", hasSize(1))
+                .body("overrides[0].key", equalTo("hdr:" + k));
+        SettableClock.CLOCK.advance(Duration.ofSeconds(599));
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429).header("Retry-After", "1");
+        SettableClock.CLOCK.advance(Duration.ofSeconds(1));
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        admin().get("/admin/overrides").then().body("overrides", hasSize(0));
+        admin().get("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(404);
+    }
+
+    // 3/1h: two calls; lowered to 2 the next is refused against them; raised to 10 it is admitted with
+    // the two still counted; removed, the configured 3 applies to the three recorded
+    @Test
+    void newLimitsForAKeyApplyAtOnceWithoutResettingItsWindow() {
+        String k = apiKey();
+        String override = "/admin/policies/reports/keys/hdr:" + k + "/override";
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        admin().body("{\"limits\": [\"2/1h\"]}").put(override).then().statusCode(200).body("limits", equalTo(List.of("2/1h")))
+                .body("expiresAt", nullValue());
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)
+                .header("RateLimit-Policy", "\"reports-1h\";q=2;w=3600");
+        admin().body("{\"limits\": [\"10/1h\"]}").put(override).then().statusCode(200);
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200)
+                .header("RateLimit", containsString(";r=7;"));
+        admin().get("/admin/policies/reports/keys/hdr:" + k).then().body("limits[0].limit", equalTo("10/1h"))
+                .body("limits[0].used", equalTo(3));
+        admin().delete(override).then().statusCode(204);
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)
+                .header("RateLimit-Policy", "\"reports-1h\";q=3;w=3600");
+    }
+
+    // an exempt key is never refused, and its calls are still counted
+    @Test
+    void anExemptKeyIsNeverRefusedAndStillCounted() {
+        String k = apiKey();
+        for (int i = 0; i < 3; i++) {
+            given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        }
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429);
+        long admitted = admin().get("/admin").jsonPath().getLong("policies.find { it.name == 'reports' }.admitted");
+        admin().body("{\"exempt\": true}").put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200);
+        for (int i = 0; i < 3; i++) {
+            given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        }
+        assertEquals(admitted + 3, admin().get("/admin").jsonPath().getLong("policies.find { it.name == 'reports' }.admitted"));
+        admin().get("/admin/policies/reports/keys/hdr:" + k).then().body("limits[0].used", equalTo(3));
+    }
+
+    // a plan's override applies to its callers only; a policy's to every caller; a key's beats both
+    @Test
+    void planPolicyAndKeyOverridesApplyMostSpecificFirst() {
+        admin().body("{\"limits\": [\"1/1h\"]}").put("/admin/policies/reports/plans/pro/override").then().statusCode(200)
+                .body("plan", equalTo("pro"));
+        given().header("X-Api-Key", "demo-pro-key").get("/api/reports").then().statusCode(200);
+        given().header("X-Api-Key", "demo-pro-key").get("/api/reports").then().statusCode(429)
+                .header("RateLimit-Policy", "\"reports.pro-1h\";q=1;w=3600");
+        String k = apiKey();
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        admin().body("{\"block\": true}").put("/admin/policies/reports/override").then().statusCode(200);
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429);
+        given().header("X-Api-Key", "demo-pro-key").get("/api/reports").then().statusCode(429);
+        admin().body("{\"exempt\": true}").put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200);
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        admin().get("/admin/overrides").then().body("overrides", hasSize(3));
+    }
+
+    // the programmatic limiter and a policy attached by path decide under overrides too
+    @Test
+    void theProgrammaticLimiterAndPathPoliciesApplyOverrides() {
+        String tenant = "t-" + UUID.randomUUID();
+        assertTrue(limiter.acquireAndWait("reports", tenant).allowed());
+        String key = admin().get("/admin/policies/reports/keys?limit=1000").jsonPath()
+                .getString("keys.find { it.key.contains('" + tenant + "') }.key");
+        admin().body("{\"block\": true, \"expiresIn\": 60}").put("/admin/policies/reports/keys/" + key + "/override").then()
+                .statusCode(200);
+        Decision blocked = limiter.acquireAndWait("reports", tenant);
+        assertFalse(blocked.allowed());
+        assertEquals(60, blocked.retryAfterSeconds());
+
+        given().header("X-Tenant", "p1").get("/test/plain/1").then().statusCode(200);
+        admin().body("{\"limits\": [\"1/1h\"]}").put("/admin/policies/paths/override").then().statusCode(200);
+        given().header("X-Tenant", "p1").get("/test/plain/1").then().statusCode(429);
+        given().header("X-Tenant", "p2").get("/test/plain/1").then().statusCode(200);
+        given().header("X-Tenant", "p2").get("/test/plain/1").then().statusCode(429);
+    }
+
+    // every kind of bad input is a problem body naming what is wrong, and nothing changes
+    @Test
+    void badInputIsRefusedAndChangesNothing() {
+        String key = "/admin/policies/reports/keys/hdr:x/override";
+        admin().body("{\"block\": true}").put("/admin/policies/nope/override").then().statusCode(404)
+                .contentType("application/problem+json").body("detail", containsString("no policy 'nope'"));
+        admin().body("{\"block\": true}").put("/admin/policies/reports/plans/gold/override").then().statusCode(404)
+                .body("detail", containsString("no plan 'gold'"));
+        admin().body("{\"block\": true}").put("/admin/policies/products/plans/pro/override").then().statusCode(404)
+                .body("detail", containsString("no plans"));
+        Map<String, String> bad = Map.ofEntries(
+                Map.entry("{\"limits\": [\"3/x\"]}", "is not a limit"),
+                Map.entry("{\"limits\": []}", "limits is empty"),
+                Map.entry("{\"limits\": [\"3/1m\", \"4/1m\"]}", "two limits with the window 1m"),
+                Map.entry("{\"limits\": [\"3/1m\"], \"block\": true}", "exactly one of"),
+                Map.entry("{}", "exactly one of"),
+                Map.entry("{\"block\": true, \"expiresIn\": 0}", "is not an expiry"),
+                Map.entry("{\"block\": true, \"expiresIn\": \"600\"}", "is not an expiry"),
+                Map.entry("{\"block\": true, \"expiresAt\": \"2020-01-01T00:00:00Z\"}", "is in the past"),
+                Map.entry("{\"block\": true, \"expiresAt\": \"tomorrow\"}", "is not an instant"),
+                Map.entry("{\"block\": true, \"expiresin\": 60}", "'expiresin' is not a member"),
+                Map.entry("{\"block\": \"yes\"}", "wrong type"),
+                Map.entry("{\"block\": true, \"reason\": \"" + "r".repeat(501) + "\"}", "at most 500 characters"),
+                Map.entry("[1]", "not a JSON object"),
+                Map.entry("block", "not a JSON object"),
+                Map.entry("", "The body is empty"));
+        bad.forEach((body, says) -> admin().body(body).put(key).then().statusCode(400)
+                .contentType("application/problem+json").body("detail", containsString(says)));
+        admin().body("{\"block\": true}").put("/admin/policies/reports/keys/" + "k".repeat(201) + "/override").then()
+                .statusCode(400).body("detail", containsString("1 to 200 characters"));
+        admin().urlEncodingEnabled(false).body("{\"block\": true}").put("/admin/policies/reports/keys/a%7Bb%7D/override").then()
+                .statusCode(400);
+        admin().urlEncodingEnabled(false).body("{\"block\": true}").put("/admin/policies/reports/keys/a%0Ab/override").then()
+                .statusCode(400)
+                .body("detail", containsString("control characters"));
+        admin().delete(key).then().statusCode(404);
+        admin().get("/admin/overrides").then().statusCode(200).body("overrides", hasSize(0));
+        given().header("X-Api-Key", "x").get("/api/reports").then().statusCode(200);
+    }
+
+    @Test
+    void onlyAdminsChangeOverrides() {
+        given().body("{\"block\": true}").put("/admin/policies/reports/override").then().statusCode(401);
+        given().auth().preemptive().basic("viewer", "viewer-secret").body("{\"block\": true}")
+                .put("/admin/policies/reports/override").then().statusCode(403);
+        given().get("/admin/overrides").then().statusCode(401);
+        admin().get("/admin/overrides").then().body("overrides", hasSize(0));
+    }
+
+    // each change is logged once: who, target, before -> after
+    @Test
+    void everyChangeIsLoggedOnceWithBeforeAndAfter() {
+        try (LogCapture log = LogCapture.of("dev.slidegate.overrides")) {
+            admin().body("{\"limits\": [\"2/1h\"], \"reason\": \"ticket 42\"}").put("/admin/policies/reports/override").then()
+                    .statusCode(200);
+            admin().body("{\"block\": true}").put("/admin/policies/reports/override").then().statusCode(200);
+            admin().delete("/admin/policies/reports/override").then().statusCode(204);
+            assertEquals(List.of(
+                    "INFO Override of policy 'reports' set by admin: none -> limits [2/1h] (reason: ticket 42)",
+                    "INFO Override of policy 'reports' set by admin: limits [2/1h] -> block",
+                    "INFO Override of policy 'reports' removed by admin: block -> none"), log.lines());
+        }
+    }
+}
