@@ -64,4 +64,31 @@ class DemoApiIT {
         given().accept("application/json").get("/q/openapi?format=json").then().statusCode(200)
                 .body("paths.'/api/products'.get.responses.'429'.$ref", equalTo("#/components/responses/TooManyRequests"));
     }
+
+    // overrides in the packaged artifact, memory store: a plan's new limits, a key's block with its
+    // Retry-After, bad input refused with a problem body, and the listing
+    @Test
+    void overridesOfAPlanAndAKeyApplyAndBadInputIsRefused() {
+        io.restassured.specification.RequestSpecification admin = given().auth().preemptive().basic("admin", "slidegate-demo");
+        String k = UUID.randomUUID().toString();
+        try {
+            admin.body("{\"limits\": [\"20000/1h\"], \"expiresIn\": 3600}").put("/admin/policies/reports/plans/pro/override")
+                    .then().statusCode(200).body("plan", equalTo("pro"));
+            given().header("X-Api-Key", "demo-pro-key").get("/api/reports").then().statusCode(200)
+                    .header("RateLimit-Policy", "\"reports.pro-1h\";q=20000;w=3600");
+            given().auth().preemptive().basic("admin", "slidegate-demo").body("{\"block\": true, \"expiresIn\": 120}")
+                    .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200);
+            given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)
+                    .header("Retry-After", matchesPattern("1[12][0-9]"));
+            given().auth().preemptive().basic("admin", "slidegate-demo").body("{\"limits\": [\"3/x\"]}")
+                    .put("/admin/policies/reports/override").then().statusCode(400).contentType("application/problem+json");
+            given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/overrides").then().statusCode(200)
+                    .body("overrides", hasSize(2)).body("source", equalTo("memory"));
+        } finally {
+            given().auth().preemptive().basic("admin", "slidegate-demo").delete("/admin/policies/reports/plans/pro/override");
+            given().auth().preemptive().basic("admin", "slidegate-demo")
+                    .delete("/admin/policies/reports/keys/hdr:" + k + "/override");
+        }
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+    }
 }

@@ -53,4 +53,26 @@ class RedisStoreIT {
         given().get("/q/health/ready").then().statusCode(200).body("checks.find { it.name == 'Slidegate store' }.data.redis",
                 equalTo("up"));
     }
+
+    // overrides in the packaged artifact: kept in Redis (the JSON written and read back), applied at once,
+    // every strategy's script carrying the window over (reports is a fixed window)
+    @Test
+    void overridesAreKeptInRedisAndApplied() {
+        String k = "it-" + java.util.UUID.randomUUID();
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+        given().auth().preemptive().basic("admin", "slidegate-demo").body("{\"limits\": [\"1/1h\"], \"reason\": \"it\"}")
+                .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200)
+                .body("limits[0]", equalTo("1/1h"));
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)
+                .header("RateLimit-Policy", "\"reports-1h\";q=1;w=3600");
+        try (Resp r = RedisTestResource.server().connect()) {
+            assertEquals(1L, r.call("HLEN", "slidegate:overrides"));
+        }
+        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/overrides").then().statusCode(200)
+                .body("source", equalTo("redis")).body("overrides[0].reason", equalTo("it"));
+        given().auth().preemptive().basic("admin", "slidegate-demo")
+                .delete("/admin/policies/reports/keys/hdr:" + k + "/override")
+                .then().statusCode(204);
+        given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
+    }
 }
