@@ -48,7 +48,8 @@ public final class AdminViews {
 
     /** One event of {@code /admin/stream}. */
     @RegisterForReflection
-    public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies) {
+    public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies,
+            List<OverrideView> overrides) {
     }
 
     /**
@@ -57,11 +58,13 @@ public final class AdminViews {
      * @param expiresAt ISO-8601, or {@code null} for never
      * @param expiresIn whole seconds left, or {@code null}
      */
+    @RegisterForReflection
     public record OverrideView(String policy, String plan, String key, List<String> limits, boolean block, boolean exempt,
             String expiresAt, Long expiresIn, String reason, String setBy, String setAt) {
     }
 
     /** Every override in force, and where they are kept ({@code redis}, {@code memory}, or a service's own source). */
+    @RegisterForReflection
     public record OverrideList(String source, List<OverrideView> overrides) {
     }
 }

@@ -68,7 +68,91 @@
     return tr;
   }
 
+  const overrideBody = document.querySelector('#overrides tbody');
+  const form = document.getElementById('override-form');
+  const formStatus = document.getElementById('override-status');
+
+  function overridePath(o) {
+    const base = location.origin + '/admin/policies/' + encodeURIComponent(o.policy);
+    if (o.plan) {
+      return base + '/plans/' + encodeURIComponent(o.plan) + '/override';
+    }
+    if (o.key) {
+      return keyPath(o.policy, o.key) + '/override';
+    }
+    return base + '/override';
+  }
+
+  function overrideRow(o) {
+    const tr = document.createElement('tr');
+    tr.dataset.target = JSON.stringify([o.policy, o.plan, o.key]);
+    const cells = [
+      o.plan ? 'plan ' + o.plan + ' of ' + o.policy : o.key ? o.key + ' in ' + o.policy : 'every caller of ' + o.policy,
+      o.block ? 'block' : o.exempt ? 'exempt' : o.limits.join(', '),
+      o.expiresIn == null ? 'never' : 'in ' + Math.ceil(o.expiresIn / 60) + ' min',
+      o.reason || '',
+      o.setBy];
+    cells.forEach(text => {
+      const td = document.createElement('td');
+      td.textContent = text;
+      tr.appendChild(td);
+    });
+    const actions = document.createElement('td');
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.className = 'remove';
+    remove.textContent = 'Remove';
+    remove.addEventListener('click', () => {
+      remove.disabled = true;
+      fetch(overridePath(o), { method: 'DELETE', credentials: 'same-origin' })
+        .then(r => { remove.textContent = r.ok ? 'Removed ✓' : 'Failed (' + r.status + ')'; })
+        .catch(() => { remove.textContent = 'Failed'; });
+    });
+    actions.appendChild(remove);
+    tr.appendChild(actions);
+    return tr;
+  }
+
+  form.addEventListener('submit', e => {
+    e.preventDefault();
+    const f = form.elements;
+    const o = { policy: f.policy.value.trim() };
+    if (f.scope.value === 'plan') { o.plan = f.target.value.trim(); }
+    if (f.scope.value === 'key') { o.key = f.target.value.trim(); }
+    const body = {};
+    if (f.effect.value === 'limits') {
+      body.limits = f.limits.value.split(',').map(t => t.trim()).filter(t => t.length > 0);
+    } else {
+      body[f.effect.value] = true;
+    }
+    if (f.minutes.value) { body.expiresIn = 60 * Number(f.minutes.value); }
+    if (f.reason.value.trim()) { body.reason = f.reason.value.trim(); }
+    formStatus.className = 'status-line';
+    formStatus.textContent = 'saving…';
+    fetch(overridePath(o), {
+      method: 'PUT', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body)
+    }).then(r => r.ok
+      ? (formStatus.className = 'status-line ok', formStatus.textContent = 'added')
+      : r.json().then(p => { formStatus.textContent = p.detail || ('failed (' + r.status + ')'); },
+        () => { formStatus.textContent = 'failed (' + r.status + ')'; }))
+      .catch(() => { formStatus.textContent = 'failed: no answer'; });
+  });
+
+  function renderOverrides(snapshot) {
+    const list = snapshot.overrides || [];
+    overrideBody.replaceChildren(...list.map(overrideRow));
+    document.querySelector('#overrides .empty').hidden = list.length > 0;
+    const names = document.getElementById('policy-names');
+    names.replaceChildren(...snapshot.policies.map(p => {
+      const option = document.createElement('option');
+      option.value = p.name;
+      return option;
+    }));
+  }
+
   function render(snapshot) {
+    renderOverrides(snapshot);
     document.getElementById('store').textContent = 'store: ' + snapshot.store
       + (snapshot.refusedLocally ? ' · ' + snapshot.refusedLocally + ' refusals answered without asking Redis' : '');
     document.getElementById('status').textContent = 'updated ' + new Date(snapshot.at).toLocaleTimeString();

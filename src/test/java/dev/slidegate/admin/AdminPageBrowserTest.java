@@ -112,6 +112,61 @@ class AdminPageBrowserTest {
         }
     }
 
+    // the overrides panel: an operator blocks a caller from the form (the caller is refused at once),
+    // a bad limit is answered with the problem's sentence, and Remove lifts the block
+    @Test
+    void anOperatorAddsAndRemovesAnOverrideOnThePage() throws Exception {
+        WebDriver page = browser();
+        String apiKey = "blocked-" + UUID.randomUUID().toString().substring(0, 8);
+        try {
+            page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+            WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
+            wait.until(d -> !d.findElements(By.cssSelector("section[data-policy='reports']")).isEmpty());
+            assertTrue(page.findElement(By.cssSelector("#overrides .empty")).isDisplayed());
+
+            fill(page, "policy", "reports");
+            new org.openqa.selenium.support.ui.Select(page.findElement(By.name("scope"))).selectByValue("key");
+            fill(page, "target", "hdr:" + apiKey);
+            fill(page, "limits", "3/x");
+            page.findElement(By.cssSelector("#override-form button[type=submit]")).click();
+            wait.until(d -> d.findElement(By.id("override-status")).getText().contains("is not a limit"));
+
+            new org.openqa.selenium.support.ui.Select(page.findElement(By.name("effect"))).selectByValue("block");
+            fill(page, "minutes", "10");
+            fill(page, "reason", "<b>scraper</b>");
+            page.findElement(By.cssSelector("#override-form button[type=submit]")).click();
+            wait.until(d -> d.findElement(By.id("override-status")).getText().equals("added"));
+            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(429);
+            By row = By.xpath("//section[@id='overrides']//tbody/tr[td[contains(., '" + apiKey + "')]]");
+            wait.until(d -> !d.findElements(row).isEmpty());
+            assertTrue(page.findElement(row).getText().contains("block"), page.findElement(row).getText());
+            assertTrue(page.findElement(row).getText().contains("<b>scraper</b>"), "the reason is shown as text");
+            Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(),
+                    Path.of("target", "admin-overrides.png"),
+                    StandardCopyOption.REPLACE_EXISTING);
+            admin().get("/admin/overrides").then().body("overrides[0].key", org.hamcrest.Matchers.equalTo("hdr:" + apiKey))
+                    .body("overrides[0].expiresIn", org.hamcrest.Matchers.lessThanOrEqualTo(600));
+
+            page.findElement(row).findElement(By.cssSelector("button.remove")).click();
+            wait.until(d -> d.findElements(row).isEmpty());
+            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+            assertNoAlert(page);
+        } finally {
+            page.quit();
+            admin().delete("/admin/policies/reports/keys/hdr:" + apiKey + "/override");
+        }
+    }
+
+    private static io.restassured.specification.RequestSpecification admin() {
+        return given().auth().preemptive().basic("admin", "slidegate-demo");
+    }
+
+    private static void fill(WebDriver page, String name, String text) {
+        org.openqa.selenium.WebElement field = page.findElement(By.name(name));
+        field.clear();
+        field.sendKeys(text);
+    }
+
     private static void assertNoAlert(WebDriver page) {
         try {
             page.switchTo().alert();

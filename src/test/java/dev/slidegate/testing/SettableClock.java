@@ -1,6 +1,5 @@
 package dev.slidegate.testing;
 
-import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Singleton;
 
@@ -11,7 +10,6 @@ import dev.slidegate.core.Clock;
  * {@code quarkus.arc.selected-alternatives}. One clock for the JVM, so a test reaches it statically.
  */
 @Alternative
-@Priority(1)
 @Singleton
 public class SettableClock implements Clock {
 
