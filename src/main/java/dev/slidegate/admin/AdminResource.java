@@ -52,9 +52,11 @@ public class AdminResource {
     private final AdminService admin;
     private final ProblemMappers problems;
     private final OverrideAdmin overrides;
-    private final SecurityIdentity identity;
+    /** The caller, where the service has a security extension (the admin role needs one). */
+    private final jakarta.enterprise.inject.Instance<SecurityIdentity> identity;
 
-    AdminResource(AdminService admin, ProblemMappers problems, OverrideAdmin overrides, SecurityIdentity identity) {
+    AdminResource(AdminService admin, ProblemMappers problems, OverrideAdmin overrides,
+            jakarta.enterprise.inject.Instance<SecurityIdentity> identity) {
         this.admin = admin;
         this.problems = problems;
         this.overrides = overrides;
@@ -226,7 +228,11 @@ public class AdminResource {
     }
 
     private String who() {
-        return identity.isAnonymous() ? "anonymous" : identity.getPrincipal().getName();
+        if (!identity.isResolvable()) {
+            return "unknown";
+        }
+        SecurityIdentity who = identity.get();
+        return who.isAnonymous() ? "anonymous" : who.getPrincipal().getName();
     }
 
     private <T> T checked(java.util.function.Supplier<T> call) {

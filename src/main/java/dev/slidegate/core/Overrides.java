@@ -56,12 +56,17 @@ public final class Overrides {
 
         /**
          * The refusal of a blocked call, charging nothing: every limit at 0, to be retried when the block
-         * ends (or, for a block without end, after the policy's longest window).
+         * ends (or, for a block without end, after the policy's longest window); enforced also under a
+         * policy in dry-run.
          */
         public Decision blocked(Policy p, long nowMicros) {
             long retry = expiresMicros == Long.MAX_VALUE ? p.maxWindowMicros() : Math.max(1, expiresMicros - nowMicros);
             List<LimitState> states = p.limits().stream().map(l -> new LimitState(l, 0, retry)).toList();
-            return new Decision(p, false, 0, retry, nowMicros, states);
+            // an operator's block is enforced even where the policy only reports its refusals (dry-run)
+            Policy enforced = !p.dryRun() ? p
+                    : policies.computeIfAbsent(p.name() + "\u0000enforced", n -> new Policy(p.name(), p.limits(), p.strategy(),
+                            p.key(), p.countRejected(), false, p.cells(), p.failMode()));
+            return new Decision(enforced, false, 0, retry, nowMicros, states);
         }
 
         /** {@code d} admitted whatever it said: an exempt caller is decided and counted, never refused. */

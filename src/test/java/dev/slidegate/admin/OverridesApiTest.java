@@ -44,12 +44,19 @@ class OverridesApiTest {
             return plus("quarkus.arc.selected-alternatives", SettableClock.class.getName(),
                     "slidegate.policies.paths.limits", "2/1h",
                     "slidegate.policies.paths.key", "header:X-Tenant",
-                    "slidegate.policies.paths.paths", "/test/plain/*");
+                    "slidegate.policies.paths.paths", "/test/plain/*",
+                    "slidegate.policies.trial.limits", "1/1h",
+                    "slidegate.policies.trial.dry-run", "true",
+                    "slidegate.policies.trial.key", "header:X-Tenant",
+                    "slidegate.policies.trial.paths", "/test/plain/both/*");
         }
     }
 
     @Inject
     RateLimiter limiter;
+
+    @Inject
+    dev.slidegate.interceptor.LimitedService service;
 
     @AfterEach
     void removeAll() {
@@ -162,6 +169,35 @@ class OverridesApiTest {
         given().header("X-Tenant", "p1").get("/test/plain/1").then().statusCode(429);
         given().header("X-Tenant", "p2").get("/test/plain/1").then().statusCode(200);
         given().header("X-Tenant", "p2").get("/test/plain/1").then().statusCode(429);
+    }
+
+    // the interceptor on a CDI bean that is not an endpoint: a tenant's key override raises its limit,
+    // leaving another tenant at the annotation's 2/1h
+    @Test
+    void theInterceptorOnABeanAppliesOverrides() {
+        String tenant = "bt-" + UUID.randomUUID();
+        service.send(tenant, "1");
+        service.send(tenant, "2");
+        org.junit.jupiter.api.Assertions.assertThrows(dev.slidegate.api.RateLimitExceededException.class,
+                () -> service.send(tenant, "3"));
+        String key = admin().get("/admin/policies/bean-tenant/keys?limit=1000").jsonPath()
+                .getString("keys.find { it.key.contains('" + tenant + "') }.key");
+        admin().body("{\"limits\": [\"3/1h\"]}").put("/admin/policies/bean-tenant/keys/" + key + "/override").then()
+                .statusCode(200);
+        assertEquals(tenant + ":3", service.send(tenant, "3"));
+        org.junit.jupiter.api.Assertions.assertThrows(dev.slidegate.api.RateLimitExceededException.class,
+                () -> service.send(tenant, "4"));
+    }
+
+    // a policy in dry-run only reports its refusals; an operator's block on it is enforced
+    @Test
+    void aBlockIsEnforcedEvenOnAPolicyInDryRun() {
+        given().header("X-Tenant", "d1").get("/test/plain/both/1").then().statusCode(200);
+        given().header("X-Tenant", "d1").get("/test/plain/both/1").then().statusCode(200); // over 1/1h, dry-run
+        admin().body("{\"block\": true, \"expiresIn\": 30}").put("/admin/policies/trial/keys/hdr:d1/override").then()
+                .statusCode(200);
+        given().header("X-Tenant", "d1").get("/test/plain/both/1").then().statusCode(429).header("Retry-After", "30");
+        given().header("X-Tenant", "d2").get("/test/plain/both/1").then().statusCode(200);
     }
 
     // every kind of bad input is a problem body naming what is wrong, and nothing changes
