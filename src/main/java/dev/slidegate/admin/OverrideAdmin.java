@@ -191,7 +191,7 @@ class OverrideAdmin {
                     throw new Refused(400, "expiresIn: '" + in + "' is not an expiry: expected whole seconds from now, 1 to "
                             + MAX_EXPIRES_IN);
                 }
-                expiresAt = now.plusSeconds(((Number) in).longValue());
+                expiresAt = now.plusSeconds(((Number) in).longValue()).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
             }
             if (json.getValue("expiresAt") != null) {
                 try {
@@ -208,7 +208,8 @@ class OverrideAdmin {
                             "expiresAt: " + expiresAt + " is more than 366 days away: leave it out for no expiry");
                 }
             }
-            return new LimitOverride(target, limits, block, exempt, expiresAt, json.getString("reason"), who, now);
+            return new LimitOverride(target, limits, block, exempt, expiresAt, json.getString("reason"), who,
+                    now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
         } catch (ClassCastException e) {
             throw new Refused(400, "A member has the wrong type: limits is an array of texts, block and exempt are true or "
                     + "false, expiresIn a number of seconds, expiresAt and reason texts");
@@ -217,10 +218,10 @@ class OverrideAdmin {
         }
     }
 
-    /** An override as the admin API shows it; {@code expiresIn} in whole seconds left. */
+    /** An override as the admin API shows it; {@code expiresIn} in whole seconds left, rounded up. */
     static OverrideView view(LimitOverride o, Instant now) {
         LimitOverride.Target t = o.target();
-        Long left = o.expiresAt() == null ? null : Math.max(0, Duration.between(now, o.expiresAt()).toSeconds());
+        Long left = o.expiresAt() == null ? null : Math.max(0, (Duration.between(now, o.expiresAt()).toMillis() + 999) / 1000);
         return new OverrideView(t.policy(), t.plan(), t.key(), o.limits().stream().map(Limit::toString).toList(), o.block(),
                 o.exempt(), o.expiresAt() == null ? null : o.expiresAt().toString(), left, o.reason(), o.setBy(),
                 o.setAt().toString());
