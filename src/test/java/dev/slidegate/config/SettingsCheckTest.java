@@ -32,6 +32,7 @@ class SettingsCheckTest {
             "slidegate.redis.timeout | 0ms | slidegate.redis.timeout: '0ms' is not a time: expected more than zero",
             "slidegate.redis.late-limit | 0s | slidegate.redis.late-limit: '0ms' is not a time",
             "slidegate.redis.cool-down | -1s | slidegate.redis.cool-down: '-1000ms' is not a time",
+            "slidegate.overrides.refresh | 0s | slidegate.overrides.refresh: '0ms' is not a time",
             "slidegate.memory.max-keys | 0 | slidegate.memory.max-keys: '0' is out of range: expected the most keys kept in process",
             "slidegate.redis.refusal-cache-size | -1 | slidegate.redis.refusal-cache-size: '-1' is out of range",
             "slidegate.redis.failure-threshold | 0 | slidegate.redis.failure-threshold: '0' is out of range",
@@ -61,6 +62,7 @@ class SettingsCheckTest {
         all.put("slidegate.redis.batch-size", "1");
         all.put("slidegate.redis.failure-threshold", "1");
         all.put("slidegate.redis.cool-down", "1s");
+        all.put("slidegate.overrides.refresh", "10s");
         for (String field : new String[] { "limits", "strategy", "key", "count-rejected", "dry-run", "cells", "fail-mode",
                 "cost", "default-plan", "paths", "methods" }) {
             String value = switch (field) {
