@@ -44,6 +44,21 @@
     return div;
   }
 
+  // a button that sends DELETE to url once, and says how it went
+  function deleteButton(className, label, url) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = className;
+    button.textContent = label;
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      fetch(url, { method: 'DELETE', credentials: 'same-origin' })
+        .then(r => { button.textContent = r.ok ? label + ' ✓' : 'Failed (' + r.status + ')'; })
+        .catch(() => { button.textContent = 'Failed'; });
+    });
+    return button;
+  }
+
   function row(policy, key) {
     const tr = document.createElement('tr');
     tr.dataset.key = key.key;
@@ -53,17 +68,7 @@
     const bars = document.createElement('td');
     key.limits.forEach(l => bars.appendChild(bar(l)));
     const actions = document.createElement('td');
-    const reset = document.createElement('button');
-    reset.type = 'button';
-    reset.className = 'reset';
-    reset.textContent = 'Reset';
-    reset.addEventListener('click', () => {
-      reset.disabled = true;
-      fetch(keyPath(policy, key.key), { method: 'DELETE', credentials: 'same-origin' })
-        .then(r => { reset.textContent = r.ok ? 'Reset ✓' : 'Failed (' + r.status + ')'; })
-        .catch(() => { reset.textContent = 'Failed'; });
-    });
-    actions.appendChild(reset);
+    actions.appendChild(deleteButton('reset', 'Reset', keyPath(policy, key.key)));
     tr.append(name, bars, actions);
     return tr;
   }
@@ -98,17 +103,7 @@
       tr.appendChild(td);
     });
     const actions = document.createElement('td');
-    const remove = document.createElement('button');
-    remove.type = 'button';
-    remove.className = 'remove';
-    remove.textContent = 'Remove';
-    remove.addEventListener('click', () => {
-      remove.disabled = true;
-      fetch(overridePath(o), { method: 'DELETE', credentials: 'same-origin' })
-        .then(r => { remove.textContent = r.ok ? 'Removed ✓' : 'Failed (' + r.status + ')'; })
-        .catch(() => { remove.textContent = 'Failed'; });
-    });
-    actions.appendChild(remove);
+    actions.appendChild(deleteButton('remove', 'Remove', overridePath(o)));
     tr.appendChild(actions);
     return tr;
   }
