@@ -7,12 +7,16 @@
   const sections = new Map();
   let previous = null;
 
+  // a policy or key as one path segment, whatever it holds: '/' and '.' are encoded too, so a key such
+  // as "/../../login/keys/ip:127.0.0.1" stays one segment and can never name another policy's key
+  function segment(text) {
+    return encodeURIComponent(text).replace(/\./g, '%2E');
+  }
+
   function keyPath(policy, key) {
     // an absolute URL from the origin, which never carries credentials (a page opened as
-    // http://user:pass@host/admin would otherwise make fetch refuse relative URLs);
-    // '/' stays a separator, everything else is encoded
-    return location.origin + '/admin/policies/' + encodeURIComponent(policy) + '/keys/'
-      + key.split('/').map(encodeURIComponent).join('/');
+    // http://user:pass@host/admin would otherwise make fetch refuse relative URLs)
+    return location.origin + '/admin/policies/' + segment(policy) + '/keys/' + segment(key);
   }
 
   function section(name) {
@@ -78,9 +82,9 @@
   const formStatus = document.getElementById('override-status');
 
   function overridePath(o) {
-    const base = location.origin + '/admin/policies/' + encodeURIComponent(o.policy);
+    const base = location.origin + '/admin/policies/' + segment(o.policy);
     if (o.plan) {
-      return base + '/plans/' + encodeURIComponent(o.plan) + '/override';
+      return base + '/plans/' + segment(o.plan) + '/override';
     }
     if (o.key) {
       return keyPath(o.policy, o.key) + '/override';

@@ -39,6 +39,19 @@ class AdminApiTest {
         admin().get("/admin").then().statusCode(200);
     }
 
+    // the permission guards /admin/* as spelled; a spelling that reaches the page's files only once
+    // decoded is refused before it, with or without credentials
+    @Test
+    void noSpellingOfTheAdminPathGetsInWithoutCredentials() {
+        for (String raw : new String[] { "/admin%2fadmin.js", "/admin%2Fadmin.js", "/api/..%2Fadmin/admin.js",
+                "/admin%2findex.html" }) {
+            given().urlEncodingEnabled(false).get(raw).then().statusCode(404);
+            admin().urlEncodingEnabled(false).get(raw).then().statusCode(404);
+        }
+        given().get("/admin/admin.js").then().statusCode(401);
+        admin().get("/admin/admin.js").then().statusCode(200);
+    }
+
     @Test
     void theSummaryListsEveryPolicyWithItsCounts() {
         String apiKey = UUID.randomUUID().toString();

@@ -112,6 +112,35 @@ class AdminPageBrowserTest {
         }
     }
 
+    // a key holding "/../" segments is reset exactly: its own window goes, the login window of the
+    // address it names stays (the page sends each key as one encoded path segment)
+    @Test
+    void resetResetsExactlyTheKeyShownWhateverItHolds() throws Exception {
+        WebDriver page = browser();
+        try {
+            for (int i = 0; i < 2; i++) {
+                given().contentType("application/json").body("{\"username\": \"alice\", \"password\": \"wrong\"}")
+                        .post("/api/login").then().statusCode(401);
+            }
+            admin().get("/admin/policies/login/keys/ip:127.0.0.1").then().body("limits[0].used",
+                    org.hamcrest.Matchers.equalTo(2));
+            String hostile = "/../../../login/keys/ip:127.0.0.1";
+            given().header("X-Api-Key", hostile).get("/api/reports").then().statusCode(200);
+            page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+            WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
+            String row = "section[data-policy='reports'] tr[data-key='hdr:" + hostile + "']";
+            wait.until(d -> !d.findElements(By.cssSelector(row)).isEmpty());
+            page.findElement(By.cssSelector(row + " button.reset")).click();
+            wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
+            admin().get("/admin/policies/reports/keys/hdr:" + hostile.replace("/", "%2F")).then().body("limits[0].used",
+                    org.hamcrest.Matchers.equalTo(0));
+            admin().get("/admin/policies/login/keys/ip:127.0.0.1").then().body("limits[0].used",
+                    org.hamcrest.Matchers.equalTo(2));
+        } finally {
+            page.quit();
+        }
+    }
+
     // the overrides panel: an operator blocks a caller from the form (the caller is refused at once),
     // a bad limit is answered with the problem's sentence, and Remove lifts the block
     @Test
