@@ -1,6 +1,5 @@
 package dev.slidegate.memory;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -20,22 +19,36 @@ import dev.slidegate.core.LimiterStore;
  * The in-process store: exact, thread safe (one monitor per key), answering synchronously.
  *
  * <p>
- * The number of keys is bounded by {@code maxKeys}. When a new key would exceed it, keys whose
- * windows are all empty are dropped first (that loses nothing); if that is not enough, the least
- * recently used tenth is dropped and a warning says that {@code slidegate.memory.max-keys} is too small.
+ * Each policy keeps at most {@code maxKeys} windows, so a flood of distinct keys on one policy can
+ * never touch another policy's windows. When a policy's budget is full, its idle windows are dropped
+ * (that loses nothing); if none is idle, no active window is dropped either: new callers of that policy
+ * share one overflow window ({@value #OVERFLOW}), counted against the policy's limits like any key,
+ * for as long as it counts anything (so a caller decided there never gets a window of its own while its
+ * permits there still count). A flood therefore never hands anyone a fresh allowance, and a warning (at
+ * most once a minute per policy) says that {@code slidegate.memory.max-keys} is too small.
  */
 public final class MemoryStore implements LimiterStore {
 
+    /** The key of the window that new callers of a full policy share. */
+    public static final String OVERFLOW = "!overflow";
     private static final Logger LOG = Logger.getLogger(MemoryStore.class.getName());
     private static final long WARN_EVERY_MICROS = 60_000_000L;
+    /** After a sweep that freed almost nothing, how long new keys go to the overflow window without sweeping again. */
+    private static final long SWEEP_BACK_OFF_MICROS = 1_000_000L;
+
+    /** One policy's windows and their budget. */
+    private static final class Keys {
+        final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
+        /** Windows held, the overflow window not included. */
+        final AtomicInteger count = new AtomicInteger();
+        volatile long noSweepUntil = Long.MIN_VALUE;
+        volatile long lastWarning;
+        volatile boolean warned;
+    }
 
     private final Clock clock;
     private final int maxKeys;
-    private final Map<String, ConcurrentHashMap<String, KeyState>> policies = new ConcurrentHashMap<>();
-    private final AtomicInteger keyCount = new AtomicInteger();
-    private final Object evictionLock = new Object();
-    private long lastWarning;
-    private boolean warned; // (a first instant of Long.MIN_VALUE made now - lastWarning overflow: it never warned)
+    private final Map<String, Keys> policies = new ConcurrentHashMap<>();
 
     public MemoryStore(Clock clock, int maxKeys) {
         if (maxKeys < 1) {
@@ -94,27 +107,93 @@ public final class MemoryStore implements LimiterStore {
     }
 
     private KeyState stateOf(Policy policy, String key, long now) {
-        ConcurrentHashMap<String, KeyState> keys = policies.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
-        KeyState state = keys.get(key);
+        Keys keys = policies.computeIfAbsent(policy.name(), n -> new Keys());
+        KeyState state = keys.states.get(key);
         if (state == null) {
-            KeyState created = newState(policy);
-            state = keys.putIfAbsent(key, created);
-            if (state == null) {
-                state = created;
-                if (keyCount.incrementAndGet() > maxKeys) {
-                    evict(now);
-                }
+            // while the overflow window still counts something, new callers keep sharing it: one that
+            // was decided there never gets a window of its own while its permits there still count
+            KeyState overflow = keys.states.get(OVERFLOW);
+            if (overflow != null && overflow.activeAt(now)) {
+                warnFull(policy, keys, now);
+                return overflow;
             }
+        }
+        while (state == null) {
+            if (keys.count.incrementAndGet() > maxKeys) { // the budget is full: make room, or share the overflow window
+                keys.count.decrementAndGet();
+                if (!sweep(keys, now)) {
+                    warnFull(policy, keys, now);
+                    return keys.states.computeIfAbsent(OVERFLOW, k -> newState(policy));
+                }
+            } else {
+                KeyState created = newState(policy);
+                state = keys.states.putIfAbsent(key, created);
+                if (state == null) {
+                    return created;
+                }
+                keys.count.decrementAndGet(); // another thread created it first
+            }
+            state = keys.states.get(key);
         }
         return state;
     }
 
-    /** Drops a key whose state was retired by eviction (normally already removed). */
+    /**
+     * Drops the idle windows of a full policy; {@code false} when that left no room. A sweep that freed
+     * (almost) nothing is not repeated for a second, so a flood costs one pass a second, not one a key.
+     */
+    private boolean sweep(Keys keys, long now) {
+        if (now < keys.noSweepUntil) {
+            return false;
+        }
+        synchronized (keys) {
+            if (keys.count.get() < maxKeys) {
+                return true;
+            }
+            if (now < keys.noSweepUntil) {
+                return false;
+            }
+            int before = keys.count.get();
+            keys.states.entrySet().removeIf(e -> e.getValue().retire(now, false) && dropped(keys, e.getKey()));
+            int freed = before - keys.count.get();
+            if (freed < Math.max(1, maxKeys / 100)) {
+                keys.noSweepUntil = now + SWEEP_BACK_OFF_MICROS;
+            }
+            return keys.count.get() < maxKeys;
+        }
+    }
+
+    /** Says, at most once a minute per policy, that new callers of {@code policy} share the overflow window. */
+    private void warnFull(Policy policy, Keys keys, long now) {
+        if (keys.warned && now - keys.lastWarning < WARN_EVERY_MICROS) {
+            return;
+        }
+        synchronized (keys) {
+            if (!keys.warned || now - keys.lastWarning >= WARN_EVERY_MICROS) {
+                keys.warned = true;
+                keys.lastWarning = now;
+                LOG.log(Level.WARNING, "Slidegate memory store: policy ''{0}'' holds {1} active keys, "
+                        + "slidegate.memory.max-keys={1}; its new callers share one overflow window until keys go idle, "
+                        + "no window of another policy is touched. Raise slidegate.memory.max-keys.",
+                        new Object[] { policy.name(), maxKeys });
+            }
+        }
+    }
+
+    /** Counts a window removed from {@code keys}; always {@code true}, for use in {@code removeIf}. */
+    private static boolean dropped(Keys keys, String key) {
+        if (!OVERFLOW.equals(key)) {
+            keys.count.decrementAndGet();
+        }
+        return true;
+    }
+
+    /** Drops a key whose state was retired (normally already removed). */
     private void forget(Policy policy, String key) {
-        Map<String, KeyState> keys = policies.get(policy.name());
-        KeyState state = keys == null ? null : keys.get(key);
-        if (state != null && state.isRetired() && keys.remove(key, state)) {
-            keyCount.decrementAndGet();
+        Keys keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.states.get(key);
+        if (state != null && state.isRetired() && keys.states.remove(key, state)) {
+            dropped(keys, key);
         }
     }
 
@@ -129,11 +208,11 @@ public final class MemoryStore implements LimiterStore {
 
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
-        Map<String, KeyState> keys = policies.get(policy.name());
-        KeyState state = keys == null ? null : keys.remove(key);
+        Keys keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.states.remove(key);
         if (state != null) {
             state.retire(0, true);
-            keyCount.decrementAndGet();
+            dropped(keys, key);
         }
         return CompletableFuture.completedFuture(null);
     }
@@ -141,8 +220,8 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Decision> peek(Policy policy, String key) {
         long now = clock.nowMicros();
-        Map<String, KeyState> keys = policies.get(policy.name());
-        KeyState state = keys == null ? null : keys.get(key);
+        Keys keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.states.get(key);
         if (state == null) {
             return CompletableFuture
                     .completedFuture(new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));
@@ -154,8 +233,9 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
         long now = clock.nowMicros();
-        Map<String, KeyState> keys = policies.getOrDefault(policy.name(), new ConcurrentHashMap<>());
-        List<String> page = keys.entrySet().stream()
+        Keys keys = policies.get(policy.name());
+        Map<String, KeyState> states = keys == null ? Map.of() : keys.states;
+        List<String> page = states.entrySet().stream()
                 .filter(e -> cursor.isEmpty() || e.getKey().compareTo(cursor) > 0)
                 .filter(e -> e.getValue().activeAt(now))
                 .map(Map.Entry::getKey).sorted().limit(limit + 1L).toList();
@@ -167,49 +247,13 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Long> count(Policy policy) {
         long now = clock.nowMicros();
-        Map<String, KeyState> keys = policies.get(policy.name());
+        Keys keys = policies.get(policy.name());
         return CompletableFuture
-                .completedFuture(keys == null ? 0L : keys.values().stream().filter(s -> s.activeAt(now)).count());
+                .completedFuture(keys == null ? 0L : keys.states.values().stream().filter(s -> s.activeAt(now)).count());
     }
 
-    /** How many keys the store holds now, over all policies. */
+    /** How many keys the store holds now, over all policies (overflow windows not included). */
     public int size() {
-        return keyCount.get();
-    }
-
-    private void evict(long now) {
-        synchronized (evictionLock) {
-            if (keyCount.get() <= maxKeys) {
-                return;
-            }
-            for (Map<String, KeyState> keys : policies.values()) {
-                keys.entrySet().removeIf(e -> dropIf(e.getValue().retire(now, false)));
-            }
-            int target = maxKeys - Math.max(1, maxKeys / 10);
-            int excess = keyCount.get() - target;
-            if (excess <= 0) {
-                return;
-            }
-            long[] used = policies.values().stream().flatMap(m -> m.values().stream()).mapToLong(KeyState::lastUsed).toArray();
-            Arrays.sort(used);
-            long threshold = used[Math.min(excess, used.length) - 1];
-            for (Map<String, KeyState> keys : policies.values()) {
-                keys.entrySet().removeIf(e -> e.getValue().lastUsed() <= threshold && dropIf(e.getValue().retire(now, true)));
-            }
-            if (!warned || now - lastWarning >= WARN_EVERY_MICROS) {
-                warned = true;
-                lastWarning = now;
-                LOG.log(Level.WARNING, "Slidegate memory store: {0} keys are active, more than slidegate.memory.max-keys={1}; "
-                        + "dropped the least recently used, whose windows restart empty. Raise slidegate.memory.max-keys.",
-                        new Object[] { used.length, maxKeys });
-            }
-        }
-    }
-
-    private boolean dropIf(boolean retired) {
-        if (retired) {
-            keyCount.decrementAndGet();
-        }
-        return retired;
+        return policies.values().stream().mapToInt(k -> k.count.get()).sum();
     }
 }

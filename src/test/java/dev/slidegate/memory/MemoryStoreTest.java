@@ -238,17 +238,40 @@ class MemoryStoreTest {
         assertFalse(store.decide(p, "idle999", 1).allowed());
     }
 
-    // when every key is active, the least recently used are dropped (and the newest survive)
+    // when every window of a policy is active, none is dropped: new callers share one overflow window,
+    // counted like any key (a flood of new keys gets N in all, never a fresh allowance each)
     @Test
-    void activeKeysBeyondMaxKeysDropTheLeastRecentlyUsed() {
+    void newKeysBeyondMaxKeysShareOneOverflowWindowAndNoWindowIsDropped() {
         MemoryStore store = new MemoryStore(clock, 100);
-        Policy p = policy("lru", Strategy.FIXED_WINDOW, false, "1/1h");
-        for (int i = 0; i < 500; i++) {
-            store.decide(p, "k" + i, 1);
+        Policy p = policy("full", Strategy.FIXED_WINDOW, false, "1/1h");
+        for (int i = 0; i < 100; i++) {
+            assertTrue(store.decide(p, "k" + i, 1).allowed());
             clock.advanceMicros(1);
         }
-        assertTrue(store.size() <= 100, "size " + store.size());
-        assertFalse(store.decide(p, "k499", 1).allowed(), "a recent key keeps its window");
+        assertTrue(store.decide(p, "k100", 1).allowed(), "the first new caller takes the overflow window's one permit");
+        for (int i = 101; i < 500; i++) {
+            assertFalse(store.decide(p, "k" + i, 1).allowed(), "k" + i + " shares the spent overflow window");
+        }
+        assertEquals(100, store.size());
+        assertFalse(store.decide(p, "k0", 1).allowed(), "the oldest window is kept");
+        assertTrue(store.keys(p, "", 1000).toCompletableFuture().join().keys().contains(MemoryStore.OVERFLOW));
+    }
+
+    // a flood of distinct keys on one policy never touches another policy's windows
+    @Test
+    void aFloodOnOnePolicyNeverEvictsAnother() {
+        MemoryStore store = new MemoryStore(clock, 1000);
+        Policy login = policy("login", Strategy.SLIDING_LOG, true, "5/1m");
+        Policy reports = policy("reports", Strategy.FIXED_WINDOW, false, "100/1h");
+        for (int i = 0; i < 5; i++) {
+            assertTrue(store.decide(login, "ip:127.0.0.1", 1).allowed());
+        }
+        assertFalse(store.decide(login, "ip:127.0.0.1", 1).allowed());
+        for (int i = 0; i < 3000; i++) {
+            store.decide(reports, "hdr:" + i, 1);
+        }
+        assertFalse(store.decide(login, "ip:127.0.0.1", 1).allowed(), "the login window survived the flood");
+        assertEquals(1, store.count(login).toCompletableFuture().join());
     }
 
     // a large N grows the ring buffer as needed and stays exact
