@@ -136,9 +136,10 @@ public final class Breaker {
             probeEarly = false;
             state = State.OPEN;
         }
+        String why = WriteRefusals.explain(cause.getMessage());
         LOG.log(Level.WARNING, what + " failed " + threshold + " decisions in a row (" + Secrets.redact(cause.getMessage())
                 + "): policies decide by their fail mode, and " + what + " is probed every " + coolDownNanos / 1_000_000
-                + " ms until it answers");
+                + " ms until it answers" + (why == null ? "" : ". " + why));
         listener.accept(State.OPEN);
     }
 

@@ -17,17 +17,23 @@ import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.Secrets;
+import dev.slidegate.core.WriteRefusals;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 
 /**
- * Readiness of the rate-limit store. The memory store is always ready. The Redis store is pinged: if
- * Redis answers, ready; if not, the instance is <em>not ready</em> when the default fail mode
+ * Readiness of the rate-limit store. The memory store is always ready. The Redis store is asked to
+ * write (a short-lived key, {@value #PROBE}), since every decision writes and a Redis that answers
+ * pings but refuses writes (a read-only replica, out of memory, a failed snapshot, a wrong password)
+ * decides nothing: if the write succeeds, ready; if not, the instance is <em>not ready</em> when the default fail mode
  * ({@code slidegate.fail-mode}) is {@code closed} (it would refuse every limited call with 503), and
  * otherwise ready but degraded (policies decide by their fail mode), which the data says.
  */
 @Readiness
 @ApplicationScoped
 public class StoreHealth implements HealthCheck {
+
+    /** The key readiness writes, with a 10 s expiry. */
+    static final String PROBE = "slidegate:ready";
 
     private final StoreStack stack;
     private final SlidegateConfig config;
@@ -51,13 +57,14 @@ public class StoreHealth implements HealthCheck {
         Breaker breaker = stack.breaker().get();
         FailMode mode = FailMode.parse(config.failMode());
         r.withData("fail-mode", mode.configName());
-        String error = ping();
+        String error = write();
         if (error == null) {
             return r.up().withData("redis", "up").build();
         }
+        String refusal = WriteRefusals.explain(error);
         String closed = registry.policies().values().stream().map(p -> p.policy()).filter(p -> p.failMode() == FailMode.CLOSED)
                 .map(p -> p.name()).sorted().collect(Collectors.joining(","));
-        r.withData("redis", "unreachable: " + Secrets.redact(error))
+        r.withData("redis", refusal != null ? "refuses writes: " + refusal : "unreachable: " + Secrets.redact(error))
                 .withData("breaker",
                         breaker.state() == Breaker.State.CLOSED ? "using Redis" : "skipping Redis while it recovers");
         if (!closed.isEmpty()) {
@@ -69,12 +76,12 @@ public class StoreHealth implements HealthCheck {
         return r.up().withData("degraded", "policies decide by their fail mode until Redis answers").build();
     }
 
-    /** {@code null} when Redis answers PING within the decision budget (at least 250 ms), else why not. */
-    private String ping() {
+    /** {@code null} when Redis writes the probe key within the decision budget (at least 250 ms), else why not. */
+    private String write() {
         Duration budget = config.redis().timeout().compareTo(Duration.ofMillis(250)) < 0 ? Duration.ofMillis(250)
                 : config.redis().timeout();
         try {
-            redis.get().execute("PING").await().atMost(budget);
+            redis.get().execute("SET", PROBE, "1", "PX", "10000").await().atMost(budget);
             return null;
         } catch (RuntimeException e) {
             return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

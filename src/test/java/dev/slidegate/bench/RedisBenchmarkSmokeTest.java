@@ -14,7 +14,7 @@ class RedisBenchmarkSmokeTest {
     void runsEveryPart() throws Exception {
         dev.slidegate.testing.Tools.require("redis-benchmark", "RedisBenchmarkSmokeTest", "apt-get install redis-tools");
         Path chart = Path.of("target/bench/redis-smoke.svg");
-        String report = RedisBenchmark.run(0.2, chart, true);
+        String report = RedisBenchmark.run(0.1, chart, true);
         System.out.println(report);
         for (String s : new String[] { "| sliding-log | 10 000 |", "| fixed-window | one hot key |",
                 "| sliding-counter | 10 000 |",

@@ -17,7 +17,7 @@ import dev.slidegate.testing.LoadOracle;
 
 /**
  * The in-process bound under contention, judged by the callers' clocks (STYLE.md 6): 4 threads call
- * one key of 100/1 s back to back for 5 s, rest 1.2 s (every permit leaves), then hammer again for
+ * one key of 100/1 s back to back for 3 s, rest 1.2 s (every permit leaves), then hammer again for
  * 2 s. Each grant is bracketed by {@link System#nanoTime()} just before and just after the call; no
  * 1 s interval may provably hold more than 100. The store runs on the shipped system clock.
  *
@@ -39,16 +39,16 @@ class ContentionTest {
         Policy p = new Policy("hot", List.of(Limit.parse(N + "/1s")), strategy, "ip", false);
         boolean viaDecide = entry.equals("decide");
         LoadOracle.Attempt attempt = viaDecide ? () -> store.decide(p, "k", 1).allowed() : () -> store.tryAcquire(p, "k", 1);
-        LoadOracle.Hammered run = LoadOracle.hammerAroundAPause(attempt, N, W_NANOS, 5 * W_NANOS, THREADS);
+        LoadOracle.Hammered run = LoadOracle.hammerAroundAPause(attempt, N, W_NANOS, 3 * W_NANOS, THREADS);
         Brackets hammered = run.beforePause();
         Brackets afterPause = run.afterPause();
         int provable = run.maxProvable();
-        String what = strategy + " via " + entry + ": " + hammered.size() + " grants in 5 s, " + afterPause.size()
+        String what = strategy + " via " + entry + ": " + hammered.size() + " grants in 3 s, " + afterPause.size()
                 + " in 2 s after a pause, at most " + provable + " provably inside one 1 s interval";
         System.out.println(what);
         assertTrue(provable <= N, what);
         // exact, not over-cautious: a caller who keeps asking gets (nearly) N per window
-        int minimum = strategy == Strategy.SLIDING_LOG ? 5 * N : 5 * N * 8 / 10;
+        int minimum = strategy == Strategy.SLIDING_LOG ? 3 * N : 3 * N * 8 / 10;
         assertTrue(hammered.size() >= minimum, what);
         assertEquals(N, afterPause.maxProvable(W_NANOS), "after the pause the full N is there again at once: " + what);
     }

@@ -76,6 +76,53 @@ class RedisHealthTest {
                 "one switch back to the store");
     }
 
+    // a Redis that answers but refuses writes decides nothing: readiness and the fail mode follow it,
+    // one log line names the cause and the fix, and it heals without a restart. Read-only (a replica),
+    // then out of memory (maxmemory with the default noeviction)
+    @Test
+    void aRedisThatRefusesWritesIsAnOutage() throws InterruptedException {
+        String[][] refusals = { { "REPLICAOF", "127.0.0.1", "1" }, { "CONFIG", "SET", "maxmemory", "1" } };
+        String[][] heals = { { "REPLICAOF", "NO", "ONE" }, { "CONFIG", "SET", "maxmemory", "0" } };
+        String[] causes = { "read-only replica", "out of memory" };
+        for (int c = 0; c < refusals.length; c++) {
+            awaitProducts(200);
+            try (dev.slidegate.testing.Resp redis = RedisTestResource.server().connect();
+                    dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate")) {
+                redis.call(refusals[c]);
+                try {
+                    given().get("/q/health/ready").then().statusCode(503).body("status", equalTo("DOWN"))
+                            .body("checks.find { it.name == 'Slidegate store' }.data.redis", startsWith("refuses writes: "))
+                            .body("checks.find { it.name == 'Slidegate store' }.data.redis",
+                                    org.hamcrest.Matchers.containsString(causes[c]));
+                    for (int i = 0; i < 4; i++) { // a fixed window: its first write needs memory (a sliding log's
+                        // trim writes first, and Redis lets a script that has written go on past maxmemory)
+                        given().header("X-Api-Key", "w" + c + "-" + i).get("/api/reports").then().statusCode(503);
+                    }
+                    String cause = causes[c];
+                    long lines = log.lines().stream().filter(l -> l.contains("decisions in a row") && l.contains(cause))
+                            .count();
+                    assertTrue(lines == 1, "one line names the cause: " + log.lines());
+                } finally {
+                    redis.call(heals[c]);
+                }
+            }
+            given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+            awaitProducts(200);
+        }
+    }
+
+    private static void awaitProducts(int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        int status;
+        do {
+            status = given().get("/api/products").then().extract().statusCode();
+            if (status != expected) {
+                Thread.sleep(50);
+            }
+        } while (status != expected && System.nanoTime() < deadline);
+        assertTrue(status == expected, "status " + status);
+    }
+
     private static double value(String series) {
         Matcher m = Pattern.compile(series + " ([0-9.E]+)").matcher(ObservabilityTest.metrics());
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
