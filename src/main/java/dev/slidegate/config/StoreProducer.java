@@ -206,6 +206,14 @@ public class StoreProducer {
             if (failed != null) {
                 LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does",
                         Secrets.redact(hosts.get()), Secrets.redact(failed));
+            } else {
+                String eviction = redisStore.evictionPolicy(Duration.ofSeconds(1));
+                if (RedisStore.evictsWindows(eviction)) {
+                    LOG.warnf("Redis evicts keys at maxmemory with maxmemory-policy %s: under a flood of keys it can drop the "
+                            + "windows of callers, who then start afresh. Set maxmemory-policy noeviction (writes then fail "
+                            + "and policies decide by their fail mode) or volatile-ttl (windows nearest their end go first); "
+                            + "see Slidegate's docs/operations.md", eviction);
+                }
             }
         }
         dev.slidegate.api.OverrideSource overrides = useRedis

@@ -155,6 +155,34 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     }
 
     /**
+     * The server's {@code maxmemory-policy}, or {@code null} when it cannot be read (a managed Redis may
+     * forbid {@code CONFIG}).
+     */
+    public String evictionPolicy(Duration atMost) {
+        try {
+            io.vertx.mutiny.redis.client.Response r = redis.execute("CONFIG", "GET", "maxmemory-policy").await().atMost(atMost);
+            if (r == null) {
+                return null;
+            }
+            io.vertx.mutiny.redis.client.Response value = r.getDelegate().isMap() ? r.get("maxmemory-policy")
+                    : r.size() == 2 ? r.get(1) : null;
+            return value == null ? null : value.toString();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Whether Redis, at {@code maxmemory}, may drop a window that still counts: every policy but
+     * {@code noeviction} (writes then fail, and the fail mode decides) and {@code volatile-ttl} (drops
+     * the keys nearest their expiry first: windows about to end, which lose the least). Every window has
+     * an expiry, so the {@code volatile-*} policies reach them as the {@code allkeys-*} ones do.
+     */
+    public static boolean evictsWindows(String policy) {
+        return policy != null && !policy.equals("noeviction") && !policy.equals("volatile-ttl");
+    }
+
+    /**
      * As {@link #warmUp(Duration)}, and opens each event loop's own connection of {@code vertx} too
      * (the one its decisions use), so that no request waits for a connection being set up.
      */

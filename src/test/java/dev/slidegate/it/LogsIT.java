@@ -36,6 +36,20 @@ class LogsIT {
         }
     }
 
+    // a Redis that evicts any key at maxmemory could drop windows under a key flood: start-up says so,
+    // once, with the policies that keep them
+    @Test
+    void aRedisThatEvictsWindowsIsNamedAtStartUp() throws Exception {
+        try (dev.slidegate.testing.RedisServer redis = dev.slidegate.testing.RedisServer
+                .start(dev.slidegate.testing.RedisServer.defaultBinary(), "--maxmemory-policy", "allkeys-lru");
+                ServiceProcess service = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri())) {
+            String log = service.log();
+            long warnings = log.lines().filter(l -> l.contains("WARN") && l.contains("maxmemory-policy allkeys-lru")
+                    && l.contains("noeviction") && l.contains("volatile-ttl")).count();
+            assertEquals(1, warnings, log);
+        }
+    }
+
     @Test
     void jsonLogsByConfiguration() throws Exception {
         try (ServiceProcess service = ServiceProcess.start("-Dquarkus.log.console.json.enabled=true")) {

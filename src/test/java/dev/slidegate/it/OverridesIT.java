@@ -67,6 +67,7 @@ class OverridesIT {
         try (RedisServer redis = RedisServer.start();
                 ServiceProcess a = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri());
                 ServiceProcess b = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri())) {
+            assertTrue(!a.log().contains("evicts keys at maxmemory"), "noeviction (redis-server's default) keeps windows");
             String victim = "v-" + UUID.randomUUID();
             assertEquals(200, call(b, victim));
 

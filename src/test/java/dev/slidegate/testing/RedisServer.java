@@ -151,7 +151,7 @@ public final class RedisServer implements AutoCloseable {
                 .orElse(-1);
     }
 
-    static String defaultBinary() {
+    public static String defaultBinary() {
         return systemBinary().or(RedisServer::bundledBinary).orElseThrow(() -> new IllegalStateException(
                 "No redis-server: install one (apt-get install redis-server) or set REDIS_SERVER"));
     }
