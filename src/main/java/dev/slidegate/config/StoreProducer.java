@@ -204,8 +204,9 @@ public class StoreProducer {
         if (useRedis) { // connect and load the scripts now, so the first requests do not pay for it
             String failed = redisStore.warmUp(Duration.ofSeconds(2), vertx.get().getDelegate());
             if (failed != null) {
-                LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does",
-                        Secrets.redact(hosts.get()), Secrets.redact(failed));
+                String refusal = dev.slidegate.core.WriteRefusals.explain(failed);
+                LOG.warnf("Redis (%s) does not answer at start-up (%s): policies decide by their fail mode until it does%s",
+                        Secrets.redact(hosts.get()), Secrets.redact(failed), refusal == null ? "" : ". " + refusal);
             } else {
                 String eviction = redisStore.evictionPolicy(Duration.ofSeconds(1));
                 if (RedisStore.evictsWindows(eviction)) {

@@ -50,6 +50,29 @@ class LogsIT {
         }
     }
 
+    // a wrong Redis password: start-up says so, with the setting to fix, and never prints the password
+    @Test
+    void aWrongRedisPasswordIsNamedAtStartUp() throws Exception {
+        try (dev.slidegate.testing.RedisServer redis = dev.slidegate.testing.RedisServer.start()) {
+            try (dev.slidegate.testing.Resp r = redis.connect()) {
+                r.call("CONFIG", "SET", "requirepass", "right-pass");
+            }
+            assertWrongPasswordNamed(redis);
+        }
+    }
+
+    private static void assertWrongPasswordNamed(dev.slidegate.testing.RedisServer redis) throws Exception {
+        try (ServiceProcess service = ServiceProcess
+                .start("-Dquarkus.redis.hosts=redis://:wrong-pass@127.0.0.1:" + redis.port())) {
+            String log = service.log();
+            assertTrue(
+                    log.lines()
+                            .anyMatch(l -> l.contains("does not answer at start-up") && l.contains("quarkus.redis.password")),
+                    log);
+            assertFalse(log.contains("wrong-pass") || log.contains("right-pass"), log);
+        }
+    }
+
     @Test
     void jsonLogsByConfiguration() throws Exception {
         try (ServiceProcess service = ServiceProcess.start("-Dquarkus.log.console.json.enabled=true")) {
