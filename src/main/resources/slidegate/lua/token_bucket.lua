@@ -43,7 +43,8 @@ end
 local missing = false
 for i = 1, nlimits do if not stored[i] then missing = true end end
 if missing then
-  local carried, stale = {}, {}
+  local carried, stale, current = {}, {}, {}
+  for i = 1, nlimits do current[fields[i]] = true end
   local all = redis.call('HGETALL', key)
   for j = 1, #all, 2 do
     local sep = string.find(all[j], ':', 1, true)
@@ -63,16 +64,12 @@ if missing then
           carried[#carried + 1] = string.format('%d', tat[i])
         end
       end
-      stale[#stale + 1] = all[j]
+      if not current[all[j]] then stale[#stale + 1] = all[j] end
     end
   end
   if cost > 0 and #carried > 0 then
     -- written once, whatever this call's outcome, so every later call reads the same carried state
-    local keep = {}
-    for i = 1, nlimits do keep[fields[i]] = true end
-    local drop = {}
-    for _, f in ipairs(stale) do if not keep[f] then drop[#drop + 1] = f end end
-    if #drop > 0 then redis.call('HDEL', key, unpack(drop)) end
+    if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
     redis.call('HSET', key, unpack(carried))
     local latest = now
     for i = 1, nlimits do if tat[i] > latest then latest = tat[i] end end

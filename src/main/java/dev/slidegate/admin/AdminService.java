@@ -153,14 +153,8 @@ public class AdminService {
 
     /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
     private String baseOf(Policy p) {
-        for (PolicyRegistry.Resolved r : registry.policies().values()) {
-            if (r.plans().values().stream().anyMatch(pp -> pp.name().equals(p.name()))) {
-                String any = r.plans().values().iterator().next().name();
-                String plan = r.plans().keySet().iterator().next();
-                return any.substring(0, any.length() - plan.length() - 1);
-            }
-        }
-        return p.name();
+        return registry.policies().values().stream().filter(r -> r.plans().containsValue(p)).map(PolicyRegistry.Resolved::name)
+                .findFirst().orElse(p.name());
     }
 
     Uni<Void> reset(Policy p, String key) {

@@ -32,12 +32,13 @@ public class PolicyRegistry {
     /**
      * A policy and where its callers' keys come from.
      *
+     * @param name the policy's own name (its plans' policies are named {@code <name>.<plan>})
      * @param policy what callers without a plan get (the default plan's policy when one is set)
      * @param key the key source
      * @param plans the policy of each plan, by plan name ({@code <policy>.<plan>}); empty without plans
      * @param cost the permits one call weighs, at least 1 (methods sharing a policy may weigh differently)
      */
-    public record Resolved(Policy policy, KeySource key, Map<String, Policy> plans, int cost) {
+    public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost) {
 
         /** Whether {@code other} defines the same policy: the same limits, key and plans, whatever its calls cost. */
         boolean sameDefinition(Resolved other) {
@@ -249,7 +250,7 @@ public class PolicyRegistry {
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
                 : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin);
-        Resolved resolved = new Resolved(policy, key, Map.copyOf(plans), cost);
+        Resolved resolved = new Resolved(name, policy, key, Map.copyOf(plans), cost);
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().sameDefinition(resolved)) {
             throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where()

@@ -6,6 +6,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.slidegate.api.Decision;
@@ -159,11 +161,6 @@ public final class Overrides {
         return Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1000);
     }
 
-    /** Now in microseconds, on the same clock. */
-    public long nowMicros() {
-        return clock.nowMicros();
-    }
-
     /** Whether no override is loaded at all: the decision path then looks nothing up. */
     public boolean isEmpty() {
         return byPolicy.isEmpty();
@@ -180,23 +177,37 @@ public final class Overrides {
         }
         Scope scope = index.get(base);
         Scope plan = policy.name().equals(base) ? null : index.get(policy.name());
-        long now = -1;
-        Active[] candidates = {
-                plan == null ? null : plan.keys().get(key),
-                scope == null ? null : scope.keys().get(key),
-                scope == null ? null : scope.plans().get(policy.name()),
-                scope == null ? null : scope.policy() };
-        for (Active a : candidates) {
-            if (a != null) {
-                if (now < 0) {
-                    now = clock.nowMicros();
-                }
-                if (a.liveAt(now)) {
-                    return a;
-                }
-            }
+        if (scope == null && plan == null) {
+            return null;
         }
-        return null;
+        long now = clock.nowMicros();
+        Active a = plan == null ? null : live(plan.keys().get(key), now);
+        if (a == null && scope != null) {
+            a = live(scope.keys().get(key), now);
+            a = a != null ? a : live(scope.plans().get(policy.name()), now);
+            a = a != null ? a : live(scope.policy(), now);
+        }
+        return a;
+    }
+
+    private static Active live(Active a, long nowMicros) {
+        return a != null && a.liveAt(nowMicros) ? a : null;
+    }
+
+    /**
+     * Decides a call of {@code policy} for {@code key} under {@code override} ({@code null}: none): a
+     * block answers without asking the store, an exemption admits whatever the store says, new limits
+     * are asked under the override's policy.
+     */
+    public CompletionStage<Decision> acquire(Active override, LimiterStore store, Policy policy, String key, int cost) {
+        if (override == null) {
+            return store.acquire(policy, key, cost);
+        }
+        if (override.override().block()) {
+            return CompletableFuture.completedFuture(override.blocked(policy, clock.nowMicros()));
+        }
+        CompletionStage<Decision> decision = store.acquire(override.applyTo(policy), key, cost);
+        return override.override().exempt() ? decision.thenApply(Active::exempted) : decision;
     }
 
     /** The override set exactly for {@code target}, in force or not, or {@code null}. */

@@ -43,7 +43,7 @@ class Decider {
     /**
      * One policy's part in one call: what to ask the store.
      *
-     * @param override the override that decides it, or {@code null}; {@code policy} already has its limits
+     * @param override the override that decides it, or {@code null}
      */
     private record Ask(MethodPolicy mp, Policy policy, String key, Overrides.Active override) {
     }
@@ -97,8 +97,7 @@ class Decider {
                 MethodPolicy mp = policies.get(i);
                 Policy policy = mp.policyFor(plans, args, rc);
                 String key = keys.resolve(mp, args, rc);
-                Overrides.Active o = overrides.isEmpty() ? null : overrides.find(mp.baseName(), policy, key);
-                asks[i] = new Ask(mp, o == null ? policy : o.applyTo(policy), key, o);
+                asks[i] = new Ask(mp, policy, key, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
             }
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(refusal(e, policies.get(0)));
@@ -116,13 +115,7 @@ class Decider {
         Ask a = asks[i];
         CompletionStage<Decision> decision;
         try {
-            if (a.override() != null && a.override().override().block()) { // refused without asking the store
-                decision = CompletableFuture.completedFuture(a.override().blocked(a.policy(), overrides.nowMicros()));
-            } else if (a.override() != null && a.override().override().exempt()) {
-                decision = store.acquire(a.policy(), a.key(), a.mp().cost()).thenApply(Overrides.Active::exempted);
-            } else {
-                decision = store.acquire(a.policy(), a.key(), a.mp().cost());
-            }
+            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.mp().cost());
         } catch (RuntimeException e) {
             verdict.complete(storeFailure(e));
             return;

@@ -136,7 +136,8 @@ public class MethodPolicies {
     MethodPolicy attached(String policy, String pattern) {
         String where = "slidegate.policies." + policy + ".paths";
         PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared(policy, List.of(), "", ""), where);
-        return new MethodPolicy(null, where, r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN, r.cost(), pattern,
+        return new MethodPolicy(null, where, r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN, r.cost(),
+                pattern,
                 resolversOf(r, where));
     }
 
@@ -166,7 +167,8 @@ public class MethodPolicies {
                 "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost,
                 l,
                 r.policy().name()));
-        return new MethodPolicy(m, where, r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where), cost,
+        return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where),
+                cost,
                 route(m, where),
                 resolversOf(r, where));
     }

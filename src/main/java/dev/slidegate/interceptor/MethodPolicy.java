@@ -15,6 +15,7 @@ import dev.slidegate.config.KeySource;
  *
  * @param method the method
  * @param where {@code Class#method}, for messages
+ * @param name the policy's own name, also when its callers get a plan's policy ({@code login.gold} is of {@code login})
  * @param policy the merged policy (for callers without a plan)
  * @param key the policy's key source
  * @param plans the policy of each plan, empty without plans
@@ -24,7 +25,8 @@ import dev.slidegate.config.KeySource;
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
  * @param resolvers the {@link KeyResolver} beans the key source names, by name
  */
-record MethodPolicy(Method method, String where, Policy policy, KeySource key, Map<String, Policy> plans, int keyParameter,
+record MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
+        int keyParameter,
         Kind kind, int cost, String route,
         Map<String, KeyResolver> resolvers) {
 
@@ -42,16 +44,6 @@ record MethodPolicy(Method method, String where, Policy policy, KeySource key, M
      */
     boolean fromRequestAlone(PlanResolver planResolver) {
         return keyParameter < 0 && key.fromRequestAlone() && (plans.isEmpty() || planResolver.fromRequestAlone());
-    }
-
-    /** The policy's own name, also when its callers get a plan's policy ({@code login.gold} is of {@code login}). */
-    String baseName() {
-        if (plans.isEmpty()) {
-            return policy.name();
-        }
-        Map.Entry<String, Policy> any = plans.entrySet().iterator().next();
-        String planPolicy = any.getValue().name();
-        return planPolicy.substring(0, planPolicy.length() - any.getKey().length() - 1);
     }
 
     /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */

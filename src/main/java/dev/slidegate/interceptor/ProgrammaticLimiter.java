@@ -42,21 +42,11 @@ class ProgrammaticLimiter implements RateLimiter {
         }
         Policy p = policy(policy);
         String k = key(key);
-        Overrides.Active o = overrides.isEmpty() ? null : overrides.find(p.name(), p, k);
-        CompletionStage<Decision> decision;
-        if (o == null) {
-            decision = store.acquire(p, k, cost);
-        } else if (o.override().block()) {
-            decision = CompletableFuture.completedFuture(o.blocked(p, overrides.nowMicros()));
-        } else if (o.override().exempt()) {
-            decision = store.acquire(p, k, cost).thenApply(Overrides.Active::exempted);
-        } else {
-            decision = store.acquire(o.applyTo(p), k, cost);
-        }
-        return decision.thenApply(d -> {
-            admission.refuse(d, null); // counted and logged like every decision
-            return d;
-        });
+        return overrides.acquire(overrides.isEmpty() ? null : overrides.find(p.name(), p, k), store, p, k, cost)
+                .thenApply(d -> {
+                    admission.refuse(d, null); // counted and logged like every decision
+                    return d;
+                });
     }
 
     @Override

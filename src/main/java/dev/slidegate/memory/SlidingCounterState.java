@@ -25,8 +25,13 @@ final class SlidingCounterState extends KeyState {
         counts = new long[permits.length * slots];
         java.util.Arrays.fill(cellIndex, Long.MIN_VALUE);
         for (int i = 0; i < permits.length; i++) {
-            cellSize[i] = (windows[i] + policy.cells() - 1) / policy.cells();
+            cellSize[i] = cellSize(i);
         }
+    }
+
+    /** The cell size of limit {@code i}: ceil(W / C). */
+    private long cellSize(int i) {
+        return (windows[i] + slots - 2) / (slots - 1);
     }
 
     /** A window of a length counted before keeps its cells (same length, same cells); a new one starts empty. */
@@ -37,7 +42,7 @@ final class SlidingCounterState extends KeyState {
         long[] count = new long[permits.length * slots];
         java.util.Arrays.fill(index, Long.MIN_VALUE);
         for (int i = 0; i < permits.length; i++) {
-            size[i] = (windows[i] + slots - 2) / (slots - 1);
+            size[i] = cellSize(i);
             int j = sameWindow(oldWindows, windows[i]);
             if (j >= 0) {
                 System.arraycopy(cellIndex, j * slots, index, i * slots, slots);

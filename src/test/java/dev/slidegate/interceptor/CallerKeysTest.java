@@ -29,7 +29,8 @@ class CallerKeysTest {
             Strategy.FIXED_WINDOW, "x", false);
 
     private static MethodPolicy mp(KeySource key, int keyParameter, Map<String, KeyResolver> resolvers) {
-        return new MethodPolicy(null, "C#m", LONG_NAME, key, Map.of(), keyParameter, MethodPolicy.Kind.PLAIN, 1,
+        return new MethodPolicy(null, "C#m", LONG_NAME.name(), LONG_NAME, key, Map.of(), keyParameter, MethodPolicy.Kind.PLAIN,
+                1,
                 "/api/items/:id", resolvers);
     }
 
