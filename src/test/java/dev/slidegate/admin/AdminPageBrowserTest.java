@@ -103,7 +103,7 @@ class AdminPageBrowserTest {
             Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(), shot,
                     StandardCopyOption.REPLACE_EXISTING);
 
-            page.findElement(By.cssSelector(row + " button.reset")).click();
+            click(page, By.cssSelector(row + " button.reset"));
             wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
             given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
             assertEquals("store: redis", page.findElement(By.id("store")).getText());
@@ -130,7 +130,7 @@ class AdminPageBrowserTest {
             WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
             String row = "section[data-policy='reports'] tr[data-key='hdr:" + hostile + "']";
             wait.until(d -> !d.findElements(By.cssSelector(row)).isEmpty());
-            page.findElement(By.cssSelector(row + " button.reset")).click();
+            click(page, By.cssSelector(row + " button.reset"));
             wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
             admin().get("/admin/policies/reports/keys/hdr:" + hostile.replace("/", "%2F")).then().body("limits[0].used",
                     org.hamcrest.Matchers.equalTo(0));
@@ -176,7 +176,7 @@ class AdminPageBrowserTest {
             admin().get("/admin/overrides").then().body("overrides[0].key", org.hamcrest.Matchers.equalTo("hdr:" + apiKey))
                     .body("overrides[0].expiresIn", org.hamcrest.Matchers.lessThanOrEqualTo(600));
 
-            page.findElement(row).findElement(By.cssSelector("button.remove")).click();
+            click(page, new org.openqa.selenium.support.pagefactory.ByChained(row, By.cssSelector("button.remove")));
             wait.until(d -> d.findElements(row).isEmpty());
             given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
             assertNoAlert(page);
@@ -188,6 +188,18 @@ class AdminPageBrowserTest {
 
     private static io.restassured.specification.RequestSpecification admin() {
         return given().auth().preemptive().basic("admin", "slidegate-demo");
+    }
+
+    /**
+     * Clicks what {@code locator} finds, finding it again when the live page redrew it between the find
+     * and the click (every stream event redraws the tables).
+     */
+    private static void click(WebDriver page, By locator) {
+        new WebDriverWait(page, Duration.ofSeconds(15)).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> {
+                    d.findElement(locator).click();
+                    return true;
+                });
     }
 
     private static void fill(WebDriver page, String name, String text) {

@@ -7,7 +7,11 @@ import java.nio.file.Path;
 
 import org.junit.jupiter.api.Test;
 
-/** The Redis benchmark for a fraction of a second per measurement: every part keeps running and reports a figure. */
+/**
+ * The Redis benchmark for a fraction of a second per measurement: every part keeps running and reports a
+ * figure. Alone, never beside the Redis store contracts that share its JVM (pom.xml).
+ */
+@org.junit.jupiter.api.parallel.Isolated
 class RedisBenchmarkSmokeTest {
 
     @Test

@@ -38,6 +38,12 @@ import dev.slidegate.testing.Resp;
 @org.junit.jupiter.api.extension.ExtendWith(RetryOnStall.class)
 abstract class RedisContract extends StoreContract {
 
+    static {
+        // the three contracts run side by side (pom.xml); context propagation's provider is set lazily by
+        // whichever first asks, and two asking at once fail ("already set"): set it once, here
+        io.smallrye.context.SmallRyeContextManagerProvider.getManager();
+    }
+
     private final RedisServer server;
     private final AutoCloseable owner;
     private final RedisClients clients;
