@@ -191,18 +191,34 @@ public interface SlidegateConfig {
     interface HttpConfig {
 
         /**
-         * Proxies whose forwarding headers are believed, as addresses or CIDRs ({@code 10.0.0.0/8},
-         * {@code 2001:db8::/32}). Only when the TCP peer is one of them are {@code Forwarded} (or,
-         * without it, {@code X-Forwarded-For}) read, right to left, skipping trusted hops; the first
-         * untrusted address is the client. Empty (the default): forwarding headers are ignored.
+         * Proxies whose forwarding header is believed, as addresses or CIDRs ({@code 10.0.0.0/8},
+         * {@code 2001:db8::/32}). Only when the TCP peer is one of them is the header read, right to
+         * left, skipping trusted hops; the first untrusted address is the client. Empty (the default)
+         * and {@code quarkus.http.proxy.proxy-address-forwarding} off: forwarding headers are ignored.
+         * Unset with Quarkus' forwarding on: Quarkus' {@code quarkus.http.proxy.trusted-proxies} and
+         * header choice are used (see docs/security.md).
          */
         @WithName("trusted-proxies")
         Optional<List<String>> trustedProxies();
 
         /**
-         * IPv6 clients are grouped by this prefix length, since one client can rotate through the
-         * addresses of its network (a /64 is the usual single subscriber). 1 to 128.
+         * The one header the trusted proxies write: {@code x-forwarded-for} (the default) or
+         * {@code forwarded} (RFC 7239). The other is never read, whatever it says: a proxy vouches only
+         * for the header it writes, and a client may send the other one.
          */
+        @WithName("forwarded-header")
+        Optional<String> forwardedHeader();
+
+        /**
+         * How many proxies in front of the service each append one entry to the header, as Envoy's
+         * {@code xff_num_trusted_hops}: the client is that many entries from the right, whatever their
+         * addresses. 0 (the default): trusted hops are recognised by address instead. Applies only
+         * when the peer is a trusted proxy. 0 to 32.
+         */
+        @WithName("trusted-hops")
+        @WithDefault("0")
+        int trustedHops();
+
         /**
          * Allows a trusted-proxies entry that covers every address ({@code 0.0.0.0/0}, {@code ::/0}): only
          * where every request passes a proxy that writes the forwarding header, since otherwise every
@@ -212,6 +228,10 @@ public interface SlidegateConfig {
         @WithDefault("false")
         boolean trustEveryAddress();
 
+        /**
+         * IPv6 clients are grouped by this prefix length, since one client can rotate through the
+         * addresses of its network (a /64 is the usual single subscriber). 1 to 128.
+         */
         @WithName("ipv6-prefix")
         @WithDefault("64")
         int ipv6Prefix();

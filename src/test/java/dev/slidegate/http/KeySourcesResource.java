@@ -51,4 +51,11 @@ public class KeySourcesResource {
     public String byTenant() {
         return "ok";
     }
+
+    /** The client's address as Quarkus resolved it (quarkus.http.proxy.*), for QuarkusProxyTest. */
+    @GET
+    @Path("quarkus-remote-address")
+    public String quarkusRemoteAddress(@jakarta.ws.rs.core.Context io.vertx.core.http.HttpServerRequest request) {
+        return request.remoteAddress().hostAddress();
+    }
 }

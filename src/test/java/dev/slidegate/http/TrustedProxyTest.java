@@ -61,6 +61,19 @@ class TrustedProxyTest {
     }
 
     @Test
+    void aClientsOwnForwardedHeaderChangesNothingBehindAProxyThatAppendsXForwardedFor() {
+        // issue 20, attack 1: the proxy vouches for X-Forwarded-For only; the client rotates Forwarded
+        int admitted = 0;
+        for (int i = 0; i < 10; i++) {
+            admitted += given().header("Forwarded", "for=198.51.100." + (100 + i)).header("X-Forwarded-For", "203.0.113.50")
+                    .get("/api/products").statusCode() == 200 ? 1 : 0;
+        }
+        assertEquals(3, admitted, "a 3/10m policy admits 3 whatever Forwarded says");
+        assertEquals(3, used("ip:203.0.113.50"));
+        assertEquals(0, used("ip:198.51.100.100"));
+    }
+
+    @Test
     void addressesOfOneIpv6Slash64ShareOneLimit() {
         int admitted = 0;
         for (int i = 1; i <= 10; i++) {

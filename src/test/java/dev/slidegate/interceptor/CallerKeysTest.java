@@ -24,7 +24,8 @@ import dev.slidegate.testing.TestConfigs;
 /** Keys that need no HTTP request: parameters, resolvers, paths, composites; and their bounds. */
 class CallerKeysTest {
 
-    private final CallerKeys keys = new CallerKeys(null, new ClientAddress(TestConfigs.slidegate(Map.of())));
+    private final CallerKeys keys = new CallerKeys(null,
+            new ClientAddress(TestConfigs.slidegate(Map.of()), TestConfigs.config(Map.of())));
     private static final Policy LONG_NAME = new Policy("p".repeat(64), List.of(Limit.parse("1/366d"), Limit.parse("2/1s")),
             Strategy.FIXED_WINDOW, "x", false);
 
