@@ -28,6 +28,12 @@ import dev.slidegate.api.StoreUnavailableException;
  * locally: at most 2N. A local decision reports the share it was made against (N/k), in its
  * RateLimit fields and its problem text alike.
  * Admin reads ({@code peek}, {@code keys}, {@code count}) and {@code reset} always go to the remote store.
+ *
+ * <p>
+ * A Redis out of memory ({@code OOM}, under {@code noeviction}) fails only the decisions that need new
+ * memory, each decided by its fail mode; it does not open the breaker, since Redis still answers and
+ * still decides on the windows it holds: a flood of new keys that fills Redis must not hand every
+ * other caller (an address locked out of a login) a fresh local window. One warning a minute says so.
  */
 public final class FallbackStore extends ForwardingStore {
 
@@ -88,10 +94,33 @@ public final class FallbackStore extends ForwardingStore {
             Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                     ? error.getCause()
                     : error;
-            breaker.failure(cause);
+            if (WriteRefusals.outOfMemory(cause)) {
+                breaker.success(sentAt); // answered: this decision failed, the store did not
+                warnOutOfMemory(cause);
+            } else {
+                breaker.failure(cause);
+            }
             onError.accept(cause);
             return fallback(policy, key, cost, cause);
         }).thenCompose(stage -> stage);
+    }
+
+    /** When the last out-of-memory warning was logged (nanoTime), or none yet. */
+    private final java.util.concurrent.atomic.AtomicLong oomWarnedAt = new java.util.concurrent.atomic.AtomicLong(NEVER);
+    private static final long NEVER = Long.MIN_VALUE;
+    private static final long OOM_WARNING_INTERVAL = 60_000_000_000L;
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger("dev.slidegate");
+
+    private void warnOutOfMemory(Throwable cause) {
+        long now = breaker.now();
+        long last = oomWarnedAt.get();
+        if ((last != NEVER && now - last < OOM_WARNING_INTERVAL) || !oomWarnedAt.compareAndSet(last, now)) {
+            return;
+        }
+        LOG.warning(
+                "The " + delegate.name() + " store refused a decision for lack of memory (" + Secrets.redact(cause.getMessage())
+                        + "): each decision it cannot record is decided by its policy's fail mode, while the windows it holds "
+                        + "go on deciding there (said once a minute). " + WriteRefusals.explain(cause.getMessage()));
     }
 
     private CompletionStage<Decision> fallback(Policy policy, String key, int cost, Throwable cause) {

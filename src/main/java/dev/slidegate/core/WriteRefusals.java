@@ -10,6 +10,17 @@ public final class WriteRefusals {
     private WriteRefusals() {
     }
 
+    /**
+     * Whether {@code error} is Redis refusing a write for lack of memory ({@code maxmemory} reached under
+     * {@code noeviction}). Unlike the other refusals, that is not an outage of every decision: Redis still
+     * decides whatever needs no new memory (the windows it holds refuse on), so it is one decision's
+     * failure, not the store's.
+     */
+    public static boolean outOfMemory(Throwable error) {
+        String m = error == null ? null : error.getMessage();
+        return m != null && m.contains("OOM ");
+    }
+
     /** A sentence naming why Redis refuses writes and what fixes it, or {@code null} for any other error. */
     public static String explain(String error) {
         if (error == null) {

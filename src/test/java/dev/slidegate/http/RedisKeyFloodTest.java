@@ -1,0 +1,82 @@
+package dev.slidegate.http;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.slidegate.testing.RedisTestResource;
+import dev.slidegate.testing.Resp;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+
+/**
+ * Issue 20, attack 2 on Redis, with the shipped defaults (fail mode {@code local}, redis-server's own
+ * {@code maxmemory-policy noeviction}): a flood of distinct API keys fills a Redis with a small
+ * {@code maxmemory}; the login window of an address locked out before the flood is neither evicted nor
+ * replaced by a fresh local one, and no request of the flood fails.
+ */
+@QuarkusTest
+@TestProfile(RedisKeyFloodTest.OnRedis.class)
+class RedisKeyFloodTest {
+
+    public static class OnRedis extends SmallLimits {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return plus("slidegate.store", "redis");
+        }
+
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(RedisTestResource.class));
+        }
+    }
+
+    private static int login(String password) {
+        return given().contentType("application/json").body("{\"username\": \"alice\", \"password\": \"" + password + "\"}")
+                .post("/api/login").statusCode();
+    }
+
+    @Test
+    void aFloodThatFillsRedisDoesNotLiftAnotherPolicysLimit() {
+        for (int i = 0; i < 5; i++) {
+            assertEquals(401, login("guess"));
+        }
+        assertEquals(429, login("guess"));
+        try (Resp redis = RedisTestResource.server().connect()) {
+            assertEquals("noeviction", ((List<?>) redis.call("CONFIG", "GET", "maxmemory-policy")).get(1));
+            String info = String.valueOf(redis.call("INFO", "memory"));
+            long used = Long.parseLong(info.replaceAll("(?s).*used_memory:(\\d+).*", "$1"));
+            redis.call("CONFIG", "SET", "maxmemory", String.valueOf(used + 150_000));
+            try {
+                int[] statuses = new int[600];
+                int admitted = 0;
+                for (int i = 0; i < 3000; i++) {
+                    int status = given().header("X-Api-Key", "flood-" + i).get("/api/reports").statusCode();
+                    statuses[status]++;
+                    admitted += status == 200 ? 1 : 0;
+                }
+                long keys = redis.number("DBSIZE");
+                String probe;
+                try {
+                    probe = String.valueOf(redis.call("SET", "probe", "x".repeat(100_000)));
+                } catch (IllegalStateException e) {
+                    probe = e.getMessage();
+                }
+                assertTrue(probe.contains("OOM"), "the flood filled Redis (" + keys + " keys): " + probe);
+                for (int s = 500; s < 600; s++) {
+                    assertEquals(0, statuses[s], "no request of the flood fails: " + s);
+                }
+                System.out.printf("RedisKeyFloodTest: the flood left %d keys in Redis; %d of 3000 admitted%n", keys, admitted);
+                assertEquals(429, login("wonderland"), "the address locked out before the flood is still locked out");
+                assertEquals(429, login("wonderland"));
+            } finally {
+                redis.call("CONFIG", "SET", "maxmemory", "0");
+            }
+        }
+    }
+}
