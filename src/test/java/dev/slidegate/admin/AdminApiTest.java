@@ -146,4 +146,58 @@ class AdminApiTest {
                 .body("limits[0].used", org.hamcrest.Matchers.greaterThan(0));
         admin().get("/admin/policies/per-route/keys?cursor=&limit=5").then().body("next", nullValue());
     }
+
+    /** A policy, plan or key as one path segment, as the live page writes it: '/' and '.' encoded too. */
+    static String segment(String text) {
+        return java.net.URLEncoder.encode(text, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20")
+                .replace(".", "%2E").replace("*", "%2A");
+    }
+
+    // a property over random keys (the seed is printed, and a failure names the key): whatever a caller puts
+    // in a key, '/', '..', '%', '{', '*', '?', '#', spaces or non-ASCII, the admin path that carries the key
+    // as one encoded segment reaches exactly that key, and a reset through it resets that key alone
+    @Test
+    void everyKeyACallerCanMakeIsReachedExactlyThroughItsAdminPath() {
+        long seed = System.nanoTime();
+        System.out.println("AdminApiTest.everyKeyACallerCanMakeIsReachedExactlyThroughItsAdminPath seed " + seed);
+        java.util.Random random = new java.util.Random(seed);
+        String kept = "abXY09._~:@/-";
+        String odd = "{}*?#% +&=\u00e9\u4e2d\ud83d\ude00\"'<>";
+        String[] pieces = { "..", "/../", "/../../login/keys/ip:127.0.0.1", "%2F", "%2e%2e", "{tag}", "*" };
+        java.util.Set<String> before = keys();
+        String previous = null;
+        for (int i = 0; i < 30; i++) {
+            StringBuilder raw = new StringBuilder();
+            for (int n = random.nextInt(6); n >= 0; n--) {
+                int kind = random.nextInt(10);
+                raw.append(kind < 6 ? String.valueOf(kept.charAt(random.nextInt(kept.length())))
+                        : kind < 8 ? pieces[random.nextInt(pieces.length)]
+                                : String.valueOf(Character.toChars(odd.codePointAt(odd.offsetByCodePoints(0,
+                                        random.nextInt(odd.codePointCount(0, odd.length())))))));
+            }
+            raw.append('~').append(i); // each key new
+            given().queryParam("tenant", raw.toString()).get("/test/keys/by-param").then().statusCode(200);
+            java.util.Set<String> after = keys();
+            after.removeAll(before);
+            assertEquals(1, after.size(), "one new key for '" + raw + "': " + after);
+            String key = after.iterator().next();
+            String path = "/admin/policies/per-param/keys/" + segment(key);
+            admin().urlEncodingEnabled(false).get(path).then().statusCode(200).body("key", equalTo(key))
+                    .body("limits[0].used", equalTo(1));
+            admin().urlEncodingEnabled(false).delete(path).then().statusCode(204);
+            admin().urlEncodingEnabled(false).get(path).then().statusCode(200).body("limits[0].used", equalTo(0));
+            if (previous != null) { // the reset reached this key alone
+                admin().urlEncodingEnabled(false).get("/admin/policies/per-param/keys/" + segment(previous)).then()
+                        .statusCode(200).body("limits[0].used", equalTo(1));
+            }
+            given().queryParam("tenant", raw.toString()).get("/test/keys/by-param").then().statusCode(200);
+            previous = key;
+            before.add(key);
+        }
+    }
+
+    private static java.util.Set<String> keys() {
+        return new java.util.HashSet<>(admin().get("/admin/policies/per-param/keys?limit=1000").then().statusCode(200)
+                .extract().jsonPath().getList("keys.key", String.class));
+    }
 }
