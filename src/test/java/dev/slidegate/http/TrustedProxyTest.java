@@ -124,6 +124,34 @@ class TrustedProxyTest {
         assertEquals(429, rawGet("/api/reports", key));
     }
 
+    @Test
+    void aRequestWithoutHostGetsAProblemAndNoErrorLine() throws IOException {
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("io.quarkus")) {
+            for (int i = 0; i < 5; i++) {
+                String response = raw("GET /api/products HTTP/1.1\r\nConnection: close\r\n\r\n");
+                assertTrue(response.startsWith("HTTP/1.1 400 "), response);
+                assertTrue(response.toLowerCase(java.util.Locale.ROOT).contains("content-type: application/problem+json"),
+                        response);
+                assertTrue(response.contains("\"detail\":\"An HTTP/1.1 request must name its host: send a Host header"),
+                        response);
+            }
+            assertTrue(!log.anyAtLeast(java.util.logging.Level.SEVERE), "no ERROR line: " + log.lines());
+        }
+        // HTTP/1.0 needs no Host; an empty Host is a host
+        assertTrue(raw("GET /api/products HTTP/1.0\r\n\r\n").startsWith("HTTP/1.0 "));
+    }
+
+    /** The whole answer to {@code request}, sent as is. */
+    private static String raw(String request) throws IOException {
+        try (Socket s = new Socket("127.0.0.1", RestAssured.port)) {
+            s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            ByteArrayOutputStream response = new ByteArrayOutputStream();
+            s.getInputStream().transferTo(response);
+            return response.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
     /** A GET with an X-Api-Key of arbitrary bytes, which no HTTP client library would send. */
     private static int rawGet(String path, byte[] apiKey) throws IOException {
         try (Socket s = new Socket("127.0.0.1", RestAssured.port)) {
