@@ -76,14 +76,18 @@ public class AdminResource {
         return admin.summary().map(s -> Response.ok(s, MediaType.APPLICATION_JSON_TYPE).build());
     }
 
-    /** About once a second: every policy's counters and its busiest keys, for the live page. */
+    /**
+     * About once a second: every policy's counters and its busiest keys, for the live page. One snapshot
+     * serves every open page; a tick whose snapshot failed (Redis away) is skipped, never the end of the
+     * stream.
+     */
     @GET
     @Path("stream")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     public Multi<Snapshot> stream() {
         return Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(Duration.ofSeconds(1))
-                .onItem().transformToUniAndConcatenate(tick -> admin.snapshot(10));
+                .onItem().transformToUniAndConcatenate(tick -> admin.sharedSnapshot(10).onFailure().recoverWithNull());
     }
 
     private static String page() {

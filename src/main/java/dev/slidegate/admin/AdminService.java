@@ -1,5 +1,6 @@
 package dev.slidegate.admin;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -37,15 +38,25 @@ public class AdminService {
 
     /** The most keys {@code sort=usage} ranks (all of them, up to this). */
     static final int RANKED = 100_000;
-    /** How many keys a ranking reads at once: the work one listing puts on the store at any moment. */
-    static final int RANKING_IN_FLIGHT = 64;
+    /**
+     * How many keys a ranking reads at once: the work one listing puts on the store at any moment; fewer
+     * than the admin's reads in flight in all ({@code StoreStack.ADMIN_IN_FLIGHT}), so the live pages'
+     * snapshot never waits behind a ranking.
+     */
+    static final int RANKING_IN_FLIGHT = 12;
     /** How long a ranking serves further pages and other viewers before it is computed again. */
     private static final long RANKING_MAX_AGE_MS = 1000;
+    /** How long a ranking reads keys: it then ranks those it has read, and says it is partial. */
+    static final Duration RANKING_BUDGET = Duration.ofSeconds(2);
+
+    /** Keys by usage, and whether the time budget left some unread. */
+    private record Ranked(List<KeyView> sorted, boolean partial) {
+    }
 
     /** One policy's keys by usage, shared by every page and viewer for up to a second. */
     private static final class Ranking {
         final Policy policy;
-        Uni<List<KeyView>> sorted;
+        Uni<Ranked> sorted;
         /** When it was ready (System.currentTimeMillis); 0 while it is being computed. */
         volatile long readyAt;
 
@@ -62,7 +73,10 @@ public class AdminService {
 
     private final Map<String, Ranking> rankings = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** Where the admin reads: at most a few reads in flight, on connections of their own with Redis. */
     private final LimiterStore store;
+    /** Where a reset goes: the decisions' own store, so whatever it remembers of the key is forgotten too. */
+    private final LimiterStore decisions;
     private final PolicyRegistry registry;
     private final DecisionStats stats;
     private final boolean enabled;
@@ -75,7 +89,8 @@ public class AdminService {
             dev.slidegate.core.Overrides overrides) {
         this.overrides = overrides;
         this.stack = stack;
-        this.store = stack.decisions();
+        this.store = stack.adminReads();
+        this.decisions = stack.decisions();
         this.registry = registry;
         this.stats = stats;
         this.enabled = config.enabled();
@@ -159,21 +174,53 @@ public class AdminService {
 
     Uni<Void> reset(Policy p, String key) {
         rankings.remove(p.name()); // the next listing by usage shows the reset
-        return Uni.createFrom().completionStage(() -> store.reset(p, key)).invoke(() -> rankings.remove(p.name()));
+        return Uni.createFrom().completionStage(() -> decisions.reset(p, key)).invoke(() -> rankings.remove(p.name()));
     }
 
     /** A page in the store's order, or with {@code byUsage} the callers closest to their limit first (cursor: an offset). */
     Uni<KeyList> keys(Policy p, String cursor, int limit, boolean byUsage) {
         if (!byUsage) {
             return Uni.createFrom().completionStage(() -> store.keys(p, cursor, limit))
-                    .chain(page -> views(p, page.keys()).map(views -> new KeyList(p.name(), views, page.next())));
+                    .chain(page -> views(p, page.keys()).map(views -> new KeyList(p.name(), views, page.next(), false)));
         }
         int offset = cursor.isEmpty() ? 0 : Integer.parseInt(cursor);
-        return ranking(p).map(sorted -> {
+        return ranking(p).map(ranked -> {
+            List<KeyView> sorted = ranked.sorted();
             int to = Math.min(sorted.size(), offset + limit);
             List<KeyView> page = offset >= sorted.size() ? List.of() : sorted.subList(offset, to);
-            return new KeyList(p.name(), page, to < sorted.size() ? Integer.toString(to) : null);
+            return new KeyList(p.name(), page, to < sorted.size() ? Integer.toString(to) : null, ranked.partial());
         });
+    }
+
+    /** How long one live-page snapshot serves every viewer before the next is computed. */
+    private static final long SNAPSHOT_MAX_AGE_MS = 900;
+
+    private record SharedSnapshot(int top, long startedAt, Uni<Snapshot> snapshot) {
+    }
+
+    private SharedSnapshot shared;
+
+    /**
+     * The live page's snapshot, computed once per interval for every viewer however many there are: 50
+     * open pages cost what one does. A snapshot in progress is shared too; a failed one is not kept.
+     */
+    Uni<Snapshot> sharedSnapshot(int top) {
+        long now = System.currentTimeMillis();
+        synchronized (this) {
+            SharedSnapshot s = shared;
+            if (s == null || s.top() != top || now - s.startedAt() >= SNAPSHOT_MAX_AGE_MS) {
+                SharedSnapshot fresh = new SharedSnapshot(top, now, null);
+                Uni<Snapshot> computed = snapshot(top).onFailure().invoke(e -> {
+                    synchronized (this) {
+                        if (shared != null && shared.startedAt() == now) {
+                            shared = null;
+                        }
+                    }
+                }).memoize().indefinitely();
+                shared = new SharedSnapshot(fresh.top(), fresh.startedAt(), computed);
+            }
+            return shared.snapshot();
+        }
     }
 
     /** For the live page: every policy's counters and its {@code top} busiest keys among the first page of keys. */
@@ -194,10 +241,11 @@ public class AdminService {
 
     /**
      * The keys of {@code p} by usage: at most {@link #RANKED}, read {@link #RANKING_IN_FLIGHT} at a
-     * time, and computed once for every page and viewer: a ranking in progress is shared, a finished
+     * time for at most {@link #RANKING_BUDGET} (then those read so far, marked partial), and computed once
+     * for every page and viewer: a ranking in progress is shared, a finished
      * one serves for a second after it was ready, a failed one is not kept.
      */
-    private Uni<List<KeyView>> ranking(Policy p) {
+    private Uni<Ranked> ranking(Policy p) {
         long now = System.currentTimeMillis();
         return rankings.compute(p.name(), (name, old) -> old != null && old.serves(p, now) ? old : rank(p)).sorted;
     }
@@ -207,10 +255,11 @@ public class AdminService {
         r.sorted = allKeys(p, "", new ArrayList<>())
                 .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k))
                         .merge(RANKING_IN_FLIGHT)
-                        .collect().asList())
-                .map(views -> views.stream()
-                        .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key))
-                        .toList())
+                        .select().first(RANKING_BUDGET)
+                        .collect().asList()
+                        .map(views -> new Ranked(views.stream()
+                                .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key))
+                                .toList(), views.size() < keys.size())))
                 .invoke(done -> r.readyAt = System.currentTimeMillis())
                 .onFailure().invoke(e -> rankings.remove(p.name(), r))
                 .memoize().indefinitely();

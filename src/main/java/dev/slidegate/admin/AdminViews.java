@@ -36,9 +36,13 @@ public final class AdminViews {
     public record KeyView(String key, double usage, List<LimitView> limits) {
     }
 
-    /** {@code GET /admin/policies/{policy}/keys}: a page, and the cursor of the next one ({@code null} after the last). */
+    /**
+     * {@code GET /admin/policies/{policy}/keys}: a page, and the cursor of the next one ({@code null} after
+     * the last). {@code partial}: a listing by usage ran out of its time budget, so it ranks only the keys
+     * it could read in time.
+     */
     @RegisterForReflection
-    public record KeyList(String policy, List<KeyView> keys, String next) {
+    public record KeyList(String policy, List<KeyView> keys, String next, boolean partial) {
     }
 
     /** One policy in the live stream: counters and its busiest keys. */

@@ -221,7 +221,16 @@ public class StoreProducer {
                 ? new dev.slidegate.redis.RedisOverrideSource(redis.get(), vertx.get().getDelegate(), OVERRIDES_POLL,
                         config.redis().lateLimit())
                 : new dev.slidegate.core.LocalOverrideSource();
+        LimiterStore adminReads = store;
+        if (useRedis) {
+            // the admin reads Redis on connections of its own, one call at a time each (no batching with
+            // decisions), with the patience of a late Redis: never the decisions' connections or budget
+            RedisStore admin = new RedisStore(redis.get(), config.redis().lateLimit(), config.redis().lateLimit(),
+                    redisStore.nodes(), 1);
+            owned.add(admin);
+            adminReads = admin;
+        }
         return new StoreStack(store, Optional.ofNullable(fallback).map(FallbackStore::breaker), Optional.ofNullable(refusals),
-                owned, overrides);
+                owned, overrides, new dev.slidegate.core.BoundedStore(adminReads, StoreStack.ADMIN_IN_FLIGHT));
     }
 }

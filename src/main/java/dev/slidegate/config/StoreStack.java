@@ -24,7 +24,12 @@ import dev.slidegate.redis.RefusalCache;
  *        this instance's memory
  */
 public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides) implements AutoCloseable {
+        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, LimiterStore adminReads)
+        implements
+            AutoCloseable {
+
+    /** The most admin reads in flight at once, whoever asks (see {@link dev.slidegate.core.BoundedStore}). */
+    public static final int ADMIN_IN_FLIGHT = 16;
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
@@ -32,10 +37,17 @@ public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Opti
         owned = List.copyOf(owned);
     }
 
+    /** A stack whose admin reads go to the decisions' store, at most {@link #ADMIN_IN_FLIGHT} at once. */
+    public StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
+            List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides) {
+        this(decisions, breaker, refusals, owned, overrides, new dev.slidegate.core.BoundedStore(decisions, ADMIN_IN_FLIGHT));
+    }
+
     /** A stack whose overrides are kept in this instance's memory. */
     public StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
             List<AutoCloseable> owned) {
-        this(decisions, breaker, refusals, owned, new dev.slidegate.core.LocalOverrideSource());
+        this(decisions, breaker, refusals, owned,
+                (dev.slidegate.api.OverrideSource) new dev.slidegate.core.LocalOverrideSource());
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */

@@ -240,6 +240,11 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         return decide(policy, key, cost, policy.countRejected());
     }
 
+    /** The nodes its listings and counts scan. */
+    public RedisNodes nodes() {
+        return nodes;
+    }
+
     /** A read-only decision: the script with cost 0 writes nothing. */
     @Override
     public CompletionStage<Decision> peek(Policy policy, String key) {

@@ -46,6 +46,7 @@ public class AdminBenchmark {
         @Override
         public Map<String, String> getConfigOverrides() {
             return plus("slidegate.store", "redis", "slidegate.policies.bench.limits", "10/1h,50/1d",
+                    "slidegate.policies.bench.fail-mode", "closed", // a decision Redis could not make is a 503: counted
                     "slidegate.policies.bench.key", "header:X-Bench", "slidegate.policies.bench.paths", "/bench/*");
         }
 
@@ -62,7 +63,8 @@ public class AdminBenchmark {
 
     @Test
     void measure() throws Exception {
-        String report = run(store, registry, Integer.getInteger("admin.bench.keys", 100_000), 30);
+        String report = run(store, registry, Integer.getInteger("admin.bench.keys", 100_000), 30) + "\n"
+                + isolation(store, registry, 7_500, 50, Double.parseDouble(System.getProperty("admin.bench.seconds", "10")));
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "admin-benchmark.md"), report);
         System.out.println(report);
@@ -99,6 +101,138 @@ public class AdminBenchmark {
                 summary[2],
                 rankings, byUsage[0], byUsage[1], byUsage[2],
                 all.size(), scan.length, scan[scan.length / 2], scan[scan.length - 1]);
+    }
+
+    /**
+     * What the admin costs the API, side by side in one run: {@code keys} active keys of the {@code bench}
+     * policy (fail mode closed, so a decision Redis could not make is a 503), 8 callers requesting
+     * {@code /bench/…} with random keys of it back to back for {@code seconds}, first alone, then while
+     * {@code pages} live pages stream and 2 operators list the keys by usage (1000 a page) in a loop.
+     */
+    static String isolation(LimiterStore store, PolicyRegistry registry, int keys, int pages, double seconds)
+            throws Exception {
+        Policy bench = registry.policies().get("bench").policy();
+        fill(store, bench, keys);
+        String base = "http://localhost:" + io.restassured.RestAssured.port;
+        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes());
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
+                .build();
+        Api quiet = api(http, base, keys, seconds);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicLong events = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong listings = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong listingFailures = new java.util.concurrent.atomic.AtomicLong();
+        List<java.io.InputStream> streams = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < pages; i++) {
+            java.net.http.HttpResponse<java.io.InputStream> page = http.send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/admin/stream"))
+                            .header("Authorization", auth)
+                            .header("Accept", "text/event-stream").build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+            if (page.statusCode() != 200) {
+                throw new IllegalStateException("the live page's stream answered " + page.statusCode());
+            }
+            java.io.InputStream in = page.body();
+            streams.add(in);
+            threads.add(daemon(() -> {
+                try (java.io.BufferedReader r = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        if (line.startsWith("data:")) {
+                            events.incrementAndGet();
+                        }
+                    }
+                } catch (java.io.IOException closed) {
+                    // the stream was closed at the end
+                }
+            }));
+        }
+        for (int i = 0; i < 2; i++) {
+            threads.add(daemon(() -> {
+                while (!stop.get()) {
+                    try {
+                        int status = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base
+                                + "/admin/policies/bench/keys?sort=usage&limit=1000")).header("Authorization", auth).build(),
+                                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                        (status == 200 ? listings : listingFailures).incrementAndGet();
+                    } catch (Exception e) {
+                        listingFailures.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        Thread.sleep(1000); // every page has its first event
+        long eventsBefore = events.get();
+        long listingsBefore = listings.get();
+        Api busy = api(http, base, keys, seconds);
+        long eventsDuring = events.get() - eventsBefore;
+        long listingsDuring = listings.get() - listingsBefore;
+        stop.set(true);
+        for (java.io.InputStream in : streams) {
+            in.close();
+        }
+        return String.format(Locale.ROOT,
+                "The admin's cost to the API, one run: %d active keys of one policy on Redis %s (fail mode closed), 8 callers "
+                        + "back to back on random keys of it for %.0f s each, first alone, then with %d live pages open and 2 "
+                        + "operators listing the keys by usage (1000 a page) in a loop:%n%n"
+                        + "| API run | requests | 503 | p50 ms | p99 ms | admin work meanwhile |%n|---|---|---|---|---|---|%n"
+                        + "| alone | %d | %d | %.2f | %.2f | — |%n"
+                        + "| with the admin load | %d | %d | %.2f | %.2f | %d stream events (%.1f per page a second), %d listings by usage (%d failed) |%n"
+                        + "%nAPI p99 with the admin load: %.2f× the run alone.%n",
+                keys, RedisTestResource.server().version(), seconds, pages, quiet.requests, quiet.unavailable, quiet.p50,
+                quiet.p99, busy.requests, busy.unavailable, busy.p50, busy.p99, eventsDuring,
+                eventsDuring / (double) pages / seconds, listingsDuring, listingFailures.get(), busy.p99 / quiet.p99);
+    }
+
+    /** One API run: how many requests, how many 503, and the latency percentiles in milliseconds. */
+    record Api(long requests, long unavailable, double p50, double p99) {
+    }
+
+    private static Api api(java.net.http.HttpClient http, String base, int keys, double seconds) throws Exception {
+        long end = System.nanoTime() + (long) (seconds * 1e9);
+        List<Thread> callers = new ArrayList<>();
+        List<long[]> latencies = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicLong unavailable = new java.util.concurrent.atomic.AtomicLong();
+        for (int c = 0; c < 8; c++) {
+            int caller = c;
+            callers.add(daemon(() -> {
+                java.util.Random random = new java.util.Random(caller);
+                long[] mine = new long[1 << 20];
+                int n = 0;
+                while (System.nanoTime() < end && n < mine.length) {
+                    java.net.http.HttpRequest request = java.net.http.HttpRequest
+                            .newBuilder(java.net.URI.create(base + "/bench/x"))
+                            .header("X-Bench", "client-" + random.nextInt(keys))
+                            .build();
+                    long start = System.nanoTime();
+                    try {
+                        int status = http.send(request, java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                        if (status == 503) {
+                            unavailable.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        unavailable.incrementAndGet();
+                    }
+                    mine[n++] = System.nanoTime() - start;
+                }
+                latencies.add(Arrays.copyOf(mine, n));
+            }));
+        }
+        for (Thread t : callers) {
+            t.join();
+        }
+        long[] all = latencies.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        return new Api(all.length, unavailable.get(), all[all.length / 2] / 1e6,
+                all[(int) Math.ceil(all.length * 0.99) - 1] / 1e6);
+    }
+
+    private static Thread daemon(Runnable work) {
+        Thread t = new Thread(work);
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     private static void fill(LimiterStore store, Policy bench, int keys) {

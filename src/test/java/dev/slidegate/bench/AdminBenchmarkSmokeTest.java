@@ -11,7 +11,10 @@ import dev.slidegate.core.LimiterStore;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
-/** The admin benchmark, small (1 000 keys, 3 calls): it keeps running, and its pages and counts are right. */
+/**
+ * The admin benchmark, small (1 000 keys, 3 calls; the isolation run 2 s a side): it keeps running, and its
+ * pages and counts are right.
+ */
 @QuarkusTest
 @TestProfile(AdminBenchmark.OnRedis.class)
 class AdminBenchmarkSmokeTest {
@@ -22,9 +25,18 @@ class AdminBenchmarkSmokeTest {
     PolicyRegistry registry;
 
     @Test
-    void measure() {
+    void measure() throws Exception {
         String report = AdminBenchmark.run(store, registry, 1000, 3);
         System.out.println(report);
         assertTrue(report.contains("| first page of 100 keys |") && report.contains("1000 active keys"), report);
+        String isolation = AdminBenchmark.isolation(store, registry, 7_500, 50, 2);
+        System.out.println(isolation);
+        // the live pages keep streaming under the load (they died at their first snapshot when each page
+        // computed its own on the decisions' connections), and no API request fails meanwhile
+        java.util.regex.Matcher busy = java.util.regex.Pattern
+                .compile("\\| with the admin load \\| \\d+ \\| (\\d+) \\|.*\\| (\\d+) stream events").matcher(isolation);
+        assertTrue(busy.find(), isolation);
+        assertTrue(busy.group(1).equals("0"), "no API request answered 503:\n" + isolation);
+        assertTrue(Long.parseLong(busy.group(2)) > 0, "the live pages kept streaming:\n" + isolation);
     }
 }
