@@ -36,6 +36,45 @@ class LogsIT {
         }
     }
 
+    // a burst the moment the service answers (cold JIT, connections still opening on every event loop):
+    // the first decisions are slow, never a reason to skip Redis. The breaker stays closed and no decision
+    // is made by the fail mode (the shipped defaults)
+    @Test
+    void aBurstAtColdStartNeverOpensTheBreaker() throws Exception {
+        try (dev.slidegate.testing.RedisServer redis = dev.slidegate.testing.RedisServer.start();
+                ServiceProcess service = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri())) {
+            java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+            List<Thread> callers = new java.util.ArrayList<>();
+            for (int c = 0; c < 32; c++) {
+                int caller = c;
+                Thread t = new Thread(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        int status = caller % 2 == 0 ? service.get("/api/products").statusCode()
+                                : service.get("/api/reports", "X-Api-Key", "cold-" + caller + "-" + i).statusCode();
+                        (status == 200 || status == 429 ? answered : failed).incrementAndGet();
+                    }
+                });
+                t.start();
+                callers.add(t);
+            }
+            for (Thread t : callers) {
+                t.join();
+            }
+            assertEquals(320, answered.get(), failed.get() + " failed");
+            String metrics = service.get("/q/metrics").body();
+            String log = service.log();
+            assertFalse(log.contains("decisions in a row"), "the breaker opened:\n" + log);
+            assertFalse(log.contains("decide by their fail mode"), log);
+            assertTrue(metrics.lines().filter(l -> l.startsWith("slidegate_failmode_transitions_total"))
+                    .allMatch(l -> l.endsWith(" 0.0")), "no switch to the fail mode:\n" + metrics);
+            assertTrue(metrics.lines().filter(l -> l.startsWith("slidegate_decisions_total")
+                    && (l.contains("outcome=\"error\"") || l.contains("outcome=\"fallback\"")))
+                    .allMatch(l -> l.endsWith(" 0.0")),
+                    "every decision made by Redis:\n" + metrics);
+        }
+    }
+
     // a Redis that evicts any key at maxmemory could drop windows under a key flood: start-up says so,
     // once, with the policies that keep them
     @Test
