@@ -163,14 +163,51 @@ public class MethodPolicies {
                 ann.countRejected().value(), ann.dryRun().value(), ann.cost());
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
         int cost = r.cost();
-        r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
-                "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost,
-                l,
-                r.policy().name()));
+        warnIfNeverGranted(r, where);
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where),
                 cost,
                 route(m, where),
                 resolversOf(r, where));
+    }
+
+    private static void warnIfNeverGranted(PolicyRegistry.Resolved r, String where) {
+        int cost = r.cost();
+        r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
+                "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost,
+                l, r.policy().name()));
+    }
+
+    /** The methods whose policies are resolved so far, as {@code SimpleClassName#method}. */
+    java.util.Set<String> resolvedMethods() {
+        java.util.Set<String> names = new java.util.HashSet<>();
+        cache.keySet().forEach(m -> names.add(m.getDeclaringClass().getSimpleName() + "#" + m.getName()));
+        return names;
+    }
+
+    /**
+     * Checks a {@code @RateLimited} found while the application was built ({@link RateLimitedSites}) as
+     * resolving its method would, without the method itself: the policy and its limits, strategy and key
+     * source, the cost, one {@code @RateLimitKey} at most, and a return type other than {@code Multi}.
+     * What it cannot see (the route of an endpoint) is resolved at the first call, as before.
+     *
+     * @throws ConfigurationException naming the setting or {@code Class#method}, as start-up reports it
+     */
+    void check(RateLimitedSites.Sites.Site site) {
+        String where = site.where();
+        String name = site.value().isBlank() ? site.className() + "." + site.methodName() : site.value().trim();
+        PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
+                site.countRejected().value(), site.dryRun().value(), site.cost());
+        PolicyRegistry.Resolved r = registry.resolve(declared, where);
+        warnIfNeverGranted(r, where);
+        if (site.keyParameters() > 1) {
+            throw new ConfigurationException("Invalid Slidegate configuration: " + where
+                    + " has more than one @RateLimitKey parameter: keep one");
+        }
+        if (site.returnType().startsWith(Multi.class.getName())) {
+            throw new ConfigurationException("Invalid Slidegate configuration: " + where
+                    + " returns Multi, which @RateLimited does not support: limit the method that creates the stream, or return Uni");
+        }
+        resolversOf(r, where);
     }
 
     private Map<String, KeyResolver> resolversOf(PolicyRegistry.Resolved r, String where) {

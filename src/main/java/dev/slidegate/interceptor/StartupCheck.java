@@ -23,7 +23,9 @@ import io.quarkus.runtime.StartupEvent;
 /**
  * At start-up, resolves the policy of every {@link RateLimited} method of every bean, so that a bad
  * limit, strategy, key source or policy name stops the service before it takes traffic, with one
- * sentence naming the property or {@code Class#method}. It also creates the store (which logs which
+ * sentence naming the property or {@code Class#method}. Methods it cannot list (a native executable
+ * lists only the classes registered for reflection) are checked from what the build found
+ * ({@link RateLimitedSites}), so the JVM and a native executable stop alike. It also creates the store (which logs which
  * store is active and why) and the client-address resolver (which checks the trusted proxies).
  */
 class StartupCheck {
@@ -31,13 +33,25 @@ class StartupCheck {
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     void onStart(@Observes StartupEvent event, BeanManager beans, MethodPolicies policies, PolicyRegistry registry,
-            LimiterStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter) {
+            LimiterStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter,
+            jakarta.enterprise.inject.Instance<RateLimitedSites.Sites> sites) {
         Set<Class<?>> seen = new HashSet<>();
         int methods = 0;
         for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {
             Class<?> type = bean.getBeanClass();
             if (type != null && seen.add(type)) {
                 methods += check(type, policies);
+            }
+        }
+        // what the build found: in a native executable the methods of classes not registered for
+        // reflection cannot be listed above, so their policies are checked here, just as early
+        if (sites.isResolvable()) {
+            java.util.Set<String> resolved = policies.resolvedMethods();
+            for (RateLimitedSites.Sites.Site site : sites.get().all()) {
+                if (!resolved.contains(site.where())) {
+                    policies.check(site);
+                    methods++;
+                }
             }
         }
         registry.checkConfiguredPoliciesComplete();

@@ -106,4 +106,28 @@ class BeanLimitTest {
         assertEquals("own", classLimited.own());
         assertThrows(RateLimitExceededException.class, classLimited::own);
     }
+
+    @Inject
+    RateLimitedSites.Sites sites;
+
+    // what the build found (the extension run by ArC while building), which start-up checks without
+    // reflection: every annotation of every bean, repeated ones each, class-level ones on each business method
+    @Test
+    void theBuildFindsEveryRateLimitedMethod() {
+        java.util.Map<String, java.util.List<RateLimitedSites.Sites.Site>> byMethod = sites.all().stream()
+                .collect(java.util.stream.Collectors.groupingBy(RateLimitedSites.Sites.Site::where));
+        RateLimitedSites.Sites.Site ping = byMethod.get("LimitedService#ping").get(0);
+        assertEquals("bean-global", ping.value());
+        assertEquals(java.util.List.of("2/1h"), ping.limits());
+        assertEquals("global", ping.key());
+        assertEquals(1, byMethod.get("LimitedService#send").get(0).keyParameters());
+        assertEquals(java.util.List.of("bean-rep-a", "bean-rep-b"),
+                byMethod.get("LimitedService#twice").stream().map(RateLimitedSites.Sites.Site::value).toList());
+        assertEquals("bean-class", byMethod.get("ClassLimitedService#a").get(0).value());
+        assertEquals("bean-class-own", byMethod.get("ClassLimitedService#own").get(0).value());
+        assertEquals(1, byMethod.get("ClassLimitedService#own").size());
+        assertEquals("reports", byMethod.get("ReportResource#list").get(0).value());
+        assertTrue(byMethod.get("LimitedService#twiceUni").get(0).returnType().startsWith("io.smallrye.mutiny.Uni"),
+                byMethod.get("LimitedService#twiceUni").get(0).returnType());
+    }
 }

@@ -164,6 +164,29 @@ class PolicyResolutionTest {
         assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
     }
 
+    /** The site the build records for a method of {@link Sample} (see {@link RateLimitedSites}). */
+    private static RateLimitedSites.Sites.Site site(String method) throws NoSuchMethodException {
+        java.lang.reflect.Method m = java.util.Arrays.stream(Sample.class.getDeclaredMethods())
+                .filter(x -> x.getName().equals(method)).findFirst().orElseThrow(() -> new NoSuchMethodException(method));
+        RateLimited a = m.getAnnotation(RateLimited.class);
+        int keys = (int) java.util.Arrays.stream(m.getParameterAnnotations())
+                .filter(p -> java.util.Arrays.stream(p).anyMatch(x -> x instanceof RateLimitKey)).count();
+        return new RateLimitedSites.Sites.Site("Sample#" + method, m.getGenericReturnType().getTypeName(), keys, a.value(),
+                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost());
+    }
+
+    // the check start-up runs without reflection (a native executable) fails as resolving the method does
+    @Test
+    void whatTheBuildFoundIsCheckedAsTheMethodWouldBe() throws Exception {
+        for (String method : List.of("missing", "badLimit", "badKey", "stream")) {
+            RateLimitedSites.Sites.Site site = site(method);
+            String fromSite = assertThrows(ConfigurationException.class, () -> policies(BASE).check(site)).getMessage();
+            assertEquals(failure(BASE, method), fromSite, method);
+        }
+        policies(BASE).check(site("named"));
+        policies(BASE).check(site("stage"));
+    }
+
     @Test
     void invalidConfigurationNamesTheProperty() {
         assertEquals(

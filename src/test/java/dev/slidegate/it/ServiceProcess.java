@@ -41,9 +41,7 @@ public final class ServiceProcess implements AutoCloseable {
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
     public static ServiceProcess start(String... properties) {
         int port = freePort();
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Dquarkus.http.port=" + port));
-        cmd.addAll(List.of(properties));
-        cmd.addAll(List.of("-jar", JAR.toString()));
+        List<String> cmd = command(port, properties);
         try {
             Path log = Leftovers.tempFile("slidegate-" + port, ".log");
             Process p = Leftovers
@@ -71,9 +69,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Runs the jar expecting it to fail at start-up; returns exit code and output. */
     static Result runToExit(String... properties) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(javaBinary(), "-Dquarkus.http.port=" + freePort()));
-        cmd.addAll(List.of(properties));
-        cmd.addAll(List.of("-jar", JAR.toString()));
+        List<String> cmd = command(freePort(), properties);
         Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).start());
         String out = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
@@ -114,6 +110,29 @@ public final class ServiceProcess implements AutoCloseable {
 
     public String log() throws IOException {
         return Files.readString(log);
+    }
+
+    /**
+     * The native executable when the build made one ({@code -Dnative}: failsafe says so in
+     * {@code slidegate.it.native}), else the jar on this JVM; either takes the properties as {@code -D}.
+     */
+    static boolean nativeExecutable() {
+        return "true".equals(System.getProperty("slidegate.it.native"))
+                && Files.isExecutable(Paths.get(System.getProperty("native.image.path", "")));
+    }
+
+    private static List<String> command(int port, String... properties) {
+        List<String> cmd = new ArrayList<>();
+        if (nativeExecutable()) {
+            cmd.add(System.getProperty("native.image.path"));
+            cmd.add("-Dquarkus.http.port=" + port);
+            cmd.addAll(List.of(properties));
+        } else {
+            cmd.addAll(List.of(javaBinary(), "-Dquarkus.http.port=" + port));
+            cmd.addAll(List.of(properties));
+            cmd.addAll(List.of("-jar", JAR.toString()));
+        }
+        return cmd;
     }
 
     private static String javaBinary() {
