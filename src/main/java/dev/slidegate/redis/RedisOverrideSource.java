@@ -90,8 +90,10 @@ public final class RedisOverrideSource implements OverrideSource {
         AtomicReference<String> lastSeen = new AtomicReference<>();
         long timer = vertx.setPeriodic(every.toMillis(), id -> redis.execute(Command.GET, VERSION).subscribe().with(r -> {
             String seen = r == null ? "" : r.toString();
-            String before = lastSeen.getAndSet(seen);
-            if (before != null && !seen.equals(before)) {
+            // the first read counts as a change: a change made between the caller's first load and this
+            // read would otherwise become the baseline and wait for the periodic refresh (seen natively,
+            // where an instance answers 50 ms after it starts: OverridesIT)
+            if (!seen.equals(lastSeen.getAndSet(seen))) {
                 changed.run();
             }
         }, e -> {

@@ -691,15 +691,28 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     public static final String RESETS = "slidegate:resets";
 
     /**
-     * Reads {@link #RESETS} every {@code every} and runs {@code onChange} when it differs from the last
-     * value read (the first read counts as a change): within {@code every} of a reset made on any
+     * Reads {@link #RESETS} now and every {@code every}, and runs {@code onChange} when it differs from the
+     * last value read (when it cannot be read now, the first periodic read counts as a change): within {@code every} of a reset
+     * made on any
      * instance, or of a Redis wiped behind Slidegate's back. A failed read is skipped; the next one
      * tries again.
      *
      * @return stops the reading
      */
     public AutoCloseable watchResets(io.vertx.core.Vertx vertx, Duration every, Runnable onChange) {
-        java.util.concurrent.atomic.AtomicReference<String> lastSeen = new java.util.concurrent.atomic.AtomicReference<>();
+        // the first value is read now, while the service starts and nothing is remembered yet, so that
+        // the first periodic read does not count as a change and drop refusals remembered meanwhile (a
+        // native executable takes requests 50 ms after it starts: RefusalCacheIT); when it cannot be read
+        // now, the first periodic read counts as a change, which is safe
+        String initial = null;
+        try {
+            io.vertx.mutiny.redis.client.Response r = redis.execute(Command.GET, RESETS).await().atMost(lateLimit);
+            initial = r == null ? "" : r.toString();
+        } catch (RuntimeException e) {
+            // not now (Redis away, or a thread that must not block): the first periodic read decides
+        }
+        java.util.concurrent.atomic.AtomicReference<String> lastSeen = new java.util.concurrent.atomic.AtomicReference<>(
+                initial);
         long timer = vertx.setPeriodic(every.toMillis(), id -> redis.execute(Command.GET, RESETS).subscribe().with(r -> {
             String seen = r == null ? "" : r.toString();
             if (!seen.equals(lastSeen.getAndSet(seen))) {
