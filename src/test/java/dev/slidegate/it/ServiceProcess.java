@@ -70,6 +70,9 @@ public final class ServiceProcess implements AutoCloseable {
     /** Runs the jar expecting it to fail at start-up; returns exit code and output. */
     static Result runToExit(String... properties) throws IOException, InterruptedException {
         List<String> cmd = command(freePort(), properties);
+        if (!nativeExecutable()) { // a start-up that stops: the JIT's top tier and a parallel GC would only cost time
+            cmd.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        }
         Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).start());
         String out = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
