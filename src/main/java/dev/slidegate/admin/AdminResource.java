@@ -91,14 +91,39 @@ public class AdminResource {
     }
 
     private static String page() {
-        try (InputStream in = AdminResource.class.getClassLoader().getResourceAsStream("META-INF/resources/admin/index.html")) {
+        return new String(file("index.html"), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * One file of the live page, from the class path ({@code slidegate/admin/}). They are served here,
+     * not as static resources: a static {@code admin} directory made Quarkus' dev mode answer
+     * {@code GET /admin} with a redirect to {@code /admin/} instead of the summary.
+     */
+    private static byte[] file(String name) {
+        try (InputStream in = AdminResource.class.getClassLoader().getResourceAsStream("slidegate/admin/" + name)) {
             if (in == null) {
-                throw new IllegalStateException("the admin page is missing from the class path");
+                throw new IllegalStateException("the admin page's " + name + " is missing from the class path");
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return in.readAllBytes();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The live page's script. */
+    @GET
+    @Path("admin.js")
+    @Produces("text/javascript")
+    public Response script() {
+        return Response.ok(file("admin.js"), "text/javascript;charset=UTF-8").header("Cache-Control", "no-cache").build();
+    }
+
+    /** The live page's style sheet. */
+    @GET
+    @Path("admin.css")
+    @Produces("text/css")
+    public Response styles() {
+        return Response.ok(file("admin.css"), "text/css;charset=UTF-8").header("Cache-Control", "no-cache").build();
     }
 
     /**

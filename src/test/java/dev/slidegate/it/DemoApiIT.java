@@ -52,6 +52,12 @@ class DemoApiIT {
                 .body("store", equalTo("memory")).body("policies.name", org.hamcrest.Matchers.hasItem("products"));
         given().auth().preemptive().basic("admin", "slidegate-demo").accept("text/html").get("/admin").then().statusCode(200)
                 .contentType(containsString("text/html"));
+        // the page's script and style sheet, read from the class path (native resources too), behind the same user
+        given().get("/admin/admin.js").then().statusCode(401);
+        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/admin.js").then().statusCode(200)
+                .contentType(containsString("text/javascript")).body(containsString("function segment("));
+        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/admin.css").then().statusCode(200)
+                .contentType(containsString("text/css"));
     }
 
     @Test
