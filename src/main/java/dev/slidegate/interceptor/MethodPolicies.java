@@ -185,6 +185,26 @@ public class MethodPolicies {
     }
 
     /**
+     * Checks every {@code @RateLimited} found while the application was built, each as {@link #check} does,
+     * and that no method names one policy twice.
+     *
+     * @return the number of methods checked
+     * @throws ConfigurationException for the first invalid one
+     */
+    int checkAll(List<RateLimitedSites.Sites.Site> sites) {
+        Map<String, java.util.Set<String>> policiesOf = new java.util.LinkedHashMap<>();
+        for (RateLimitedSites.Sites.Site site : sites) {
+            check(site);
+            String name = site.value().isBlank() ? site.className() + "." + site.methodName() : site.value().trim();
+            if (!policiesOf.computeIfAbsent(site.signature(), w -> new java.util.HashSet<>()).add(name)) {
+                throw new ConfigurationException("Invalid Slidegate configuration: " + site.where()
+                        + " names the same policy in two @RateLimited annotations: keep one");
+            }
+        }
+        return policiesOf.size();
+    }
+
+    /**
      * Checks a {@code @RateLimited} found while the application was built ({@link RateLimitedSites}) as
      * resolving its method would, without the method itself: the policy and its limits, strategy and key
      * source, the cost, one {@code @RateLimitKey} at most, and a return type other than {@code Multi}.

@@ -59,7 +59,7 @@ public class RateLimitedSites implements BuildCompatibleExtension {
                 found.add(String.join(String.valueOf(FIELD), type.simpleName(), m.name(), m.returnType().toString(),
                         Integer.toString(keyParameters), text(a, "value"), list(a, "limits"), text(a, "strategy"),
                         text(a, "key"), enumName(a, "countRejected"), enumName(a, "dryRun"),
-                        Integer.toString(number(a, "cost"))));
+                        Integer.toString(number(a, "cost")), signature(type, m)));
             }
         }
     }
@@ -68,6 +68,12 @@ public class RateLimitedSites implements BuildCompatibleExtension {
     public void register(SyntheticComponents components) {
         components.addBean(Sites.class).type(Sites.class).scope(Singleton.class)
                 .withParam("sites", found.toArray(new String[0])).createWith(Sites.Creator.class);
+    }
+
+    /** The method exactly, e.g. {@code com.example.Shop#get(int,java.lang.String)}: overloads differ here. */
+    private static String signature(ClassInfo type, MethodInfo m) {
+        return type.name() + "#" + m.name() + "("
+                + String.join(",", m.parameters().stream().map(p -> p.type().toString()).toList()) + ")";
     }
 
     private static boolean isBinding(AnnotationInfo a) {
@@ -113,13 +119,14 @@ public class RateLimitedSites implements BuildCompatibleExtension {
 
         /** One {@code @RateLimited} on one method. */
         public record Site(String where, String returnType, int keyParameters, String value, List<String> limits,
-                String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost) {
+                String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost,
+                String signature) {
 
             static Site parse(String encoded) {
                 String[] f = encoded.split(String.valueOf(FIELD), -1);
                 List<String> limits = f[5].isEmpty() ? List.of() : List.of(f[5].split(String.valueOf(ITEM), -1));
                 return new Site(f[0] + "#" + f[1], f[2], Integer.parseInt(f[3]), f[4], limits, f[6], f[7],
-                        RateLimited.Toggle.valueOf(f[8]), RateLimited.Toggle.valueOf(f[9]), Integer.parseInt(f[10]));
+                        RateLimited.Toggle.valueOf(f[8]), RateLimited.Toggle.valueOf(f[9]), Integer.parseInt(f[10]), f[11]);
             }
 
             /** The method's simple class name, e.g. {@code ReportResource} of {@code ReportResource#list}. */

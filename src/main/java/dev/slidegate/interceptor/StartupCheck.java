@@ -21,11 +21,10 @@ import dev.slidegate.http.ClientAddress;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * At start-up, resolves the policy of every {@link RateLimited} method of every bean, so that a bad
- * limit, strategy, key source or policy name stops the service before it takes traffic, with one
- * sentence naming the property or {@code Class#method}. Methods it cannot list (a native executable
- * lists only the classes registered for reflection) are checked from what the build found
- * ({@link RateLimitedSites}), so the JVM and a native executable stop alike. It also creates the store (which logs which
+ * At start-up, checks the policy of every {@link RateLimited} method of every bean, as the build found
+ * them ({@link RateLimitedSites}), so that a bad limit, strategy, key source or policy name stops the
+ * service before it takes traffic, with one sentence naming the property or {@code Class#method}, on
+ * the JVM and in a native executable alike, without reflection. It also creates the store (which logs which
  * store is active and why) and the client-address resolver (which checks the trusted proxies).
  */
 class StartupCheck {
@@ -35,22 +34,18 @@ class StartupCheck {
     void onStart(@Observes StartupEvent event, BeanManager beans, MethodPolicies policies, PolicyRegistry registry,
             LimiterStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter,
             jakarta.enterprise.inject.Instance<RateLimitedSites.Sites> sites) {
-        Set<Class<?>> seen = new HashSet<>();
-        int methods = 0;
-        for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {
-            Class<?> type = bean.getBeanClass();
-            if (type != null && seen.add(type)) {
-                methods += check(type, policies);
-            }
-        }
-        // what the build found: in a native executable the methods of classes not registered for
-        // reflection cannot be listed above, so their policies are checked here, just as early
+        int methods;
         if (sites.isResolvable()) {
-            java.util.Set<String> resolved = policies.resolvedMethods();
-            for (RateLimitedSites.Sites.Site site : sites.get().all()) {
-                if (!resolved.contains(site.where())) {
-                    policies.check(site);
-                    methods++;
+            // what the build found: no reflection over the beans' methods, which cost a quarter of a second of
+            // the JVM's start-up, and which a native executable can do only for registered classes
+            methods = policies.checkAll(sites.get().all());
+        } else { // an application built without the build-time extension (never with Quarkus)
+            methods = 0;
+            Set<Class<?>> seen = new HashSet<>();
+            for (Bean<?> bean : beans.getBeans(Object.class, Any.Literal.INSTANCE)) {
+                Class<?> type = bean.getBeanClass();
+                if (type != null && seen.add(type)) {
+                    methods += check(type, policies);
                 }
             }
         }

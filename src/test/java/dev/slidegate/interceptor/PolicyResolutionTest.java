@@ -172,7 +172,7 @@ class PolicyResolutionTest {
         int keys = (int) java.util.Arrays.stream(m.getParameterAnnotations())
                 .filter(p -> java.util.Arrays.stream(p).anyMatch(x -> x instanceof RateLimitKey)).count();
         return new RateLimitedSites.Sites.Site("Sample#" + method, m.getGenericReturnType().getTypeName(), keys, a.value(),
-                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost());
+                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), m.toString());
     }
 
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
@@ -185,6 +185,21 @@ class PolicyResolutionTest {
         }
         policies(BASE).check(site("named"));
         policies(BASE).check(site("stage"));
+    }
+
+    // start-up checks every site the build found; one method naming a policy twice is refused, overloads are
+    // separate methods
+    @Test
+    void oneMethodNamingAPolicyTwiceIsRefusedAndOverloadsAreSeparate() throws Exception {
+        RateLimitedSites.Sites.Site named = site("named");
+        RateLimitedSites.Sites.Site overload = new RateLimitedSites.Sites.Site(named.where(), named.returnType(),
+                named.keyParameters(), named.value(), named.limits(), named.strategy(), named.key(), named.countRejected(),
+                named.dryRun(), named.cost(), named.signature().replace("()", "(int)"));
+        assertEquals(2, policies(BASE).checkAll(List.of(named, overload)));
+        assertEquals("Invalid Slidegate configuration: Sample#named names the same policy in two @RateLimited annotations:"
+                + " keep one",
+                assertThrows(ConfigurationException.class,
+                        () -> policies(BASE).checkAll(List.of(named, site("stage"), named))).getMessage());
     }
 
     @Test
