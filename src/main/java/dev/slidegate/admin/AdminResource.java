@@ -86,7 +86,10 @@ public class AdminResource {
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RestStreamElementType(MediaType.APPLICATION_JSON)
     public Multi<Snapshot> stream() {
+        // a tick that comes while the previous snapshot is still being computed (a slow or frozen Redis) is
+        // dropped: without that, ticks overflowed and ended the stream, and the page went quiet for good
         return Multi.createFrom().ticks().startingAfter(Duration.ofMillis(1)).every(Duration.ofSeconds(1))
+                .onOverflow().drop()
                 .onItem().transformToUniAndConcatenate(tick -> admin.sharedSnapshot(10).onFailure().recoverWithNull());
     }
 
