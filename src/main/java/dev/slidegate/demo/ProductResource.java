@@ -1,7 +1,11 @@
 package dev.slidegate.demo;
 
 import java.math.BigDecimal;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -26,8 +30,11 @@ public class ProductResource {
 
     private final ProblemMappers problems;
 
-    ProductResource(ProblemMappers problems) {
+    private final Warehouse warehouse;
+
+    ProductResource(ProblemMappers problems, Warehouse warehouse) {
         this.problems = problems;
+        this.warehouse = warehouse;
     }
 
     static final List<Product> CATALOGUE = List.of(
@@ -58,6 +65,28 @@ public class ProductResource {
                 .map(p -> Response.ok(p).build())
                 .orElseGet(
                         () -> problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
+    }
+
+    /**
+     * Units in stock, asked of the {@link Warehouse}: this endpoint carries no limit of its own; the
+     * warehouse's {@code warehouse} policy, shared by every caller, answers 429 when it is used up.
+     */
+    @GET
+    @Path("{id}/stock")
+    @APIResponse(responseCode = "200", description = "The units in stock")
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
+    public CompletionStage<Response> stock(@PathParam("id") int id) {
+        if (CATALOGUE.stream().noneMatch(p -> p.id() == id)) {
+            return CompletableFuture.completedFuture(
+                    problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
+        }
+        return warehouse.unitsInStock(id).thenApply(units -> {
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("id", id);
+            body.put("units", units);
+            return Response.ok(body).build();
+        });
     }
 
     /** The same list, returned without blocking: the rate-limit decision never blocks the event loop. */

@@ -27,7 +27,8 @@ public final class Problems {
                         + "; it can never be admitted."
                 : "Policy '" + d.policy().name() + "' allows "
                         + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
-                        + " per caller; retry in " + retry + " s.";
+                        + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
+                        + "; retry in " + retry + " s.";
         return new Problem(TYPES + "rate-limited", "Too Many Requests", 429, detail, d.policy().name(), limit, retry);
     }
 
