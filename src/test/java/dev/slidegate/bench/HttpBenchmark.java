@@ -50,7 +50,7 @@ class HttpBenchmark {
      * One measured configuration: the wrk run, and per request the service's and Redis's CPU (µs) and the service's context
      * switches.
      */
-    record Run(Wrk wrk, double serviceMicros, double redisMicros, double switches, long scriptCalls) {
+    record Run(Wrk wrk, double serviceMicros, double redisMicros, double switches, long scriptCalls, long rssKb) {
 
         double perSecond() {
             return wrk.perSecond();
@@ -160,10 +160,17 @@ class HttpBenchmark {
     /** Starts the jar with {@code properties}, warms it up, then measures one wrk run. */
     static Run measure(String path, int seconds, int warmup, int connections, RedisServer redis, String... properties)
             throws IOException, InterruptedException {
+        return measure(null, path, seconds, warmup, connections, redis, properties);
+    }
+
+    /** As above, with the service run by {@code launcher} (null: the jar, or what the build made). */
+    static Run measure(ServiceProcess.Launcher launcher, String path, int seconds, int warmup, int connections,
+            RedisServer redis, String... properties) throws IOException, InterruptedException {
         List<String> props = new ArrayList<>(List.of(properties));
         props.add("-Dquarkus.log.level=WARN");
         props.add("-Dquarkus.log.category.\"io.quarkus\".level=INFO"); // the start-up line ServiceProcess waits for
-        try (ServiceProcess service = ServiceProcess.start(props.toArray(String[]::new))) {
+        String[] all = props.toArray(String[]::new);
+        try (ServiceProcess service = launcher == null ? ServiceProcess.start(all) : ServiceProcess.start(launcher, all)) {
             String url = "http://127.0.0.1:" + service.port + path;
             if (warmup > 0) {
                 wrk(url, warmup, connections); // warm-up (JIT)
@@ -177,7 +184,7 @@ class HttpBenchmark {
             return new Run(w, (cpuTicks(service.pid()) - serviceBefore) * perRequest,
                     redis == null ? -1 : (cpuTicks(redis.pid()) - redisBefore) * perRequest,
                     (contextSwitches(service.pid()) - switchesBefore) / (double) Math.max(1, w.requests()),
-                    redis == null ? -1 : redis.scriptCalls() - scriptsBefore);
+                    redis == null ? -1 : redis.scriptCalls() - scriptsBefore, residentKb(service.pid()));
         }
     }
 
@@ -196,6 +203,20 @@ class HttpBenchmark {
         } catch (IOException | RuntimeException e) {
             return 0;
         }
+    }
+
+    /** The resident memory of a process now (VmRSS of {@code /proc/<pid>/status}), in kB; 0 where there is no /proc. */
+    static long residentKb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no /proc
+        }
+        return 0;
     }
 
     /** Voluntary and involuntary context switches of all threads of a process so far; 0 where there is no /proc. */

@@ -41,7 +41,38 @@ public final class ServiceProcess implements AutoCloseable {
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
     public static ServiceProcess start(String... properties) {
         int port = freePort();
-        List<String> cmd = command(port, properties);
+        return start(command(port, properties), port);
+    }
+
+    /**
+     * Runs the service with {@code launcher} (a native executable, or a {@code java} binary followed by
+     * {@code -jar} and the jar is appended), whatever this build made: for benchmarks that run both side by side.
+     */
+    public static ServiceProcess start(Launcher launcher, String... properties) {
+        int port = freePort();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(launcher.program());
+        cmd.add("-Dquarkus.http.port=" + port);
+        cmd.addAll(List.of(properties));
+        if (launcher.jar() != null) {
+            cmd.addAll(List.of("-jar", launcher.jar().toString()));
+        }
+        return start(cmd, port);
+    }
+
+    /** How to run the service: a native executable ({@code jar} null), or {@code java -jar jar}. */
+    public record Launcher(String program, Path jar) {
+
+        public static Launcher nativeExecutable(Path executable) {
+            return new Launcher(executable.toString(), null);
+        }
+
+        public static Launcher jar(Path javaBinary) {
+            return new Launcher(javaBinary.toString(), JAR);
+        }
+    }
+
+    private static ServiceProcess start(List<String> cmd, int port) {
         try {
             Path log = Leftovers.tempFile("slidegate-" + port, ".log");
             Process p = Leftovers
