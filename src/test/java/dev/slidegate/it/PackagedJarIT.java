@@ -66,7 +66,9 @@ class PackagedJarIT {
     }
 
     // bad configuration stops start-up with one sentence naming the property, and no stack trace
+    // (each case is a process of its own that stops before it listens: two at a time, pom.xml)
     @ParameterizedTest
+    @org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
     @CsvSource(delimiter = '|', value = {
             "-Dslidegate.policies.products.limits=0/1s | slidegate.policies.products.limits: '0/1s' is not a limit",
             "-Dslidegate.policies.products.limits=5/0s | slidegate.policies.products.limits: '5/0s' is not a limit",
