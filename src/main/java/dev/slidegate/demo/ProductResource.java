@@ -63,8 +63,7 @@ public class ProductResource {
     public Response get(@PathParam("id") int id) {
         return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
                 .map(p -> Response.ok(p).build())
-                .orElseGet(
-                        () -> problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
+                .orElseGet(() -> noSuchProduct(id));
     }
 
     /**
@@ -78,8 +77,7 @@ public class ProductResource {
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public CompletionStage<Response> stock(@PathParam("id") int id) {
         if (CATALOGUE.stream().noneMatch(p -> p.id() == id)) {
-            return CompletableFuture.completedFuture(
-                    problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + ".")));
+            return CompletableFuture.completedFuture(noSuchProduct(id));
         }
         return warehouse.unitsInStock(id).thenApply(units -> {
             Map<String, Object> body = new LinkedHashMap<>();
@@ -99,5 +97,9 @@ public class ProductResource {
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Uni<List<Product>> listReactive() {
         return Uni.createFrom().item(CATALOGUE);
+    }
+
+    private Response noSuchProduct(int id) {
+        return problems.response(Problems.of(404, "Not Found", "not-found", "There is no product " + id + "."));
     }
 }

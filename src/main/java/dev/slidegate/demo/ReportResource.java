@@ -35,6 +35,7 @@ public class ReportResource {
     /** Rows an export may have, and how many rows one permit of the {@code exports} policy pays for. */
     static final int MAX_ROWS = 100_000;
     static final int ROWS_PER_PERMIT = 1_000;
+    private static final java.util.regex.Pattern ROWS = java.util.regex.Pattern.compile("[0-9]{1,6}");
 
     private final RateLimiter limiter;
 
@@ -74,7 +75,7 @@ public class ReportResource {
         if (apiKey == null || apiKey.isBlank()) {
             return CompletableFuture.completedFuture(problem("Send your API key in the X-Api-Key header."));
         }
-        int rows = rowsParam != null && rowsParam.matches("[0-9]{1,6}") ? Integer.parseInt(rowsParam) : -1;
+        int rows = rowsParam != null && ROWS.matcher(rowsParam).matches() ? Integer.parseInt(rowsParam) : -1;
         if (rows < 1 || rows > MAX_ROWS) {
             return CompletableFuture.completedFuture(problem("Ask for 1 to " + MAX_ROWS + " rows: ?rows=N."));
         }

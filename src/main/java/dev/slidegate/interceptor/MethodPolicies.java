@@ -150,10 +150,14 @@ public class MethodPolicies {
         List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b)).toList();
         long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
         if (distinct < resolved.size()) {
-            throw new ConfigurationException("Invalid Slidegate configuration: " + resolved.get(0).where()
-                    + " names the same policy in two @RateLimited annotations: keep one");
+            throw namedTwice(resolved.get(0).where());
         }
         return resolved;
+    }
+
+    private static ConfigurationException namedTwice(String where) {
+        return new ConfigurationException("Invalid Slidegate configuration: " + where
+                + " names the same policy in two @RateLimited annotations: keep one");
     }
 
     private MethodPolicy resolve(Method m, RateLimited ann) {
@@ -177,13 +181,6 @@ public class MethodPolicies {
                 l, r.policy().name()));
     }
 
-    /** The methods whose policies are resolved so far, as {@code SimpleClassName#method}. */
-    java.util.Set<String> resolvedMethods() {
-        java.util.Set<String> names = new java.util.HashSet<>();
-        cache.keySet().forEach(m -> names.add(m.getDeclaringClass().getSimpleName() + "#" + m.getName()));
-        return names;
-    }
-
     /**
      * Checks every {@code @RateLimited} found while the application was built, each as {@link #check} does,
      * and that no method names one policy twice.
@@ -194,11 +191,8 @@ public class MethodPolicies {
     int checkAll(List<RateLimitedSites.Sites.Site> sites) {
         Map<String, java.util.Set<String>> policiesOf = new java.util.LinkedHashMap<>();
         for (RateLimitedSites.Sites.Site site : sites) {
-            check(site);
-            String name = site.value().isBlank() ? site.className() + "." + site.methodName() : site.value().trim();
-            if (!policiesOf.computeIfAbsent(site.signature(), w -> new java.util.HashSet<>()).add(name)) {
-                throw new ConfigurationException("Invalid Slidegate configuration: " + site.where()
-                        + " names the same policy in two @RateLimited annotations: keep one");
+            if (!policiesOf.computeIfAbsent(site.signature(), w -> new java.util.HashSet<>()).add(check(site))) {
+                throw namedTwice(site.where());
             }
         }
         return policiesOf.size();
@@ -210,9 +204,10 @@ public class MethodPolicies {
      * source, the cost, one {@code @RateLimitKey} at most, and a return type other than {@code Multi}.
      * What it cannot see (the route of an endpoint) is resolved at the first call, as before.
      *
+     * @return the name of the policy it resolved to
      * @throws ConfigurationException naming the setting or {@code Class#method}, as start-up reports it
      */
-    void check(RateLimitedSites.Sites.Site site) {
+    String check(RateLimitedSites.Sites.Site site) {
         String where = site.where();
         String name = site.value().isBlank() ? site.className() + "." + site.methodName() : site.value().trim();
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
@@ -228,6 +223,7 @@ public class MethodPolicies {
                     + " returns Multi, which @RateLimited does not support: limit the method that creates the stream, or return Uni");
         }
         resolversOf(r, where);
+        return r.policy().name();
     }
 
     private Map<String, KeyResolver> resolversOf(PolicyRegistry.Resolved r, String where) {
