@@ -61,8 +61,7 @@ public class ProductResource {
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Response get(@PathParam("id") int id) {
-        return CATALOGUE.stream().filter(p -> p.id() == id).findFirst()
-                .map(p -> Response.ok(p).build())
+        return product(id).map(p -> Response.ok(p).build())
                 .orElseGet(() -> noSuchProduct(id));
     }
 
@@ -76,7 +75,7 @@ public class ProductResource {
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public CompletionStage<Response> stock(@PathParam("id") int id) {
-        if (CATALOGUE.stream().noneMatch(p -> p.id() == id)) {
+        if (product(id).isEmpty()) {
             return CompletableFuture.completedFuture(noSuchProduct(id));
         }
         return warehouse.unitsInStock(id).thenApply(units -> {
@@ -97,6 +96,10 @@ public class ProductResource {
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public Uni<List<Product>> listReactive() {
         return Uni.createFrom().item(CATALOGUE);
+    }
+
+    private static java.util.Optional<Product> product(int id) {
+        return CATALOGUE.stream().filter(p -> p.id() == id).findFirst();
     }
 
     private Response noSuchProduct(int id) {

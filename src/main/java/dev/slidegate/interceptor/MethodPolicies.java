@@ -160,9 +160,14 @@ public class MethodPolicies {
                 + " names the same policy in two @RateLimited annotations: keep one");
     }
 
+    /** The policy a {@code @RateLimited} names: its value, or {@code SimpleClassName.method} when it names none. */
+    private static String policyName(String value, String simpleClassName, String methodName) {
+        return value.isBlank() ? simpleClassName + "." + methodName : value.trim();
+    }
+
     private MethodPolicy resolve(Method m, RateLimited ann) {
         String where = m.getDeclaringClass().getSimpleName() + "#" + m.getName();
-        String name = ann.value().isBlank() ? m.getDeclaringClass().getSimpleName() + "." + m.getName() : ann.value().trim();
+        String name = policyName(ann.value(), m.getDeclaringClass().getSimpleName(), m.getName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
                 ann.countRejected().value(), ann.dryRun().value(), ann.cost());
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
@@ -209,7 +214,7 @@ public class MethodPolicies {
      */
     String check(RateLimitedSites.Sites.Site site) {
         String where = site.where();
-        String name = site.value().isBlank() ? site.className() + "." + site.methodName() : site.value().trim();
+        String name = policyName(site.value(), site.className(), site.methodName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
                 site.countRejected().value(), site.dryRun().value(), site.cost());
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
