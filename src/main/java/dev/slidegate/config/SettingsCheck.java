@@ -66,6 +66,7 @@ public final class SettingsCheck {
         positive("slidegate.redis.late-limit", slidegate.redis().lateLimit());
         positive("slidegate.redis.cool-down", slidegate.redis().coolDown());
         positive("slidegate.overrides.refresh", slidegate.overrides().refresh());
+        positive("slidegate.http.header-timeout", slidegate.http().headerTimeout());
         atLeast("slidegate.memory.max-keys", slidegate.memory().maxKeys(), 1, "the most keys kept in process, e.g. 100000");
         atLeast("slidegate.redis.refusal-cache-size", slidegate.redis().refusalCacheSize(), 0,
                 "0 (off) or the refusals each instance remembers, e.g. 100000");

@@ -235,6 +235,17 @@ public interface SlidegateConfig {
         @WithName("ipv6-prefix")
         @WithDefault("64")
         int ipv6Prefix();
+
+        /**
+         * How long a caller may take to send a request's headers, from the connection's opening (the
+         * first request) or from the first byte of a later one on a kept-alive connection. A connection
+         * that has not sent them in time is closed: a caller who writes its headers a byte at a time
+         * (slowloris) cannot hold connections open. A request body, a long response and an idle kept-alive
+         * connection are not timed by it. HTTP/1.x; an HTTP/2 connection is timed until its first request.
+         */
+        @WithName("header-timeout")
+        @WithDefault("10s")
+        Duration headerTimeout();
     }
 
     /** The in-process store. */

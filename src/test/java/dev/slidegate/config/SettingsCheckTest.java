@@ -33,6 +33,7 @@ class SettingsCheckTest {
             "slidegate.redis.late-limit | 0s | slidegate.redis.late-limit: '0ms' is not a time",
             "slidegate.redis.cool-down | -1s | slidegate.redis.cool-down: '-1000ms' is not a time",
             "slidegate.overrides.refresh | 0s | slidegate.overrides.refresh: '0ms' is not a time",
+            "slidegate.http.header-timeout | 0s | slidegate.http.header-timeout: '0ms' is not a time",
             "slidegate.memory.max-keys | 0 | slidegate.memory.max-keys: '0' is out of range: expected the most keys kept in process",
             "slidegate.redis.refusal-cache-size | -1 | slidegate.redis.refusal-cache-size: '-1' is out of range",
             "slidegate.redis.failure-threshold | 0 | slidegate.redis.failure-threshold: '0' is out of range",
@@ -54,6 +55,7 @@ class SettingsCheckTest {
         all.put("slidegate.fallback.instances", "3");
         all.put("slidegate.http.trusted-proxies", "10.0.0.0/8");
         all.put("slidegate.http.ipv6-prefix", "64");
+        all.put("slidegate.http.header-timeout", "30s");
         all.put("slidegate.http.trust-every-address", "false");
         all.put("slidegate.memory.max-keys", "1");
         all.put("slidegate.redis.timeout", "1ms");

@@ -120,4 +120,44 @@ class LogsIT {
                     line);
         }
     }
+
+    // three callers trickling their headers are cut off by the header timeout (here 1 s, so that the
+    // test does not wait the shipped 10 s, which HeaderTimeoutTest does): counted in the metrics,
+    // summed in one warning, never a line per connection; a normal caller is answered meanwhile
+    @Test
+    void slowHeadersAreCutOffAndSummedInOneWarning() throws Exception {
+        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.http.header-timeout=1s")) {
+            List<java.net.Socket> slow = new java.util.ArrayList<>();
+            long before = System.nanoTime();
+            for (int i = 0; i < 3; i++) {
+                java.net.Socket socket = new java.net.Socket("127.0.0.1", service.port);
+                socket.setSoTimeout(50);
+                socket.getOutputStream().write("GET /api/products HTTP/1.1\r\nHost: x\r\nX-Slow: ".getBytes());
+                slow.add(socket);
+            }
+            assertEquals(200, service.get("/api/products").statusCode());
+            for (java.net.Socket socket : slow) {
+                boolean closed = false;
+                while (!closed) {
+                    assertTrue(System.nanoTime() - before < 30_000_000_000L, "trickled headers still open after 30 s");
+                    try {
+                        socket.getOutputStream().write('a');
+                        closed = socket.getInputStream().read() < 0;
+                    } catch (java.net.SocketTimeoutException e) {
+                        Thread.sleep(100);
+                    } catch (java.io.IOException e) {
+                        closed = true;
+                    }
+                }
+                socket.close();
+            }
+            String metrics = service.get("/q/metrics").body();
+            assertTrue(metrics.contains("slidegate_http_header_timeouts_total 3.0"), metrics);
+            Thread.sleep(300); // let the last lines reach the log file
+            String log = service.log();
+            assertEquals(1, log.lines().filter(l -> l.contains("whose request headers took longer than")).count(), log);
+            assertTrue(log.contains("slidegate.http.header-timeout (1s)"), log);
+            assertFalse(log.contains("is not in force"), log);
+        }
+    }
 }

@@ -1,0 +1,263 @@
+package dev.slidegate.http;
+
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.ObservesAsync;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import dev.slidegate.config.SlidegateConfig;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.quarkus.vertx.http.HttpServerStart;
+import io.quarkus.vertx.http.HttpsServerStart;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.impl.HttpServerImpl;
+import io.vertx.core.impl.VertxInternal;
+import io.vertx.core.net.impl.ConnectionBase;
+import io.vertx.core.net.impl.TCPServerBase;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Closes a connection whose request headers do not arrive within {@code slidegate.http.header-timeout}
+ * (slowloris: a caller who writes its headers a byte at a time holds a connection, and the idle and
+ * read-idle timeouts never fire while bytes keep coming). Vert.x 4 has no such timeout, so each accepted
+ * connection gets a small handler at the front of its pipeline: it starts a timer when the connection
+ * opens and, on a kept-alive connection, at the first byte after the previous response; the router's
+ * first route stops it when a request's headers have arrived, so a body, a long response (the live
+ * page's event stream) or an idle kept-alive connection are never timed.
+ *
+ * <p>
+ * The handler is put on the listening socket of the application's HTTP and HTTPS servers once they
+ * listen (Quarkus' {@link HttpServerStart}); the management interface, if enabled, is left alone. The
+ * only reflection is one field of Vert.x's server, registered for the native image.
+ */
+@Singleton
+@RegisterForReflection(targets = TCPServerBase.class, fields = true, methods = false)
+class HeaderTimeout {
+
+    private static final Logger LOG = Logger.getLogger(HeaderTimeout.class);
+    static final String ACCEPTOR = "slidegate-header-timeout-acceptor";
+    static final String WATCH = "slidegate-header-timeout";
+    private static final AttributeKey<Watch> WATCH_KEY = AttributeKey.valueOf(WATCH);
+    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+    private final Vertx vertx;
+    private final long timeoutNanos;
+    private final String timeoutText;
+    private final Counter closed;
+    private final AtomicLong closedSinceWarning = new AtomicLong();
+    private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+    private final Acceptor acceptor = new Acceptor();
+
+    HeaderTimeout(Vertx vertx, SlidegateConfig config, Instance<MeterRegistry> metrics) {
+        this.vertx = vertx;
+        Duration timeout = config.http().headerTimeout();
+        this.timeoutNanos = timeout.toNanos();
+        this.timeoutText = timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms";
+        this.closed = metrics.isResolvable()
+                ? Counter.builder("slidegate.http.header.timeouts")
+                        .description(
+                                "Connections closed because their request headers took longer than slidegate.http.header-timeout")
+                        .register(metrics.get())
+                : null;
+    }
+
+    /** The first route of every request: its headers have arrived, so its connection's timer stops. */
+    void register(@Observes Router router) {
+        router.route().order(Integer.MIN_VALUE).handler(this::headersArrived);
+    }
+
+    void httpStarted(@ObservesAsync HttpServerStart start) {
+        install(start.options().getPort());
+    }
+
+    void httpsStarted(@ObservesAsync HttpsServerStart start) {
+        install(start.options().getPort());
+    }
+
+    private void headersArrived(RoutingContext rc) {
+        HttpConnection connection = rc.request().connection();
+        if (connection instanceof ConnectionBase base) {
+            Watch watch = base.channel().attr(WATCH_KEY).get();
+            if (watch != null) {
+                boolean http2 = rc.request().version() == HttpVersion.HTTP_2;
+                watch.requestStarted(http2);
+                if (!http2) {
+                    rc.addEndHandler(ended -> watch.requestEnded());
+                }
+            }
+        }
+        rc.next();
+    }
+
+    /** Puts the acceptor on the listening socket of each server bound to {@code port} (every one when 0). */
+    void install(int port) {
+        List<Channel> listening = new ArrayList<>();
+        try {
+            Field bind = TCPServerBase.class.getDeclaredField("bindFuture");
+            bind.setAccessible(true);
+            for (HttpServerImpl server : ((VertxInternal) vertx).sharedHttpServers().values()) {
+                if (port > 0 && server.actualPort() != port) {
+                    continue;
+                }
+                Object future = bind.get(server);
+                if (future instanceof Future<?> f && f.succeeded() && f.result() instanceof Channel channel) {
+                    listening.add(channel);
+                }
+            }
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.warnf("slidegate.http.header-timeout is not in force: this Vert.x version hides its listening socket (%s)",
+                    e.toString());
+            return;
+        }
+        if (listening.isEmpty()) {
+            LOG.warnf("slidegate.http.header-timeout is not in force: no listening HTTP socket found on port %d", port);
+            return;
+        }
+        for (Channel channel : listening) {
+            synchronized (this) {
+                if (channel.pipeline().get(ACCEPTOR) == null) {
+                    channel.pipeline().addFirst(ACCEPTOR, acceptor);
+                }
+            }
+            LOG.debugf("Header timeout %s on %s", timeoutText, channel.localAddress());
+        }
+    }
+
+    private void closedOne() {
+        if (closed != null) {
+            closed.increment();
+        }
+        closedSinceWarning.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastWarning.get();
+        if (now - last >= WARN_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
+            LOG.warnf("Closed %d connection(s) in the last %d s whose request headers took longer than "
+                    + "slidegate.http.header-timeout (%s): slow callers, or a caller holding connections open (slowloris)",
+                    closedSinceWarning.getAndSet(0), Math.max(1, Math.min(now - last, WARN_INTERVAL_NANOS) / 1_000_000_000L),
+                    timeoutText);
+        }
+    }
+
+    /** On a listening socket: every accepted connection gets its own {@link Watch} first in its pipeline. */
+    @ChannelHandler.Sharable
+    private final class Acceptor extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof Channel child) {
+                Watch watch = new Watch();
+                child.attr(WATCH_KEY).set(watch);
+                child.pipeline().addFirst(WATCH, watch);
+            }
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    /**
+     * One connection's timer. Every method runs on the connection's event loop: Netty calls the handler
+     * methods there, and the request hooks are moved there when called elsewhere.
+     */
+    private final class Watch extends ChannelInboundHandlerAdapter {
+        private ChannelHandlerContext ctx;
+        private ScheduledFuture<?> timer;
+        /** Requests whose headers arrived and whose response has not ended. */
+        private int active;
+        private boolean done;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            arm();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (timer == null && active == 0 && !done) {
+                arm(); // the first byte of the next request on a kept-alive connection
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            disarm();
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            disarm();
+        }
+
+        private void arm() {
+            if (timer == null && !done) {
+                timer = ctx.executor().schedule(this::expired, timeoutNanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void disarm() {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+
+        private void expired() {
+            timer = null;
+            if (active == 0 && !done && ctx.channel().isActive()) {
+                closedOne();
+                ctx.close();
+            }
+        }
+
+        void requestStarted(boolean http2) {
+            if (!ctx.executor().inEventLoop()) {
+                ctx.executor().execute(() -> requestStarted(http2));
+                return;
+            }
+            disarm();
+            if (http2) { // streams are multiplexed: HTTP/2's own limits and the idle timeout take over
+                done = true;
+                ctx.channel().attr(WATCH_KEY).set(null);
+                ctx.pipeline().remove(this);
+            } else {
+                active++;
+            }
+        }
+
+        void requestEnded() {
+            if (!ctx.executor().inEventLoop()) {
+                ctx.executor().execute(this::requestEnded);
+                return;
+            }
+            if (active > 0) {
+                active--;
+            }
+        }
+    }
+}
