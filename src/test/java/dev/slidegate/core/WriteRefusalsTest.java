@@ -10,9 +10,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Redis's own refusal messages, each named with its fix. READONLY and OOM are also provoked on a real Redis
- * ({@code RedisHealthTest}), a wrong password at start-up ({@code LogsIT}); MISCONF needs a failing snapshot
- * (a protected setting since Redis 7), so its sentence is checked here on the message Redis sends.
+ * Redis's own refusal messages, each named with its fix. On a real Redis: READONLY and OOM in
+ * {@code RedisHealthTest}, MISCONF (a snapshot that cannot be saved) and a wrong password at start-up in
+ * {@code LogsIT}; a password demanded by a running Redis (NOAUTH) is checked here on the message only.
  */
 class WriteRefusalsTest {
 

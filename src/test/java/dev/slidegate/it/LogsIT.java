@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.http.HttpResponse;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -158,6 +159,54 @@ class LogsIT {
             assertEquals(1, log.lines().filter(l -> l.contains("whose request headers took longer than")).count(), log);
             assertTrue(log.contains("slidegate.http.header-timeout (1s)"), log);
             assertFalse(log.contains("is not in force"), log);
+        }
+    }
+
+    // a Redis that cannot save its snapshot refuses every write (MISCONF, with the default
+    // stop-writes-on-bgsave-error): readiness names the cause, decisions go to the fail mode (local for
+    // the demo), one line names the cause and the fix, and it heals without a restart. The
+    // snapshot fails because its file name is a directory (dir and dbfilename are given at start: a
+    // running Redis 7 refuses to change them)
+    @Test
+    void aRedisThatCannotSaveItsSnapshotIsAnOutageNamedOnce() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("slidegate-misconf");
+        try (dev.slidegate.testing.RedisServer redis = dev.slidegate.testing.RedisServer.start(
+                dev.slidegate.testing.RedisServer.defaultBinary(), "--dir", dir.toString(), "--dbfilename", "blocked");
+                dev.slidegate.testing.Resp admin = redis.connect();
+                ServiceProcess service = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri())) {
+            assertEquals(200, service.get("/q/health/ready").statusCode());
+            java.nio.file.Files.createDirectory(dir.resolve("blocked")); // after the start, which would read it
+            admin.call("CONFIG", "SET", "save", "3600 1");
+            admin.call("BGSAVE");
+            long until = System.nanoTime() + 30_000_000_000L;
+            while (!String.valueOf(admin.call("INFO", "persistence")).contains("rdb_last_bgsave_status:err")) {
+                assertTrue(System.nanoTime() < until, "the snapshot did not fail");
+                Thread.sleep(50);
+            }
+            HttpResponse<String> ready = service.get("/q/health/ready");
+            // the demo's fail mode is local: ready, degraded, with the cause (fail mode closed: 503, RedisHealthTest)
+            assertEquals(200, ready.statusCode(), ready.body());
+            assertTrue(
+                    ready.body().contains("refuses writes: Redis refuses writes because it cannot save its snapshot (MISCONF)")
+                            && ready.body().contains("\"degraded\""),
+                    ready.body());
+            for (int i = 0; i < 6; i++) {
+                assertEquals(200, service.get("/api/products").statusCode(), "the fail mode (local) decides");
+            }
+            admin.call("CONFIG", "SET", "stop-writes-on-bgsave-error", "no");
+            until = System.nanoTime() + 30_000_000_000L;
+            while (service.get("/q/health/ready").body().contains("refuses writes")) {
+                assertTrue(System.nanoTime() < until, "readiness did not heal");
+                Thread.sleep(100);
+            }
+            Thread.sleep(300); // let the last lines reach the log file
+            String log = service.log();
+            assertEquals(1, log.lines().filter(l -> l.contains("cannot save its snapshot (MISCONF): fix its disk")).count(),
+                    "one line names the cause and the fix:\n" + log);
+        } finally {
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         }
     }
 }
