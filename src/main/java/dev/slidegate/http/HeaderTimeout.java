@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
@@ -58,7 +59,14 @@ class HeaderTimeout {
     private static final Logger LOG = Logger.getLogger(HeaderTimeout.class);
     static final String ACCEPTOR = "slidegate-header-timeout-acceptor";
     static final String WATCH = "slidegate-header-timeout";
-    private static final AttributeKey<Watch> WATCH_KEY = AttributeKey.valueOf(WATCH);
+    /**
+     * A connection's timer, seen by the router as a JDK type: after a dev-mode reload the connections of
+     * the previous class loader keep their own handler class, which the new one must not cast to.
+     */
+    private static final AttributeKey<IntConsumer> WATCH_KEY = AttributeKey.valueOf(WATCH);
+    private static final int REQUEST_STARTED = 1;
+    private static final int HTTP2_STARTED = 2;
+    private static final int REQUEST_ENDED = 3;
     private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Vertx vertx;
@@ -98,12 +106,12 @@ class HeaderTimeout {
     private void headersArrived(RoutingContext rc) {
         HttpConnection connection = rc.request().connection();
         if (connection instanceof ConnectionBase base) {
-            Watch watch = base.channel().attr(WATCH_KEY).get();
+            IntConsumer watch = base.channel().attr(WATCH_KEY).get();
             if (watch != null) {
                 boolean http2 = rc.request().version() == HttpVersion.HTTP_2;
-                watch.requestStarted(http2);
+                watch.accept(http2 ? HTTP2_STARTED : REQUEST_STARTED);
                 if (!http2) {
-                    rc.addEndHandler(ended -> watch.requestEnded());
+                    rc.addEndHandler(ended -> watch.accept(REQUEST_ENDED));
                 }
             }
         }
@@ -135,9 +143,11 @@ class HeaderTimeout {
             return;
         }
         for (Channel channel : listening) {
-            synchronized (this) {
+            synchronized (this) { // a dev-mode reload replaces the previous instance's acceptor
                 if (channel.pipeline().get(ACCEPTOR) == null) {
                     channel.pipeline().addFirst(ACCEPTOR, acceptor);
+                } else if (channel.pipeline().get(ACCEPTOR) != acceptor) {
+                    channel.pipeline().replace(ACCEPTOR, ACCEPTOR, acceptor);
                 }
             }
             LOG.debugf("Header timeout %s on %s", timeoutText, channel.localAddress());
@@ -177,7 +187,7 @@ class HeaderTimeout {
      * One connection's timer. Every method runs on the connection's event loop: Netty calls the handler
      * methods there, and the request hooks are moved there when called elsewhere.
      */
-    private final class Watch extends ChannelInboundHandlerAdapter {
+    private final class Watch extends ChannelInboundHandlerAdapter implements IntConsumer {
         private ChannelHandlerContext ctx;
         private ScheduledFuture<?> timer;
         /** Requests whose headers arrived and whose response has not ended. */
@@ -235,11 +245,20 @@ class HeaderTimeout {
             }
         }
 
-        void requestStarted(boolean http2) {
+        @Override
+        public void accept(int signal) {
             if (!ctx.executor().inEventLoop()) {
-                ctx.executor().execute(() -> requestStarted(http2));
-                return;
+                ctx.executor().execute(() -> accept(signal));
+            } else if (signal == REQUEST_ENDED) {
+                if (active > 0) {
+                    active--;
+                }
+            } else {
+                requestStarted(signal == HTTP2_STARTED);
             }
+        }
+
+        private void requestStarted(boolean http2) {
             disarm();
             if (http2) { // streams are multiplexed: HTTP/2's own limits and the idle timeout take over
                 done = true;
@@ -247,16 +266,6 @@ class HeaderTimeout {
                 ctx.pipeline().remove(this);
             } else {
                 active++;
-            }
-        }
-
-        void requestEnded() {
-            if (!ctx.executor().inEventLoop()) {
-                ctx.executor().execute(this::requestEnded);
-                return;
-            }
-            if (active > 0) {
-                active--;
             }
         }
     }
