@@ -72,7 +72,11 @@ public record Limit(int permits, long windowMicros) {
 
     /** The window in its largest exact unit: {@code 2s}, {@code 1m}, {@code 500ms}. */
     public String windowText() {
-        long ms = windowMicros / 1000;
+        return durationText(windowMicros / 1000);
+    }
+
+    /** A duration in its largest exact unit: {@code 2s}, {@code 1m}, {@code 500ms}. */
+    public static String durationText(long ms) {
         if (ms % 86_400_000 == 0) {
             return ms / 86_400_000 + "d";
         }

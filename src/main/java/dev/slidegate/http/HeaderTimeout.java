@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 
 import jakarta.enterprise.event.Observes;
@@ -15,7 +14,9 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.api.Limit;
 import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.IntervalSummary;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.Channel;
@@ -67,21 +68,19 @@ class HeaderTimeout {
     private static final int REQUEST_STARTED = 1;
     private static final int HTTP2_STARTED = 2;
     private static final int REQUEST_ENDED = 3;
-    private static final long WARN_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Vertx vertx;
     private final long timeoutNanos;
     private final String timeoutText;
     private final Counter closed;
-    private final AtomicLong closedSinceWarning = new AtomicLong();
-    private final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_INTERVAL_NANOS);
+    private final IntervalSummary warnings = new IntervalSummary(TimeUnit.SECONDS.toNanos(60), System::nanoTime);
     private final Acceptor acceptor = new Acceptor();
 
     HeaderTimeout(Vertx vertx, SlidegateConfig config, Instance<MeterRegistry> metrics) {
         this.vertx = vertx;
         Duration timeout = config.http().headerTimeout();
         this.timeoutNanos = timeout.toNanos();
-        this.timeoutText = timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + "s" : timeout.toMillis() + "ms";
+        this.timeoutText = Limit.durationText(timeout.toMillis());
         this.closed = metrics.isResolvable()
                 ? Counter.builder("slidegate.http.header.timeouts")
                         .description(
@@ -143,11 +142,9 @@ class HeaderTimeout {
             return;
         }
         for (Channel channel : listening) {
-            synchronized (this) { // a dev-mode reload replaces the previous instance's acceptor
+            synchronized (this) { // both events name every server when the port is 0
                 if (channel.pipeline().get(ACCEPTOR) == null) {
                     channel.pipeline().addFirst(ACCEPTOR, acceptor);
-                } else if (channel.pipeline().get(ACCEPTOR) != acceptor) {
-                    channel.pipeline().replace(ACCEPTOR, ACCEPTOR, acceptor);
                 }
             }
             LOG.debugf("Header timeout %s on %s", timeoutText, channel.localAddress());
@@ -158,15 +155,9 @@ class HeaderTimeout {
         if (closed != null) {
             closed.increment();
         }
-        closedSinceWarning.incrementAndGet();
-        long now = System.nanoTime();
-        long last = lastWarning.get();
-        if (now - last >= WARN_INTERVAL_NANOS && lastWarning.compareAndSet(last, now)) {
-            LOG.warnf("Closed %d connection(s) in the last %d s whose request headers took longer than "
-                    + "slidegate.http.header-timeout (%s): slow callers, or a caller holding connections open (slowloris)",
-                    closedSinceWarning.getAndSet(0), Math.max(1, Math.min(now - last, WARN_INTERVAL_NANOS) / 1_000_000_000L),
-                    timeoutText);
-        }
+        warnings.record(timeoutText, (timeout, count, seconds) -> LOG.warnf("Closed %d connection(s) in the last %d s whose "
+                + "request headers took longer than slidegate.http.header-timeout (%s): slow callers, or a caller holding "
+                + "connections open (slowloris)", count, seconds, timeout));
     }
 
     /** On a listening socket: every accepted connection gets its own {@link Watch} first in its pipeline. */

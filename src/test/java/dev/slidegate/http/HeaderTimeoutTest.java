@@ -1,5 +1,8 @@
 package dev.slidegate.http;
 
+import static dev.slidegate.testing.SlowCaller.closedByServer;
+import static dev.slidegate.testing.SlowCaller.millisSince;
+import static dev.slidegate.testing.SlowCaller.trickleUntilClosed;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +13,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
@@ -50,44 +52,6 @@ class HeaderTimeoutTest {
         return connect("127.0.0.1");
     }
 
-    /** Whether the server has closed the connection: end of stream or a reset, not a read that times out. */
-    private static boolean closedByServer(Socket socket) {
-        try {
-            InputStream in = socket.getInputStream();
-            while (in.read() >= 0) {
-                // bytes of an earlier response: read past them
-            }
-            return true;
-        } catch (SocketTimeoutException e) {
-            return false;
-        } catch (IOException e) {
-            return true;
-        }
-    }
-
-    private static long millisSince(long nanos) {
-        return (System.nanoTime() - nanos) / 1_000_000;
-    }
-
-    /** Writes one byte every 500 ms until the server closes; the caller's milliseconds from {@code start} until then. */
-    private static long trickleUntilClosed(Socket socket, long start) throws IOException, InterruptedException {
-        OutputStream out = socket.getOutputStream();
-        while (true) {
-            long elapsed = millisSince(start);
-            try {
-                out.write('a');
-                out.flush();
-            } catch (IOException e) {
-                return elapsed; // the server closed it: reset or broken pipe
-            }
-            if (closedByServer(socket)) {
-                return millisSince(start);
-            }
-            assertTrue(elapsed < 60_000, "still open after " + elapsed + " ms of trickled headers");
-            Thread.sleep(500);
-        }
-    }
-
     /** Reads one response with a Content-Length; its status line. */
     private static String response(Socket socket) throws IOException {
         socket.setSoTimeout(10_000);
@@ -120,7 +84,7 @@ class HeaderTimeoutTest {
         long before = System.nanoTime();
         try (Socket slow = connect()) {
             send(slow, "GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Slow: ");
-            long closedAfter = trickleUntilClosed(slow, before);
+            long closedAfter = trickleUntilClosed(slow, before, 500, 60_000);
             assertTrue(closedAfter >= SHIPPED_TIMEOUT_MILLIS - 1, "closed after " + closedAfter + " ms, before its 10 s");
         }
     }
@@ -167,7 +131,7 @@ class HeaderTimeoutTest {
             assertTrue(response(socket).endsWith(" 200 OK"));
             long before = System.nanoTime();
             send(socket, "GET /q/health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: ");
-            long closedAfter = trickleUntilClosed(socket, before);
+            long closedAfter = trickleUntilClosed(socket, before, 500, 60_000);
             assertTrue(closedAfter >= SHIPPED_TIMEOUT_MILLIS - 1, "closed " + closedAfter + " ms after its first byte");
         }
     }

@@ -138,18 +138,7 @@ class LogsIT {
             }
             assertEquals(200, service.get("/api/products").statusCode());
             for (java.net.Socket socket : slow) {
-                boolean closed = false;
-                while (!closed) {
-                    assertTrue(System.nanoTime() - before < 30_000_000_000L, "trickled headers still open after 30 s");
-                    try {
-                        socket.getOutputStream().write('a');
-                        closed = socket.getInputStream().read() < 0;
-                    } catch (java.net.SocketTimeoutException e) {
-                        Thread.sleep(100);
-                    } catch (java.io.IOException e) {
-                        closed = true;
-                    }
-                }
+                dev.slidegate.testing.SlowCaller.trickleUntilClosed(socket, before, 100, 30_000);
                 socket.close();
             }
             String metrics = service.get("/q/metrics").body();
@@ -169,7 +158,7 @@ class LogsIT {
     // running Redis 7 refuses to change them)
     @Test
     void aRedisThatCannotSaveItsSnapshotIsAnOutageNamedOnce() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("slidegate-misconf");
+        java.nio.file.Path dir = dev.slidegate.testing.Leftovers.tempDirectory("slidegate-misconf");
         try (dev.slidegate.testing.RedisServer redis = dev.slidegate.testing.RedisServer.start(
                 dev.slidegate.testing.RedisServer.defaultBinary(), "--dir", dir.toString(), "--dbfilename", "blocked");
                 dev.slidegate.testing.Resp admin = redis.connect();
@@ -204,9 +193,7 @@ class LogsIT {
             assertEquals(1, log.lines().filter(l -> l.contains("cannot save its snapshot (MISCONF): fix its disk")).count(),
                     "one line names the cause and the fix:\n" + log);
         } finally {
-            try (var files = java.nio.file.Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            dev.slidegate.testing.Leftovers.delete(dir);
         }
     }
 }
