@@ -3,6 +3,7 @@ package example;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
@@ -44,5 +45,13 @@ class ConsumerTest {
         given().post("/api/login").then().statusCode(404);
         // the admin API is off unless the service turns it on, and no demo user exists
         given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin").then().statusCode(404);
+    }
+
+    @Test
+    void metricsAreTheServicesChoice() {
+        // Slidegate brings the Micrometer API, not the Quarkus extension: a service that added no registry
+        // has no Micrometer to start, and the decisions of the other tests were made without a MeterRegistry
+        assertThrows(ClassNotFoundException.class, () -> Class.forName("io.quarkus.micrometer.runtime.MicrometerRecorder"));
+        given().get("/q/metrics").then().statusCode(404);
     }
 }
