@@ -9,12 +9,20 @@ import org.eclipse.microprofile.openapi.models.headers.Header;
 import org.eclipse.microprofile.openapi.models.media.Schema;
 import org.eclipse.microprofile.openapi.models.responses.APIResponse;
 
+import io.quarkus.smallrye.openapi.OpenApiFilter;
+
 /**
- * The OpenAPI description's shared parts, added by this filter ({@code mp.openapi.filter}): the
- * responses every rate-limited operation can give ({@code 429} with its problem body and the
- * RateLimit, RateLimit-Policy and Retry-After fields; {@code 503} when no store can decide) and those
- * headers. Operations refer to them: {@code @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)}.
+ * The OpenAPI description's shared parts: the responses every rate-limited operation can give
+ * ({@code 429} with its problem body and the RateLimit, RateLimit-Policy and Retry-After fields;
+ * {@code 503} when no store can decide) and those headers. Operations refer to them:
+ * {@code @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)}.
+ * <p>
+ * The parts are fixed, so the filter runs once, when the service is built: the document the
+ * executable starts from already holds them. It is registered by annotation, not through
+ * {@code mp.openapi.filter}, which holds a single class: a service that names its own filter there
+ * keeps Slidegate's. Without {@code quarkus-smallrye-openapi} in the service the annotation is inert.
  */
+@OpenApiFilter(stages = OpenApiFilter.RunStage.BUILD)
 public final class RateLimitApi implements OASFilter {
 
     /** The 429 response of a limited operation. */

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.quarkus.test.junit.QuarkusTestProfile;
 
-/** The demo policies with limits small enough to reach in a test. */
+/** The demo policies with limits small enough to reach in a test, in a service with an OpenAPI filter of its own. */
 public class SmallLimits implements QuarkusTestProfile {
 
     @Override
@@ -18,6 +18,8 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.store", "memory");
         config.put("slidegate.policies.products.limits", "3/10m,5/1h");
         config.put("slidegate.policies.reports.limits", "3/1h");
+        // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay
+        config.put("mp.openapi.filter", "dev.slidegate.observability.ServiceOpenApiFilter");
         return config;
     }
 

@@ -57,6 +57,8 @@ class ObservabilityTest {
                 "'/api/login'.post")) {
             assertEquals("#/components/responses/TooManyRequests", api.getString("paths." + op + ".responses.'429'.$ref"), op);
         }
+        // the service's own filter (mp.openapi.filter, SmallLimits) ran, and did not replace Slidegate's
+        assertEquals("applied", api.getString("x-service-filter"));
         var tooMany = "components.responses.TooManyRequests.";
         assertEquals("#/components/headers/RateLimit", api.getString(tooMany + "headers.RateLimit.$ref"));
         assertEquals("#/components/headers/Retry-After", api.getString(tooMany + "headers.Retry-After.$ref"));
