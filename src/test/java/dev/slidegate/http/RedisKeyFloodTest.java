@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.testing.RedisTestResource;
 import dev.slidegate.testing.Resp;
+import dev.slidegate.testing.Tools;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -54,6 +55,12 @@ class RedisKeyFloodTest {
 
     @Test
     void aFloodThatFillsRedisDoesNotLiftAnotherPolicysLimit() {
+        // On Redis 6.2 (the bundled server of a machine with only a JDK) the flood's scripts went on writing after
+        // Redis had refused a plain SET for memory (927 keys after 950 requests), so nothing here would be full
+        String version = RedisTestResource.server().version();
+        if (Integer.parseInt(version.split("\\.")[0]) < 7) {
+            Tools.missing("RedisKeyFloodTest", "redis-server 7.x or newer (apt-get install redis-server), not " + version);
+        }
         for (int i = 0; i < 5; i++) {
             assertEquals(401, login("guess"));
         }
@@ -76,18 +83,8 @@ class RedisKeyFloodTest {
                         afterFull = 0;
                     }
                 }
-                // Used memory moves around maxmemory while the flood goes on: on Redis 6.2 a plain SET fitted again
-                // 200 requests after one was refused, with 170 more keys written meanwhile. Flood on until Redis
-                // refuses a write, so that the checks below run against a full Redis.
-                boolean full;
-                int more = 0;
-                while (!(full = full(redis)) && more < 1000) {
-                    statuses[given().header("X-Api-Key", "flood-" + sent).get("/api/reports").statusCode()]++;
-                    sent++;
-                    more++;
-                }
                 long keys = redis.number("DBSIZE");
-                assertTrue(full, "the flood filled Redis (" + keys + " keys after " + sent + " requests)");
+                assertTrue(full(redis), "the flood filled Redis (" + keys + " keys after " + sent + " requests)");
                 for (int s = 500; s < 600; s++) {
                     assertEquals(0, statuses[s], "no request of the flood fails: " + s);
                 }
