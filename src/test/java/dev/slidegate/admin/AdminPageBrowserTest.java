@@ -13,7 +13,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.NoAlertPresentException;
@@ -55,6 +57,21 @@ class AdminPageBrowserTest {
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String DRIVER = "/usr/bin/chromedriver";
 
+    /** One browser for the class (its start is seconds of the test's time): each test loads the page anew. */
+    private static WebDriver page;
+
+    @BeforeAll
+    static void startBrowser() throws Exception {
+        page = browser();
+    }
+
+    @AfterAll
+    static void quitBrowser() {
+        if (page != null) {
+            page.quit();
+        }
+    }
+
     private static WebDriver browser() throws Exception {
         if (!Files.isExecutable(Path.of(CHROMIUM)) || !Files.isExecutable(Path.of(DRIVER))) {
             dev.slidegate.testing.Tools.missing("AdminPageBrowserTest",
@@ -72,80 +89,69 @@ class AdminPageBrowserTest {
 
     @Test
     void thePageShowsCountsMovingAndResetsACaller() throws Exception {
-        WebDriver page = browser();
-        try {
-            page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
-            WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
-            wait.until(d -> !d.findElements(By.cssSelector("section[data-policy='reports']")).isEmpty());
+        page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+        WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
+        wait.until(d -> !d.findElements(By.cssSelector("section[data-policy='reports']")).isEmpty());
 
-            String apiKey = "browser-" + UUID.randomUUID().toString().substring(0, 8);
-            String row = "section[data-policy='reports'] tr[data-key='hdr:" + apiKey + "']";
-            for (int i = 0; i < 2; i++) {
-                given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
-            }
-            wait.until(d -> !d.findElements(By.cssSelector(row + " .bar[data-used='2']")).isEmpty());
+        String apiKey = "browser-" + UUID.randomUUID().toString().substring(0, 8);
+        String row = "section[data-policy='reports'] tr[data-key='hdr:" + apiKey + "']";
+        for (int i = 0; i < 2; i++) {
             given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
-            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(429);
-            wait.until(d -> !d.findElements(By.cssSelector(row + " .bar.full[data-used='3']")).isEmpty());
-            wait.until(d -> !d.findElement(By.cssSelector("section[data-policy='reports'] .refused")).getText().equals("0"));
-
-            // a caller-controlled key never becomes markup: it reaches the store hashed, and the page writes text only
-            given().header("X-Api-Key", "<img src=x onerror=\"document.title='owned'\">").get("/api/reports");
-            wait.until(d -> d.findElements(By.cssSelector("section[data-policy='reports'] tbody tr")).size() >= 2);
-            assertFalse(page.getTitle().contains("owned"));
-            assertTrue(page.findElements(By.cssSelector("section[data-policy='reports'] td.key img")).isEmpty());
-            assertNoAlert(page);
-
-            ((org.openqa.selenium.JavascriptExecutor) page).executeScript("arguments[0].scrollIntoView()",
-                    page.findElement(By.cssSelector("section[data-policy='reports']")));
-            Path shot = Path.of("target", "admin-page.png");
-            Files.createDirectories(shot.getParent());
-            Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(), shot,
-                    StandardCopyOption.REPLACE_EXISTING);
-
-            click(page, By.cssSelector(row + " button.reset"));
-            wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
-            given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
-            assertEquals("store: redis", page.findElement(By.id("store")).getText());
-        } finally {
-            page.quit();
         }
+        wait.until(d -> !d.findElements(By.cssSelector(row + " .bar[data-used='2']")).isEmpty());
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(429);
+        wait.until(d -> !d.findElements(By.cssSelector(row + " .bar.full[data-used='3']")).isEmpty());
+        wait.until(d -> !d.findElement(By.cssSelector("section[data-policy='reports'] .refused")).getText().equals("0"));
+
+        // a caller-controlled key never becomes markup: it reaches the store hashed, and the page writes text only
+        given().header("X-Api-Key", "<img src=x onerror=\"document.title='owned'\">").get("/api/reports");
+        wait.until(d -> d.findElements(By.cssSelector("section[data-policy='reports'] tbody tr")).size() >= 2);
+        assertFalse(page.getTitle().contains("owned"));
+        assertTrue(page.findElements(By.cssSelector("section[data-policy='reports'] td.key img")).isEmpty());
+        assertNoAlert(page);
+
+        ((org.openqa.selenium.JavascriptExecutor) page).executeScript("arguments[0].scrollIntoView()",
+                page.findElement(By.cssSelector("section[data-policy='reports']")));
+        Path shot = Path.of("target", "admin-page.png");
+        Files.createDirectories(shot.getParent());
+        Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(), shot,
+                StandardCopyOption.REPLACE_EXISTING);
+
+        click(page, By.cssSelector(row + " button.reset"));
+        wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
+        given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
+        assertEquals("store: redis", page.findElement(By.id("store")).getText());
     }
 
     // a key holding "/../" segments is reset exactly: its own window goes, the login window of the
     // address it names stays (the page sends each key as one encoded path segment)
     @Test
     void resetResetsExactlyTheKeyShownWhateverItHolds() throws Exception {
-        WebDriver page = browser();
-        try {
-            for (int i = 0; i < 2; i++) {
-                given().contentType("application/json").body("{\"username\": \"alice\", \"password\": \"wrong\"}")
-                        .post("/api/login").then().statusCode(401);
-            }
-            admin().get("/admin/policies/login/keys/ip:127.0.0.1").then().body("limits[0].used",
-                    org.hamcrest.Matchers.equalTo(2));
-            String hostile = "/../../../login/keys/ip:127.0.0.1";
-            given().header("X-Api-Key", hostile).get("/api/reports").then().statusCode(200);
-            page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
-            WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
-            String row = "section[data-policy='reports'] tr[data-key='hdr:" + hostile + "']";
-            wait.until(d -> !d.findElements(By.cssSelector(row)).isEmpty());
-            click(page, By.cssSelector(row + " button.reset"));
-            wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
-            admin().get("/admin/policies/reports/keys/hdr:" + hostile.replace("/", "%2F")).then().body("limits[0].used",
-                    org.hamcrest.Matchers.equalTo(0));
-            admin().get("/admin/policies/login/keys/ip:127.0.0.1").then().body("limits[0].used",
-                    org.hamcrest.Matchers.equalTo(2));
-        } finally {
-            page.quit();
+        for (int i = 0; i < 2; i++) {
+            given().contentType("application/json").body("{\"username\": \"alice\", \"password\": \"wrong\"}")
+                    .post("/api/login").then().statusCode(401);
         }
+        admin().get("/admin/policies/login/keys/ip:127.0.0.1").then().body("limits[0].used",
+                org.hamcrest.Matchers.equalTo(2));
+        String hostile = "/../../../login/keys/ip:127.0.0.1";
+        given().header("X-Api-Key", hostile).get("/api/reports").then().statusCode(200);
+        page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+        WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
+        String row = "section[data-policy='reports'] tr[data-key='hdr:" + hostile + "']";
+        wait.until(d -> !d.findElements(By.cssSelector(row)).isEmpty());
+        click(page, By.cssSelector(row + " button.reset"));
+        wait.until(d -> d.findElements(By.cssSelector(row)).isEmpty());
+        admin().get("/admin/policies/reports/keys/hdr:" + hostile.replace("/", "%2F")).then().body("limits[0].used",
+                org.hamcrest.Matchers.equalTo(0));
+        admin().get("/admin/policies/login/keys/ip:127.0.0.1").then().body("limits[0].used",
+                org.hamcrest.Matchers.equalTo(2));
     }
 
     // the overrides panel: an operator blocks a caller from the form (the caller is refused at once),
     // a bad limit is answered with the problem's sentence, and Remove lifts the block
     @Test
     void anOperatorAddsAndRemovesAnOverrideOnThePage() throws Exception {
-        WebDriver page = browser();
         String apiKey = "blocked-" + UUID.randomUUID().toString().substring(0, 8);
         try {
             page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
@@ -181,7 +187,6 @@ class AdminPageBrowserTest {
             given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
             assertNoAlert(page);
         } finally {
-            page.quit();
             admin().delete("/admin/policies/reports/keys/hdr:" + apiKey + "/override");
         }
     }
