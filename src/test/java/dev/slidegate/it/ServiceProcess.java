@@ -24,41 +24,53 @@ public final class ServiceProcess implements AutoCloseable {
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /**
-     * The class data of the jar's start-up on this JVM (a dynamic CDS archive): the first service a run starts writes
-     * it as it stops, and every later start of the jar maps it instead of loading and verifying those classes again,
-     * about 0.6 s sooner per start on a 2-core machine (some 50 starts a {@code verify}). Class data changes how
-     * classes are loaded, not what the service does; a start through a {@link Launcher} (the benchmarks' start
-     * times) never uses it. Made anew by every run, for the jar it packaged: never a stale archive.
+     * The class data of the jar's start-up on this JVM (a dynamic CDS archive), written once per run by a start of the
+     * jar that answers one request and stops, before the first service a test asks for: every start then maps it instead
+     * of loading and verifying those classes again, about 0.6 s sooner on a 2-core machine (some 50 starts a
+     * {@code verify}). Class data changes how classes are loaded, not what the service does; a start through a
+     * {@link Launcher} (the benchmarks' start times) never uses it. Made anew by every run, for the jar it packaged.
      */
     private static final class ClassData {
         static final Path ARCHIVE = Leftovers.tempDirectory("slidegate-cds").resolve("jar.jsa");
-        static final java.util.concurrent.atomic.AtomicBoolean CLAIMED = new java.util.concurrent.atomic.AtomicBoolean();
-        static volatile boolean ready;
         // the JVM's own lines about the archive (which classes it skips) would land in the logs the tests read
         static final String QUIET = "-Xlog:cds*=off";
+        private static Boolean ready;
 
-        /** The options for a start of the jar: map the archive, or write it at exit ({@code writer}), or none. */
-        static List<String> options(boolean serving) {
-            if (ready) {
-                return List.of("-XX:SharedArchiveFile=" + ARCHIVE, QUIET);
+        /** The options that map the archive, once it is written; none when it could not be. */
+        static synchronized List<String> options() {
+            if (ready == null) {
+                ready = write();
             }
-            if (serving && CLAIMED.compareAndSet(false, true)) {
-                return List.of("-XX:ArchiveClassesAtExit=" + ARCHIVE, QUIET);
+            return ready ? List.of("-XX:SharedArchiveFile=" + ARCHIVE, QUIET) : List.of();
+        }
+
+        private static boolean write() {
+            int port = freePort();
+            List<String> cmd = List.of(javaBinary(), "-XX:ArchiveClassesAtExit=" + ARCHIVE, QUIET,
+                    "-Dquarkus.http.port=" + port, "-jar", JAR.toString());
+            ServiceProcess training = null;
+            try {
+                training = start(cmd, port);
+                training.get("/api/products");
+            } catch (RuntimeException e) {
+                System.out.println("ServiceProcess: no class-data archive, every start loads its classes: " + e.getMessage());
+            } finally {
+                if (training != null) {
+                    training.close(); // the archive is written as the JVM exits, which close() waits for
+                }
             }
-            return List.of();
+            return Files.isRegularFile(ARCHIVE);
         }
     }
 
     private final Process process;
     private final Path log;
     public final int port;
-    private final boolean writesClassData;
 
-    private ServiceProcess(Process process, Path log, int port, boolean writesClassData) {
+    private ServiceProcess(Process process, Path log, int port) {
         this.process = process;
         this.log = log;
         this.port = port;
-        this.writesClassData = writesClassData;
     }
 
     /** The operating system's id of the service process. */
@@ -69,7 +81,7 @@ public final class ServiceProcess implements AutoCloseable {
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
     public static ServiceProcess start(String... properties) {
         int port = freePort();
-        return start(command(port, true, properties), port);
+        return start(command(port, properties), port);
     }
 
     /**
@@ -105,8 +117,7 @@ public final class ServiceProcess implements AutoCloseable {
             Path log = Leftovers.tempFile("slidegate-" + port, ".log");
             Process p = Leftovers
                     .process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
-            ServiceProcess service = new ServiceProcess(p, log, port,
-                    cmd.stream().anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit=")));
+            ServiceProcess service = new ServiceProcess(p, log, port);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline) {
                 if (!p.isAlive()) {
@@ -129,7 +140,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Runs the jar expecting it to fail at start-up; returns exit code and output. */
     static Result runToExit(String... properties) throws IOException, InterruptedException {
-        List<String> cmd = command(freePort(), false, properties);
+        List<String> cmd = command(freePort(), properties);
         if (!nativeExecutable()) { // a start-up that stops: the JIT's top tier and a parallel GC would only cost time
             cmd.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         }
@@ -184,7 +195,7 @@ public final class ServiceProcess implements AutoCloseable {
                 && Files.isExecutable(Paths.get(System.getProperty("native.image.path", "")));
     }
 
-    private static List<String> command(int port, boolean serving, String... properties) {
+    private static List<String> command(int port, String... properties) {
         List<String> cmd = new ArrayList<>();
         if (nativeExecutable()) {
             cmd.add(System.getProperty("native.image.path"));
@@ -192,7 +203,7 @@ public final class ServiceProcess implements AutoCloseable {
             cmd.addAll(List.of(properties));
         } else {
             cmd.add(javaBinary());
-            cmd.addAll(ClassData.options(serving));
+            cmd.addAll(ClassData.options());
             cmd.add("-Dquarkus.http.port=" + port);
             cmd.addAll(List.of(properties));
             cmd.addAll(List.of("-jar", JAR.toString()));
@@ -218,8 +229,6 @@ public final class ServiceProcess implements AutoCloseable {
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
-            } else if (writesClassData && Files.isRegularFile(ClassData.ARCHIVE)) {
-                ClassData.ready = true; // written at the JVM's exit, which waitFor saw
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
