@@ -2,25 +2,15 @@ package dev.slidegate.admin;
 
 import static io.restassured.RestAssured.given;
 
-import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /** {@code slidegate.admin.enabled=false}: 404 for everyone, credentials or not. */
 @QuarkusTest
-@TestProfile(AdminDisabledTest.Off.class)
+@TestProfile(dev.slidegate.http.SharedProfiles.PathsDryRunNoAdmin.class)
 class AdminDisabledTest {
-
-    public static class Off implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("slidegate.admin.enabled", "false");
-        }
-    }
 
     @Test
     void adminAnswers404() {

@@ -4,8 +4,6 @@ import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
-import java.util.Map;
-
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.BeforeEach;
@@ -18,15 +16,8 @@ import io.quarkus.test.junit.TestProfile;
 
 /** Calls that weigh several permits, calls that can never fit, and policies that only report. */
 @QuarkusTest
-@TestProfile(CostAndDryRunTest.Profile.class)
+@TestProfile(SharedProfiles.PathsDryRunNoAdmin.class)
 class CostAndDryRunTest {
-
-    public static class Profile extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.policies.reports.dry-run", "true");
-        }
-    }
 
     @Inject
     LimiterStore store;

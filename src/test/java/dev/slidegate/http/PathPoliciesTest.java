@@ -5,8 +5,6 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.matchesPattern;
 
-import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
@@ -14,26 +12,8 @@ import io.quarkus.test.junit.TestProfile;
 
 /** Policies attached to endpoints by configuration alone: by path pattern and HTTP method. */
 @QuarkusTest
-@TestProfile(PathPoliciesTest.Attached.class)
+@TestProfile(SharedProfiles.PathsDryRunNoAdmin.class)
 class PathPoliciesTest {
-
-    public static class Attached extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.policies.plain-get.limits", "2/1h",
-                    "slidegate.policies.plain-get.key", "ip+path",
-                    "slidegate.policies.plain-get.paths", "/test/plain/*",
-                    "slidegate.policies.plain-get.methods", "GET",
-                    "slidegate.policies.files.limits", "3/1h",
-                    "slidegate.policies.files.key", "header:X-Api-Key",
-                    "slidegate.policies.files.paths", "/test/plain/files/**",
-                    "slidegate.policies.both-ip.limits", "2/1h",
-                    "slidegate.policies.both-ip.paths", "/test/plain/both/*",
-                    "slidegate.policies.both-tenant.limits", "5/1h",
-                    "slidegate.policies.both-tenant.key", "header:X-Tenant",
-                    "slidegate.policies.both-tenant.paths", "/test/plain/both/*");
-        }
-    }
 
     // /test/plain/* by ip+path, GET only: /1 and /2 share the pattern's window; POST is not limited
     @Test

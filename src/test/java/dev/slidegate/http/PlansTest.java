@@ -3,7 +3,6 @@ package dev.slidegate.http;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
 
-import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -13,18 +12,8 @@ import io.quarkus.test.junit.TestProfile;
 
 /** Plans chosen by API key (the shipped PlanResolver): each caller gets, and is told, its own plan's limits. */
 @QuarkusTest
-@TestProfile(PlansTest.WithPlans.class)
+@TestProfile(SharedProfiles.ProxyAndPlans.class)
 class PlansTest {
-
-    public static class WithPlans extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.policies.reports.plans.pro.limits", "5/1h",
-                    "slidegate.policies.reports.plans.team.limits", "4/1h,100/1d",
-                    "slidegate.plans.api-keys.pro", "pro-key-1,pro-key-2",
-                    "slidegate.plans.api-keys.team", "team-key");
-        }
-    }
 
     private static void reports(String apiKey, int status, String policy, String rateLimit) {
         given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(status)

@@ -18,6 +18,8 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.store", "memory");
         config.put("slidegate.policies.products.limits", "3/10m,5/1h");
         config.put("slidegate.policies.reports.limits", "3/1h");
+        // RateLimiterTest's programmatic policy: no endpoint names it, so no other class's request meets it
+        config.put("slidegate.policies.prog.limits", "3/1h");
         // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay
         config.put("mp.openapi.filter", "dev.slidegate.observability.ServiceOpenApiFilter");
         return config;

@@ -10,7 +10,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,15 +22,8 @@ import io.restassured.RestAssured;
  * forwarding entry is the client. And what hostile requests cannot do: a 5xx or an unbounded key.
  */
 @QuarkusTest
-@TestProfile(TrustedProxyTest.BehindProxy.class)
+@TestProfile(SharedProfiles.ProxyAndPlans.class)
 class TrustedProxyTest {
-
-    public static class BehindProxy extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.http.trusted-proxies", "127.0.0.0/8,::1");
-        }
-    }
 
     private static int products(String forwardedFor) {
         return given().header("X-Forwarded-For", forwardedFor).get("/api/products").statusCode();

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.Map;
-
 import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
@@ -21,15 +19,8 @@ import io.quarkus.test.junit.TestProfile;
 
 /** The programmatic limiter: a configured policy by name, any caller key, the same decisions as annotations. */
 @QuarkusTest
-@TestProfile(RateLimiterTest.Programmatic.class)
+@TestProfile(SmallLimits.class)
 class RateLimiterTest {
-
-    public static class Programmatic extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.policies.prog.limits", "3/1h");
-        }
-    }
 
     @Inject
     RateLimiter limiter;

@@ -1,0 +1,54 @@
+package dev.slidegate.http;
+
+/**
+ * Test profiles that several test classes share, because each profile is an augmentation and a start of the application
+ * of its own (about 7 s a profile on a 2-core machine): classes whose settings cannot touch each other's requests share
+ * one. Each profile names its classes and why they do not interfere; a class that needs a setting another class's
+ * requests would feel gets a profile of its own.
+ */
+public final class SharedProfiles {
+
+    private SharedProfiles() {
+    }
+
+    /**
+     * {@code PathPoliciesTest}: policies attached by pattern to {@code /test/plain/**}, which no other class here calls;
+     * {@code CostAndDryRunTest}: {@code reports} in dry-run, with {@code /test/export}, {@code /test/huge} and
+     * {@code /test/trial}; {@code AdminDisabledTest}: the admin API off, which neither of the other two uses.
+     */
+    public static class PathsDryRunNoAdmin extends SmallLimits {
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            return plus("slidegate.policies.plain-get.limits", "2/1h",
+                    "slidegate.policies.plain-get.key", "ip+path",
+                    "slidegate.policies.plain-get.paths", "/test/plain/*",
+                    "slidegate.policies.plain-get.methods", "GET",
+                    "slidegate.policies.files.limits", "3/1h",
+                    "slidegate.policies.files.key", "header:X-Api-Key",
+                    "slidegate.policies.files.paths", "/test/plain/files/**",
+                    "slidegate.policies.both-ip.limits", "2/1h",
+                    "slidegate.policies.both-ip.paths", "/test/plain/both/*",
+                    "slidegate.policies.both-tenant.limits", "5/1h",
+                    "slidegate.policies.both-tenant.key", "header:X-Tenant",
+                    "slidegate.policies.both-tenant.paths", "/test/plain/both/*",
+                    "slidegate.policies.reports.dry-run", "true",
+                    "slidegate.admin.enabled", "false");
+        }
+    }
+
+    /**
+     * {@code TrustedProxyTest}: a proxy on loopback, whose callers name themselves in {@code X-Forwarded-For} and have no
+     * plan; {@code PlansTest}: plans by API key, its requests without {@code X-Forwarded-For} (so the client is the peer, as
+     * without a proxy) and its keys on no other class's requests.
+     */
+    public static class ProxyAndPlans extends SmallLimits {
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            return plus("slidegate.http.trusted-proxies", "127.0.0.0/8,::1",
+                    "slidegate.policies.reports.plans.pro.limits", "5/1h",
+                    "slidegate.policies.reports.plans.team.limits", "4/1h,100/1d",
+                    "slidegate.plans.api-keys.pro", "pro-key-1,pro-key-2",
+                    "slidegate.plans.api-keys.team", "team-key");
+        }
+    }
+}
