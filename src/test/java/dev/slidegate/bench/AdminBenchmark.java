@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import jakarta.inject.Inject;
@@ -19,7 +18,6 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
-import dev.slidegate.http.SmallLimits;
 import dev.slidegate.testing.RedisTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -38,23 +36,8 @@ import io.restassured.response.Response;
  * target/admin-benchmark.md. It reports times, it asserts none.
  */
 @QuarkusTest
-@TestProfile(AdminBenchmark.OnRedis.class)
+@TestProfile(dev.slidegate.http.SharedProfiles.OnRedis.class)
 public class AdminBenchmark {
-
-    /** Redis, and a policy attached by configuration to a path nobody calls, keyed by a header. */
-    public static class OnRedis extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.store", "redis", "slidegate.policies.bench.limits", "10/1h,50/1d",
-                    "slidegate.policies.bench.fail-mode", "closed", // a decision Redis could not make is a 503: counted
-                    "slidegate.policies.bench.key", "header:X-Bench", "slidegate.policies.bench.paths", "/bench/*");
-        }
-
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(RedisTestResource.class));
-        }
-    }
 
     @Inject
     LimiterStore store;

@@ -16,7 +16,7 @@ import io.quarkus.test.junit.TestProfile;
  * pages and counts are right.
  */
 @QuarkusTest
-@TestProfile(AdminBenchmark.OnRedis.class)
+@TestProfile(dev.slidegate.http.SharedProfiles.OnRedis.class)
 class AdminBenchmarkSmokeTest {
 
     @Inject

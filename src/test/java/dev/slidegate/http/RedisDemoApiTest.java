@@ -4,7 +4,6 @@ import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
-import java.util.Map;
 
 import jakarta.inject.Inject;
 
@@ -23,22 +22,8 @@ import io.quarkus.test.junit.TestProfile;
  * be blocked" would be a 500).
  */
 @QuarkusTest
-@TestProfile(RedisDemoApiTest.OnRedis.class)
+@TestProfile(SharedProfiles.OnRedis.class)
 class RedisDemoApiTest extends DemoApiContract {
-
-    public static class OnRedis extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.store", "auto",
-                    "slidegate.policies.plain-get.limits", "2/1h",
-                    "slidegate.policies.plain-get.paths", "/test/plain/*");
-        }
-
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(RedisTestResource.class));
-        }
-    }
 
     @Inject
     LimiterStore store;

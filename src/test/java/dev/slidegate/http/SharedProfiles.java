@@ -51,4 +51,29 @@ public final class SharedProfiles {
                     "slidegate.plans.api-keys.team", "team-key");
         }
     }
+
+    /**
+     * Redis (a redis-server of its own, with {@code slidegate.store=auto}, which picks it): {@code AdminPageBrowserTest}
+     * (the live page; it flushes Redis before each test and counts the refusals it causes from the count it found);
+     * {@code AdminBenchmarkSmokeTest} (and the {@code AdminBenchmark} it smoke-tests): the {@code bench} policy on
+     * {@code /bench/*}, keyed by {@code X-Bench}, failing closed; {@code RedisDemoApiTest}: the demo API, and
+     * {@code plain-get} on {@code /test/plain/*}, from a flushed Redis in each test.
+     */
+    public static class OnRedis extends SmallLimits {
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            return plus("slidegate.store", "auto",
+                    "slidegate.policies.plain-get.limits", "2/1h",
+                    "slidegate.policies.plain-get.paths", "/test/plain/*",
+                    "slidegate.policies.bench.limits", "10/1h,50/1d",
+                    "slidegate.policies.bench.fail-mode", "closed", // a decision Redis could not make is a 503: counted
+                    "slidegate.policies.bench.key", "header:X-Bench",
+                    "slidegate.policies.bench.paths", "/bench/*");
+        }
+
+        @Override
+        public java.util.List<TestResourceEntry> testResources() {
+            return java.util.List.of(new TestResourceEntry(dev.slidegate.testing.RedisTestResource.class));
+        }
+    }
 }
