@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -21,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitOverride;
 import dev.slidegate.api.OverrideSource;
-import dev.slidegate.http.SmallLimits;
 import dev.slidegate.testing.LogCapture;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -32,15 +30,8 @@ import io.quarkus.test.junit.TestProfile;
  * changes); a source that fails keeps the overrides loaded before, with one warning.
  */
 @QuarkusTest
-@TestProfile(OverrideSourceSpiTest.Profile.class)
+@TestProfile(dev.slidegate.http.SharedProfiles.ProxyPlansAndOverrideSource.class)
 class OverrideSourceSpiTest {
-
-    public static class Profile extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("quarkus.arc.selected-alternatives", TenantService.class.getName());
-        }
-    }
 
     /** Limits kept "elsewhere": a list the test sets, read-only for the admin API. */
     @Alternative

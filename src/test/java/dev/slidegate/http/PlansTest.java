@@ -12,7 +12,7 @@ import io.quarkus.test.junit.TestProfile;
 
 /** Plans chosen by API key (the shipped PlanResolver): each caller gets, and is told, its own plan's limits. */
 @QuarkusTest
-@TestProfile(SharedProfiles.ProxyAndPlans.class)
+@TestProfile(SharedProfiles.ProxyPlansAndOverrideSource.class)
 class PlansTest {
 
     private static void reports(String apiKey, int status, String policy, String rateLimit) {

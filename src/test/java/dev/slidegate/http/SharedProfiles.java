@@ -39,12 +39,15 @@ public final class SharedProfiles {
     /**
      * {@code TrustedProxyTest}: a proxy on loopback, whose callers name themselves in {@code X-Forwarded-For} and have no
      * plan; {@code PlansTest}: plans by API key, its requests without {@code X-Forwarded-For} (so the client is the peer, as
-     * without a proxy) and its keys on no other class's requests.
+     * without a proxy) and its keys on no other class's requests; {@code OverrideSourceSpiTest}: its own override source,
+     * which holds nothing but while that test runs (and then only for its own keys).
      */
-    public static class ProxyAndPlans extends SmallLimits {
+    public static class ProxyPlansAndOverrideSource extends SmallLimits {
         @Override
         public java.util.Map<String, String> getConfigOverrides() {
-            return plus("slidegate.http.trusted-proxies", "127.0.0.0/8,::1",
+            // the test class is package-private: its source bean by name
+            return plus("quarkus.arc.selected-alternatives", "dev.slidegate.admin.OverrideSourceSpiTest$TenantService",
+                    "slidegate.http.trusted-proxies", "127.0.0.0/8,::1",
                     "slidegate.policies.reports.plans.pro.limits", "5/1h",
                     "slidegate.policies.reports.plans.team.limits", "4/1h,100/1d",
                     "slidegate.plans.api-keys.pro", "pro-key-1,pro-key-2",
@@ -57,7 +60,8 @@ public final class SharedProfiles {
      * (the live page; it flushes Redis before each test and counts the refusals it causes from the count it found);
      * {@code AdminBenchmarkSmokeTest} (and the {@code AdminBenchmark} it smoke-tests): the {@code bench} policy on
      * {@code /bench/*}, keyed by {@code X-Bench}, failing closed; {@code RedisDemoApiTest}: the demo API, and
-     * {@code plain-get} on {@code /test/plain/*}, from a flushed Redis in each test.
+     * {@code plain-get} on {@code /test/plain/*}, from a flushed Redis in each test. (Not {@code QuarkusProxyTest}: the
+     * demo API's contract checks that a forged {@code X-Forwarded-For} changes nothing where no proxy is trusted.)
      */
     public static class OnRedis extends SmallLimits {
         @Override

@@ -22,7 +22,7 @@ import io.restassured.RestAssured;
  * forwarding entry is the client. And what hostile requests cannot do: a 5xx or an unbounded key.
  */
 @QuarkusTest
-@TestProfile(SharedProfiles.ProxyAndPlans.class)
+@TestProfile(SharedProfiles.ProxyPlansAndOverrideSource.class)
 class TrustedProxyTest {
 
     private static int products(String forwardedFor) {
