@@ -39,11 +39,11 @@ class LogsIT {
 
     // a burst the moment the service answers (cold JIT, connections still opening on every event loop):
     // the first decisions are slow, never a reason to skip Redis. The breaker stays closed and no decision
-    // is made by the fail mode (the shipped defaults)
+    // is made by the fail mode (the shipped defaults), with the jar started as users start it (no class-data archive)
     @Test
     void aBurstAtColdStartNeverOpensTheBreaker() throws Exception {
         try (dev.slidegate.testing.RedisServer redis = dev.slidegate.testing.RedisServer.start();
-                ServiceProcess service = ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri())) {
+                ServiceProcess service = ServiceProcess.startAsUsersDo("-Dquarkus.redis.hosts=" + redis.uri())) {
             java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
             List<Thread> callers = new java.util.ArrayList<>();

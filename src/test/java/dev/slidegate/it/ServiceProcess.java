@@ -81,7 +81,16 @@ public final class ServiceProcess implements AutoCloseable {
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
     public static ServiceProcess start(String... properties) {
         int port = freePort();
-        return start(command(port, properties), port);
+        return start(command(port, true, properties), port);
+    }
+
+    /**
+     * As {@link #start(String...)}, but exactly as a user starts the jar ({@code java -jar}, no class-data archive):
+     * for a test of the first seconds after start, when how long classes take to load is part of what it judges.
+     */
+    public static ServiceProcess startAsUsersDo(String... properties) {
+        int port = freePort();
+        return start(command(port, false, properties), port);
     }
 
     /**
@@ -140,7 +149,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Runs the jar expecting it to fail at start-up; returns exit code and output. */
     static Result runToExit(String... properties) throws IOException, InterruptedException {
-        List<String> cmd = command(freePort(), properties);
+        List<String> cmd = command(freePort(), true, properties);
         if (!nativeExecutable()) { // a start-up that stops: the JIT's top tier and a parallel GC would only cost time
             cmd.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         }
@@ -195,7 +204,7 @@ public final class ServiceProcess implements AutoCloseable {
                 && Files.isExecutable(Paths.get(System.getProperty("native.image.path", "")));
     }
 
-    private static List<String> command(int port, String... properties) {
+    private static List<String> command(int port, boolean classData, String... properties) {
         List<String> cmd = new ArrayList<>();
         if (nativeExecutable()) {
             cmd.add(System.getProperty("native.image.path"));
@@ -203,7 +212,9 @@ public final class ServiceProcess implements AutoCloseable {
             cmd.addAll(List.of(properties));
         } else {
             cmd.add(javaBinary());
-            cmd.addAll(ClassData.options());
+            if (classData) {
+                cmd.addAll(ClassData.options());
+            }
             cmd.add("-Dquarkus.http.port=" + port);
             cmd.addAll(List.of(properties));
             cmd.addAll(List.of("-jar", JAR.toString()));
