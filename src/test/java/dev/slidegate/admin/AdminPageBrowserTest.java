@@ -77,10 +77,7 @@ class AdminPageBrowserTest {
     /** Each test starts from an empty Redis: its callers are the page's only keys. */
     @org.junit.jupiter.api.BeforeEach
     void flush() {
-        try (dev.slidegate.testing.Resp r = dev.slidegate.testing.RedisTestResource.server().connect()) {
-            r.call("FLUSHALL");
-        }
-        stack.refusals().ifPresent(dev.slidegate.redis.RefusalCache::forgetAll); // refusals it remembered from Redis
+        dev.slidegate.testing.RedisTestResource.flushAll(stack);
     }
 
     @Test

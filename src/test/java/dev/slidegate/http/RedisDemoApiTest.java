@@ -33,11 +33,7 @@ class RedisDemoApiTest extends DemoApiContract {
 
     @BeforeEach
     void flush() {
-        try (Resp r = RedisTestResource.server().connect()) {
-            r.call("FLUSHALL");
-        }
-        // a Redis wiped behind Slidegate's back is noticed within 100 ms; the next test should not wait for it
-        stack.refusals().ifPresent(dev.slidegate.redis.RefusalCache::forgetAll);
+        RedisTestResource.flushAll(stack);
     }
 
     @Test

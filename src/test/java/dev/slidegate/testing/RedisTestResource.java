@@ -20,6 +20,17 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
         return server;
     }
 
+    /**
+     * Empties the profile's Redis behind the application's back, and makes the application forget the refusals it
+     * remembered from it (it would notice within 100 ms; the next test should not wait for that).
+     */
+    public static void flushAll(dev.slidegate.config.StoreStack stack) {
+        try (Resp r = server.connect()) {
+            r.call("FLUSHALL");
+        }
+        stack.refusals().ifPresent(dev.slidegate.redis.RefusalCache::forgetAll);
+    }
+
     @Override
     public void stop() {
         if (server != null) {
