@@ -15,9 +15,15 @@ public class RateLimitExceededException extends RuntimeException {
 
     /** A refusal of a call weighing {@code cost} permits. */
     public RateLimitExceededException(Decision decision, int cost) {
-        super(describe(decision, cost), null, false, false);
+        super(null, null, false, false);
         this.decision = decision;
         this.cost = cost;
+    }
+
+    /** What was refused and when to retry; written when asked for (a refused HTTP request never asks). */
+    @Override
+    public String getMessage() {
+        return describe(decision, cost);
     }
 
     private static String describe(Decision d, int cost) {

@@ -1,17 +1,17 @@
 package dev.slidegate.interceptor;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import jakarta.ws.rs.Priorities;
-import jakarta.ws.rs.core.Response;
 
 import org.jboss.resteasy.reactive.server.ServerRequestFilter;
 import org.jboss.resteasy.reactive.server.SimpleResourceInfo;
+import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.ProblemMappers;
-import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
 
 /**
@@ -28,8 +28,6 @@ import io.vertx.ext.web.RoutingContext;
  */
 public class EarlyDecisions {
 
-    private static final Uni<Response> GO_ON = Uni.createFrom().nullItem();
-
     private final MethodPolicies methods;
     private final Decider decider;
     private final ProblemMappers problems;
@@ -42,22 +40,47 @@ public class EarlyDecisions {
         this.enabled = config.enabled();
     }
 
+    /**
+     * A decision made already (in process, or a refusal remembered from Redis: most requests) is applied at
+     * once; only one that waits for Redis suspends the request until it is made. This is what the REST layer
+     * does with a filter's {@code Uni}, without a {@code Uni} and the context it captures on every request.
+     */
     @ServerRequestFilter(nonBlocking = true, priority = Priorities.USER - 1000)
-    public Uni<Response> decide(SimpleResourceInfo info, RoutingContext rc) {
+    public void decide(SimpleResourceInfo info, RoutingContext rc, ResteasyReactiveContainerRequestContext request) {
         if (!enabled || info == null) {
-            return GO_ON;
+            return;
         }
         List<MethodPolicy> policies = methods.decidedEarly(info.getResourceClass(), info.getMethodName(),
                 info.parameterTypes());
         if (policies == null) {
-            return GO_ON;
+            return;
         }
-        return Uni.createFrom().completionStage(decider.decide(policies, MethodPolicies.NO_ARGUMENTS, rc)).map(v -> {
-            if (!v.admitted()) {
-                return problems.response(v.problem());
+        CompletableFuture<Verdict> verdict = decider.decide(policies, MethodPolicies.NO_ARGUMENTS, rc).toCompletableFuture();
+        if (verdict.isDone()) {
+            apply(verdict.join(), policies, rc, request, false);
+            return;
+        }
+        request.suspend();
+        verdict.whenComplete((v, error) -> {
+            if (error != null) { // the verdict never fails; should it, the request fails as a filter's would
+                request.resume(error);
+            } else {
+                apply(v, policies, rc, request, true);
             }
-            Decided.mark(rc, policies.get(0).method());
-            return null;
         });
+    }
+
+    /** Answers a refusal, or marks the call as decided and lets it go on (resuming it if it was suspended). */
+    private void apply(Verdict v, List<MethodPolicy> policies, RoutingContext rc,
+            ResteasyReactiveContainerRequestContext request,
+            boolean suspended) {
+        if (!v.admitted()) {
+            request.abortWith(problems.response(v.problem())); // resumes a suspended request with the answer
+            return;
+        }
+        Decided.mark(rc, policies.get(0).method());
+        if (suspended) {
+            request.resume();
+        }
     }
 }
