@@ -47,6 +47,7 @@ public class ClientAddress {
     private static final String QUARKUS = "quarkus.http.proxy.";
 
     private final List<Cidr> trusted = new ArrayList<>();
+    private final ThreadLocal<Peer> lastPeer = new ThreadLocal<>();
     private final boolean rfc7239;
     private final int hops;
     private final int ipv6Prefix;
@@ -183,14 +184,30 @@ public class ClientAddress {
         return new ConfigurationException("Invalid Slidegate configuration: " + message);
     }
 
-    /** The client of {@code rc}, normalised, e.g. {@code 203.0.113.7} or {@code 2001:db8:1:2::/64}. */
+    /**
+     * The client of {@code rc}, normalised, e.g. {@code 203.0.113.7} or {@code 2001:db8:1:2::/64}. A peer that is
+     * not a trusted proxy is the client whatever its requests say, and every request of a connection comes from
+     * the same peer (the connection keeps its address object): so the last such peer of each event loop is
+     * remembered with its client, and the next requests on its connection are not parsed and formatted again.
+     */
     public String of(RoutingContext rc) {
         SocketAddress peer = rc.request().connection().remoteAddress();
-        String host = peer == null ? null : peer.hostAddress();
-        if (rfc7239) {
-            return resolve(host, rc.request().headers().getAll("Forwarded"), List.of());
+        Peer last = lastPeer.get();
+        if (peer != null && last != null && last.address() == peer) {
+            return last.client();
         }
-        return resolve(host, List.of(), rc.request().headers().getAll("X-Forwarded-For"));
+        String host = peer == null ? null : peer.hostAddress();
+        String client = rfc7239 ? resolve(host, rc.request().headers().getAll("Forwarded"), List.of())
+                : resolve(host, List.of(), rc.request().headers().getAll("X-Forwarded-For"));
+        byte[] address = peer == null ? null : IpAddresses.parse(host);
+        if (address != null && !isTrusted(address)) { // a proxy's requests each name their client: never remembered
+            lastPeer.set(new Peer(peer, client));
+        }
+        return client;
+    }
+
+    /** A connection's peer address (compared by identity) and the client it is. */
+    private record Peer(SocketAddress address, String client) {
     }
 
     /** The client, given the peer's address text and the forwarding header lines in order. */

@@ -29,6 +29,7 @@ class CallerKeys {
 
     private final Instance<CurrentIdentityAssociation> identity;
     private final ClientAddress clientAddress;
+    private final ThreadLocal<IpKey> lastIp = new ThreadLocal<>();
 
     CallerKeys(Instance<CurrentIdentityAssociation> identity, ClientAddress clientAddress) {
         this.identity = identity;
@@ -88,7 +89,18 @@ class CallerKeys {
                 return "user:" + KeyEncoder.part(user);
             }
         }
-        return "ip:" + KeyEncoder.part(clientAddress.of(rc));
+        String client = clientAddress.of(rc);
+        IpKey last = lastIp.get();
+        if (last != null && last.client() == client) { // the address remembered for this connection: the same key
+            return last.key();
+        }
+        String ipKey = "ip:" + KeyEncoder.part(client);
+        lastIp.set(new IpKey(client, ipKey));
+        return ipKey;
+    }
+
+    /** The last client address of an event loop (compared by identity) and its key. */
+    private record IpKey(String client, String key) {
     }
 
     private static String required(String value, String what, MethodPolicy mp) {

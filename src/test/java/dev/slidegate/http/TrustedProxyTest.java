@@ -66,6 +66,18 @@ class TrustedProxyTest {
     }
 
     @Test
+    void eachRequestOnOneConnectionFromTheProxyIsItsOwnClients() throws IOException {
+        // a proxy keeps its connections open for many clients: what one request said must not key the next
+        String request = "GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Forwarded-For: %s\r\n%s\r\n";
+        String response = raw(String.format(request, "203.0.113.70", "") + String.format(request, "203.0.113.71", "")
+                + String.format(request, "203.0.113.70", "") + String.format(request, "203.0.113.72", "Connection: close\r\n"));
+        assertEquals(4, response.split("HTTP/1.1 200 ", -1).length - 1, response);
+        assertEquals(2, used("ip:203.0.113.70"));
+        assertEquals(1, used("ip:203.0.113.71"));
+        assertEquals(1, used("ip:203.0.113.72"));
+    }
+
+    @Test
     void addressesOfOneIpv6Slash64ShareOneLimit() {
         int admitted = 0;
         for (int i = 1; i <= 10; i++) {
