@@ -33,17 +33,13 @@ public class ProblemMappers {
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
     private static final MediaType PROBLEM = MediaType.valueOf(Problem.MEDIA_TYPE);
 
-    private final JsonFactory json;
+    private final JsonFactory factory;
 
     public ProblemMappers(ObjectMapper json) {
-        this.json = json.getFactory();
+        this.factory = json.getFactory();
     }
 
-    /**
-     * The response carrying {@code problem}: its status, Retry-After when it has one, and its JSON,
-     * written here (the REST layer would look a writer up for every response, and under load refusals are
-     * most responses).
-     */
+    /** The response carrying {@code problem}: its status, Retry-After when it has one, and its JSON ({@link #json}). */
     public Response response(Problem problem) {
         Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(json(problem));
         if (problem.retryAfter() != null) {
@@ -63,12 +59,12 @@ public class ProblemMappers {
 
     /**
      * {@code problem} as JSON: its members in order, those without a value left out, as Jackson's object mapper
-     * writes the record, but with the streaming generator: no serializer to look up and no reflection per
-     * refusal (in a native executable, reflection made a refusal cost more than an admitted call).
+     * writes the record, but with the streaming generator of the service's factory (its escaping settings apply),
+     * so that no naming strategy of the service renames the documented members ({@code retryAfter}).
      */
     byte[] json(Problem problem) {
         ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-        try (JsonGenerator g = json.createGenerator(out)) {
+        try (JsonGenerator g = factory.createGenerator(out)) {
             g.writeStartObject();
             string(g, "type", problem.type());
             string(g, "title", problem.title());
