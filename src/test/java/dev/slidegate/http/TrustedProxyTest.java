@@ -145,8 +145,8 @@ class TrustedProxyTest {
         assertTrue(raw("GET /api/products HTTP/1.0\r\n\r\n").startsWith("HTTP/1.0 "));
     }
 
-    /** The whole answer to {@code request}, sent as is. */
-    private static String raw(String request) throws IOException {
+    /** The whole answer to {@code request}, sent as is on one connection (the demo API's contract uses it too). */
+    static String raw(String request) throws IOException {
         try (Socket s = new Socket("127.0.0.1", RestAssured.port)) {
             s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
