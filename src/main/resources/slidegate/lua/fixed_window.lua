@@ -1,82 +1,124 @@
 -- Fixed window: decide and charge every limit of one policy for one key, all or nothing.
 --
--- KEYS[i]  one hash per limit: field w = index of the epoch-aligned window it counts, c = count.
---          The key expires at the end of that window (PEXPIREAT, set once when the window's counter
---          is created and never extended), except KEYS[1], which lives as long as the longest-lived
---          of them: the admin listing and counts scan KEYS[1] alone, and a caller still counted in a
---          longer window must not vanish from them. A KEYS[1] that outlived its window is read as
---          empty (its w is older than the current window), like any other.
+-- KEYS[1]  one hash per (policy, key), one slot per window length W counted (microseconds):
+--          'i:<W>' = index of the epoch-aligned window it counts (now / W), 'c:<W>' = permits in it.
+--          The slots are the limits in force and those counted under other limits before (an
+--          override) that still hold a permit: every charge is recorded in all of them; a limit of a
+--          window not counted before starts from the most permits any slot holds (docs/strategies.md,
+--          "When limits change"); a slot not in force that holds nothing when a charge comes is
+--          forgotten. The key expires at the end of the latest window a slot counts in (PEXPIREAT to a
+--          window's end: a window is never extended).
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  unused (0): the strategy has no parameter
--- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit, in the order of KEYS
+-- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
+local key = KEYS[1]
 local cost = tonumber(ARGV[1])
 local count_rejected = ARGV[2] == '1'
-local nlimits = #KEYS
+local nlimits = (#ARGV - 3) / 2
 
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 
-local index, used, window, permits = {}, {}, {}, {}
-local tripped, retry = -1, 0
+-- exact integer division (math.fmod is exact on doubles)
+local function idiv(a, b) return (a - math.fmod(a, b)) / b end
+
+-- the slots stored, by window (as ARGV writes it)
+local stored = {}
+local all = redis.call('HGETALL', key)
+for j = 1, #all, 2 do
+  local w = string.sub(all[j], 3)
+  stored[w] = stored[w] or {idx = -1, count = 0}
+  if string.sub(all[j], 1, 1) == 'i' then stored[w].idx = tonumber(all[j + 1]) else stored[w].count = tonumber(all[j + 1]) end
+end
+
+-- the window index a slot counts in now and what it holds there: never step back into an older
+-- window (a primary whose clock is behind)
+local function current(w, s)
+  local idx = idiv(now, tonumber(w))
+  if s and s.idx >= idx then return s.idx, s.count end
+  return idx, 0
+end
+
+local carry = 0
+for w, s in pairs(stored) do
+  local _, used = current(w, s)
+  if used > carry then carry = used end
+end
+
+local permits, window, index, used, in_force, fresh = {}, {}, {}, {}, {}, {}
 for i = 1, nlimits do
-  local n = tonumber(ARGV[2 + 2 * i])
-  local w = tonumber(ARGV[3 + 2 * i])
-  -- exact integer division (math.fmod is exact on doubles)
-  local idx = (now - math.fmod(now, w)) / w
-  local stored = redis.call('HMGET', KEYS[i], 'w', 'c')
-  local count = 0
-  if stored[1] then
-    local sidx = tonumber(stored[1])
-    -- never step back into an older window (a primary whose clock is behind)
-    if sidx >= idx then
-      idx = sidx
-      count = tonumber(stored[2]) or 0
-    end
-  end
-  index[i], used[i], window[i], permits[i] = idx, count, w, n
-  if cost > n or count + cost > n then
-    local wait = (idx + 1) * w - now
-    if wait > retry then
-      tripped, retry = i - 1, wait
-    end
+  local w = ARGV[3 + 2 * i]
+  permits[i], window[i] = tonumber(ARGV[2 + 2 * i]), tonumber(w)
+  in_force[w] = true
+  index[i], used[i] = current(w, stored[w])
+  if not stored[w] then
+    used[i] = carry -- a window not counted before starts from the carry
+    fresh[i] = carry > 0
   end
 end
 
-local allowed = tripped < 0
-if cost > 0 and (allowed or count_rejected) then
-  local last, renewed = 0, false
+local function waits()
+  local tripped, retry = -1, 0
   for i = 1, nlimits do
-    local ends = math.ceil((index[i] + 1) * window[i] / 1000)
-    if ends > last then last = ends end
-    if used[i] == 0 then
-      -- a new window's counter: its expiry is set here, once
-      redis.call('HSET', KEYS[i], 'w', string.format('%d', index[i]), 'c', cost)
-      redis.call('PEXPIREAT', KEYS[i], string.format('%d', ends))
-      renewed = true
-    else
-      redis.call('HINCRBY', KEYS[i], 'c', cost)
+    local wait = 0
+    if cost > permits[i] then
+      wait = window[i]
+    elseif used[i] + cost > permits[i] then
+      wait = (index[i] + 1) * window[i] - now
     end
-    used[i] = used[i] + cost
+    if wait > retry then tripped, retry = i - 1, wait end
   end
-  if renewed and nlimits > 1 then
-    -- KEYS[1] lives as long as the longest-lived counter (never shortened: windows only move forward)
-    redis.call('PEXPIREAT', KEYS[1], string.format('%d', last))
-  end
-  if not allowed then
-    -- the refused attempt counted (count-rejected): the wait starts from it, and a limit that had room
-    -- before may be the one to wait for now
-    tripped, retry = -1, 0
-    for i = 1, nlimits do
-      if cost > permits[i] or used[i] + cost > permits[i] then
-        local wait = (index[i] + 1) * window[i] - now
-        if wait > retry then tripped, retry = i - 1, wait end
+  return tripped, retry
+end
+
+local tripped, retry = waits()
+local allowed = tripped < 0
+if cost > 0 then
+  local args, forgotten, ends = {}, {}, 0
+  local charging = allowed or count_rejected
+  for w, s in pairs(stored) do
+    local idx, held = current(w, s)
+    if held > 0 then -- the key must outlive every window a slot holds something in
+      local e = (idx + 1) * tonumber(w)
+      if e > ends then ends = e end
+    end
+    -- every slot is charged; one not in force that holds nothing is forgotten instead
+    if charging and not in_force[w] then
+      if held == 0 then
+        forgotten[#forgotten + 1] = 'i:' .. w
+        forgotten[#forgotten + 1] = 'c:' .. w
+      else
+        args[#args + 1] = 'c:' .. w
+        args[#args + 1] = string.format('%d', held + cost)
       end
     end
+  end
+  for i = 1, nlimits do
+    if charging then used[i] = used[i] + cost end
+    if charging or fresh[i] then -- a carry is written when it is taken, whatever this call's outcome
+      args[#args + 1] = 'i:' .. ARGV[3 + 2 * i]
+      args[#args + 1] = string.format('%d', index[i])
+      args[#args + 1] = 'c:' .. ARGV[3 + 2 * i]
+      args[#args + 1] = string.format('%d', used[i])
+      local e = (index[i] + 1) * window[i]
+      if e > ends then ends = e end
+    end
+  end
+  if #forgotten > 0 then redis.call('HDEL', key, unpack(forgotten)) end
+  if #args > 0 then
+    redis.call('HSET', key, unpack(args))
+    -- the end of the latest window a slot holds something in: it moves only when a window starts
+    redis.call('PEXPIREAT', key, string.format('%d', math.ceil(ends / 1000)))
+  end
+  if charging and not allowed then
+    -- the refused attempt counted (count-rejected): the wait starts from it, and a limit that had room
+    -- before may be the one to wait for now
+    tripped, retry = waits()
   end
 end
 

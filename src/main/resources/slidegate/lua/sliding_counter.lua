@@ -1,7 +1,12 @@
 -- Sliding counter: decide and charge every limit of one policy for one key, all or nothing.
 --
--- KEYS[1]  one hash per (policy, key): field '<W>:<cell>' = permits counted in that cell of the
---          limit of window W (cell = floor(now / cell size)), field 't' = the newest instant seen
+-- KEYS[1]  one hash per (policy, key), one slot per window length W counted (microseconds): field
+--          '<W>' marks the slot, '<W>:<cell>' = permits counted in that cell (cell = floor(now / cell
+--          size)); field 't' = the newest instant seen. The slots are the limits in force and those
+--          counted under other limits before (an override) that still hold a permit: every charge is
+--          recorded in all of them; a limit of a window not counted before starts from the most permits
+--          any slot holds, in its current cell (docs/strategies.md, "When limits change"); a slot not in
+--          force that holds nothing when a charge comes is forgotten.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  cells per window C
@@ -26,40 +31,54 @@ if now < last then now = last end -- time never steps backwards for a key
 
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end -- exact on doubles below 2^53
 
--- cells by window: a limit whose N changed (an override) keeps its cells; a window no limit has now
--- is dropped
-local by_window = {}
-local expired = {}
+-- the slots stored, by window (as ARGV writes it): their cells
+local slots = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
-  local sep = string.find(all[j], ':', 1, true)
-  if sep then
-    local w = string.sub(all[j], 1, sep - 1)
-    by_window[w] = by_window[w] or {}
-    by_window[w][tonumber(string.sub(all[j], sep + 1))] = tonumber(all[j + 1])
+  local f = all[j]
+  if f ~= 't' then
+    local sep = string.find(f, ':', 1, true)
+    local w = sep and string.sub(f, 1, sep - 1) or f
+    slots[w] = slots[w] or {}
+    if sep then slots[w][tonumber(string.sub(f, sep + 1))] = tonumber(all[j + 1]) end
   end
 end
 
-local counts, permits, size, cell, max_span = {}, {}, {}, {}, 0
+local function size_of(w) return idiv(tonumber(w) + cells - 1, cells) end
+
+-- the permits a slot's cells [k - C, k] hold
+local function held(w, counts)
+  local k = idiv(now, size_of(w))
+  local s = 0
+  for c, v in pairs(counts) do
+    if c >= k - cells and c <= k then s = s + v end
+  end
+  return s
+end
+
+local carry = 0
+for w, counts in pairs(slots) do
+  local h = held(w, counts)
+  if h > carry then carry = h end
+end
+
+local counts, permits, size, cell, in_force, fresh = {}, {}, {}, {}, {}, {}
 for i = 1, nlimits do
+  local w = ARGV[3 + 2 * i]
   permits[i] = tonumber(ARGV[2 + 2 * i])
-  local w = tonumber(ARGV[3 + 2 * i])
-  size[i] = idiv(w + cells - 1, cells)
+  size[i] = size_of(w)
   cell[i] = idiv(now, size[i])
-  if w + size[i] > max_span then max_span = w + size[i] end
-  counts[i] = by_window[ARGV[3 + 2 * i]] or {}
-  by_window[ARGV[3 + 2 * i]] = nil
-  for c, _ in pairs(counts[i]) do
-    if c < cell[i] - cells then
-      expired[#expired + 1] = ARGV[3 + 2 * i] .. ':' .. string.format('%d', c)
-      counts[i][c] = nil
+  in_force[w] = true
+  if slots[w] then
+    counts[i] = slots[w]
+  else
+    counts[i] = {} -- a window not counted before starts from the carry, in its current cell
+    if carry > 0 then
+      counts[i][cell[i]] = carry
+      fresh[i] = true
     end
   end
 end
-for w, cs in pairs(by_window) do
-  for c, _ in pairs(cs) do expired[#expired + 1] = w .. ':' .. string.format('%d', c) end
-end
-if #expired > 0 and cost > 0 then redis.call('HDEL', key, unpack(expired)) end
 
 local function sum(i, from, to)
   local s = 0
@@ -90,14 +109,49 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
-if cost > 0 and (allowed or count_rejected) then
-  for i = 1, nlimits do
-    redis.call('HINCRBY', key, ARGV[3 + 2 * i] .. ':' .. string.format('%d', cell[i]), cost)
-    counts[i][cell[i]] = (counts[i][cell[i]] or 0) + cost
+if cost > 0 then
+  local charging = allowed or count_rejected
+  local expired, written, span = {}, {}, 0
+  for w, cs in pairs(slots) do
+    local k = idiv(now, size_of(w))
+    if charging and not in_force[w] and held(w, cs) == 0 then
+      -- a slot not in force that holds nothing is forgotten instead of charged
+      expired[#expired + 1] = w
+      for c, _ in pairs(cs) do expired[#expired + 1] = w .. ':' .. string.format('%d', c) end
+    else
+      for c, _ in pairs(cs) do
+        if c < k - cells then expired[#expired + 1] = w .. ':' .. string.format('%d', c) end
+      end
+      if charging and not in_force[w] then
+        redis.call('HINCRBY', key, w .. ':' .. string.format('%d', k), cost)
+      end
+      if tonumber(w) + size_of(w) > span then span = tonumber(w) + size_of(w) end
+    end
   end
-  redis.call('HSET', key, 't', string.format('%d', now))
-  redis.call('PEXPIRE', key, math.floor(max_span / 1000) + 1)
-  if not allowed then tripped, retry = waits() end
+  if #expired > 0 then redis.call('HDEL', key, unpack(expired)) end
+  for i = 1, nlimits do
+    local w = ARGV[3 + 2 * i]
+    if charging or fresh[i] then
+      -- a carry is written when it is taken, whatever this call's outcome
+      written[#written + 1] = w
+      written[#written + 1] = '1'
+      if fresh[i] then
+        written[#written + 1] = w .. ':' .. string.format('%d', cell[i])
+        written[#written + 1] = string.format('%d', counts[i][cell[i]] + (charging and cost or 0))
+      end
+    end
+    if charging then
+      if not fresh[i] then redis.call('HINCRBY', key, w .. ':' .. string.format('%d', cell[i]), cost) end
+      counts[i][cell[i]] = (counts[i][cell[i]] or 0) + cost
+    end
+    if tonumber(w) + size[i] > span then span = tonumber(w) + size[i] end
+  end
+  if #written > 0 then
+    redis.call('HSET', key, unpack(written))
+    if charging then redis.call('HSET', key, 't', string.format('%d', now)) end
+    redis.call('PEXPIRE', key, math.floor(span / 1000) + 1)
+  end
+  if charging and not allowed then tripped, retry = waits() end
 end
 
 local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}

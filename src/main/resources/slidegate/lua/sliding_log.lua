@@ -1,9 +1,15 @@
 -- Sliding log: decide and charge every limit of one policy for one key, all or nothing.
 --
--- KEYS[1]  sorted set of recorded permits: score = instant in microseconds, member unique per permit
+-- KEYS[1]  sorted set of recorded permits: score = instant in microseconds, member unique per permit;
+--          and at score 0 one member '#<N>/<W>,<N>/<W>...' naming the limits the log keeps instants
+--          for (its slots): the limits in force and those counted under other limits before (an
+--          override) that still count a permit (docs/strategies.md, "When limits change"). Every
+--          limit reads the same instants, so a new limit needs no carry. Before each charge, a slot not
+--          in force that counts nothing is forgotten, instants older than the longest window of the
+--          slots are dropped, and the charge keeps the newest max(N) of them.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
--- ARGV[3]  capacity: the largest N of the policy (older entries never matter)
+-- ARGV[3]  unused here (the largest N of the policy: the slots say what to keep)
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
@@ -16,7 +22,6 @@
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
 local count_rejected = ARGV[2] == '1'
-local capacity = tonumber(ARGV[3])
 local nlimits = (#ARGV - 3) / 2
 
 -- One clock read per call: on Redis 7.0 TIME is not frozen inside a script.
@@ -26,21 +31,26 @@ local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 -- Time never steps backwards for a key (a new primary's clock may be behind after a failover), and
 -- every call gets an instant of its own, so two calls in one microsecond are two entries.
 local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-if newest[2] then
-  local last = tonumber(newest[2])
-  if now <= last then now = last + 1 end
+local last = newest[2] and tonumber(newest[2]) or 0
+if last > 0 and now <= last then now = last + 1 end
+
+-- the slots: the limits in force, then the kept ones the meta member names
+local meta = redis.call('ZRANGEBYSCORE', key, 0, 0)[1]
+local slots, in_force = {}, {}
+for i = 1, nlimits do
+  local spec = ARGV[2 + 2 * i] .. '/' .. ARGV[3 + 2 * i]
+  slots[#slots + 1] = spec
+  in_force[spec] = true
+end
+if meta then
+  for spec in string.gmatch(string.sub(meta, 2), '[^,]+') do
+    if not in_force[spec] then slots[#slots + 1] = spec end
+  end
 end
 
-local max_window = 0
-for i = 1, nlimits do
-  local w = tonumber(ARGV[3 + 2 * i])
-  if w > max_window then max_window = w end
-end
--- Trim before counting: entries before now - W_max count in no window. (A read leaves them:
--- every count below is bounded by the window anyway.)
-local peek = cost == 0
-if not peek then
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. string.format('%d', now - max_window))
+local function parts(spec)
+  local sep = string.find(spec, '/', 1, true)
+  return tonumber(string.sub(spec, 1, sep - 1)), tonumber(string.sub(spec, sep + 1))
 end
 
 -- The first tick at which a permit recorded at tick t no longer counts in a window of w.
@@ -50,7 +60,7 @@ end
 
 local function kth_newest(k)
   local r = redis.call('ZRANGE', key, -k, -k, 'WITHSCORES')
-  if r[2] then return tonumber(r[2]) end
+  if r[2] and tonumber(r[2]) > 0 then return tonumber(r[2]) end
   return nil
 end
 
@@ -74,28 +84,45 @@ local function waits()
 end
 
 local function charge()
+  -- a slot not in force that counts nothing is forgotten
+  local kept, capacity, longest = {}, 0, 0
+  for _, spec in ipairs(slots) do
+    local n, w = parts(spec)
+    if in_force[spec] or (last > 0 and free_at(last, w) > now) then
+      kept[#kept + 1] = spec
+      if n > capacity then capacity = n end
+      if w > longest then longest = w end
+    end
+  end
+  -- instants older than the longest window count in no slot
+  redis.call('ZREMRANGEBYSCORE', key, '(0', '(' .. string.format('%d', now - longest))
   local stamp = string.format('%d', now)
   local j = 1
   while j <= cost do
     local args = {}
-    local last = math.min(cost, j + 499)
-    for m = j, last do
+    local upto = math.min(cost, j + 499)
+    for m = j, upto do
       args[#args + 1] = stamp
       args[#args + 1] = stamp .. ':' .. m
     end
     redis.call('ZADD', key, unpack(args))
-    j = last + 1
+    j = upto + 1
   end
-  local card = redis.call('ZCARD', key)
-  if card > capacity then
-    redis.call('ZREMRANGEBYRANK', key, 0, card - capacity - 1)
+  local spec = '#' .. table.concat(kept, ',')
+  if spec ~= meta then
+    if meta then redis.call('ZREM', key, meta) end
+    redis.call('ZADD', key, 0, spec)
   end
-  redis.call('PEXPIRE', key, math.floor(max_window / 1000) + 1)
+  local entries = redis.call('ZCARD', key) - 1
+  if entries > capacity then
+    redis.call('ZREMRANGEBYRANK', key, 1, entries - capacity)
+  end
+  redis.call('PEXPIRE', key, math.floor(longest / 1000) + 1)
 end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
-if not peek and (allowed or count_rejected) then
+if cost > 0 and (allowed or count_rejected) then
   charge()
   if not allowed then
     tripped, retry = waits()

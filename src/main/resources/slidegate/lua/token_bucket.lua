@@ -1,8 +1,12 @@
 -- Token bucket (GCRA): decide and charge every limit of one policy for one key, all or nothing.
 --
--- KEYS[1]  one hash per (policy, key): field '<W>:<N>' = theoretical arrival time (TAT) in us of the
---          limit N/W. When a limit's N changed (an override), the field of the old N is carried over
---          at the first call: the whole permits it had used (at most the new N) at the new rate.
+-- KEYS[1]  one hash per (policy, key), one slot per bucket N/W counted: field '<W>:<N>' = theoretical
+--          arrival time (TAT) in us. The slots are the limits in force and buckets counted under other
+--          limits before (an override) that are not full again: every charge is recorded in all of
+--          them, a bucket not in force never past empty (TAT <= now + N*T); a limit without a bucket
+--          of its N and W starts with the most permits any slot has used (at most its N) at its rate
+--          (docs/strategies.md, "When limits change"); a bucket not in force that is full again when a
+--          charge comes is forgotten. The key expires when every bucket is full.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
 -- ARGV[3]  unused (0): the strategy has no parameter
@@ -13,8 +17,7 @@
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
 -- Limit N/W emits a permit every T = ceil(W / N) and holds at most N: a call of cost c passes iff
--- max(TAT, now) + c*T - now <= N*T, and then TAT = max(TAT, now) + c*T. The key expires when every
--- bucket is full again (its state is then the same as no state).
+-- max(TAT, now) + c*T - now <= N*T, and then TAT = max(TAT, now) + c*T.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
 local count_rejected = ARGV[2] == '1'
@@ -25,56 +28,47 @@ local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end
 
-local fields = {}
-for i = 1, nlimits do fields[i] = ARGV[3 + 2 * i] .. ':' .. ARGV[2 + 2 * i] end
-local stored = redis.call('HMGET', key, unpack(fields))
-
-local permits, interval, tat = {}, {}, {}
-for i = 1, nlimits do
-  permits[i] = tonumber(ARGV[2 + 2 * i])
-  local w = tonumber(ARGV[3 + 2 * i])
-  interval[i] = idiv(w + permits[i] - 1, permits[i])
-  if interval[i] < 1 then interval[i] = 1 end
-  tat[i] = tonumber(stored[i] or '0')
-  if tat[i] < now then tat[i] = now end -- never behind now: a failover's slower clock only refuses more
+local function interval_of(field)
+  local sep = string.find(field, ':', 1, true)
+  local w, n = tonumber(string.sub(field, 1, sep - 1)), tonumber(string.sub(field, sep + 1))
+  local t = idiv(w + n - 1, n)
+  if t < 1 then t = 1 end
+  return t, n
 end
 
--- a limit without a field of its N may have one of another N (an override changed it): carry it over
-local missing = false
-for i = 1, nlimits do if not stored[i] then missing = true end end
-if missing then
-  local carried, stale, current = {}, {}, {}
-  for i = 1, nlimits do current[fields[i]] = true end
-  local all = redis.call('HGETALL', key)
-  for j = 1, #all, 2 do
-    local sep = string.find(all[j], ':', 1, true)
-    if sep then
-      local w = string.sub(all[j], 1, sep - 1)
-      local n = tonumber(string.sub(all[j], sep + 1))
-      for i = 1, nlimits do
-        if not stored[i] and w == ARGV[3 + 2 * i] and n ~= permits[i] then
-          local old_interval = idiv(tonumber(w) + n - 1, n)
-          if old_interval < 1 then old_interval = 1 end
-          local ahead = tonumber(all[j + 1]) - now
-          if ahead < 0 then ahead = 0 end
-          local used = idiv(ahead + old_interval - 1, old_interval)
-          if used > permits[i] then used = permits[i] end
-          tat[i] = now + used * interval[i]
-          carried[#carried + 1] = fields[i]
-          carried[#carried + 1] = string.format('%d', tat[i])
-        end
-      end
-      if not current[all[j]] then stale[#stale + 1] = all[j] end
-    end
+-- whole permits a bucket has used: how far it is drained, rounded up
+local function used_of(tat, t)
+  local ahead = tat - now
+  if ahead < 0 then ahead = 0 end
+  return idiv(ahead + t - 1, t)
+end
+
+-- the buckets stored, by field; never behind now: a failover's slower clock only refuses more
+local stored = {}
+local all = redis.call('HGETALL', key)
+local carry = 0
+for j = 1, #all, 2 do
+  local tat = tonumber(all[j + 1])
+  stored[all[j]] = tat
+  local used = used_of(tat, interval_of(all[j]))
+  if used > carry then carry = used end
+end
+
+local fields, permits, interval, tat, fresh, in_force = {}, {}, {}, {}, {}, {}
+for i = 1, nlimits do
+  fields[i] = ARGV[3 + 2 * i] .. ':' .. ARGV[2 + 2 * i]
+  in_force[fields[i]] = true
+  interval[i], permits[i] = interval_of(fields[i])
+  if stored[fields[i]] then
+    tat[i] = stored[fields[i]]
+  else
+    -- a bucket not counted before starts with the carry: that many permits used, at most its N
+    local used = carry
+    if used > permits[i] then used = permits[i] end
+    tat[i] = now + used * interval[i]
+    fresh[i] = used > 0
   end
-  if cost > 0 and #carried > 0 then
-    -- written once, whatever this call's outcome, so every later call reads the same carried state
-    if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
-    redis.call('HSET', key, unpack(carried))
-    local latest = now
-    for i = 1, nlimits do if tat[i] > latest then latest = tat[i] end end
-    redis.call('PEXPIREAT', key, string.format('%d', math.ceil(latest / 1000) + 1))
-  end
+  if tat[i] < now then tat[i] = now end
 end
 
 local function waits()
@@ -89,17 +83,44 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
-if cost > 0 and (allowed or count_rejected) then
-  local args, latest = {}, now
+if cost > 0 then
+  local charging = allowed or count_rejected
+  local args, forgotten, latest = {}, {}, now
+  for field, stat in pairs(stored) do
+    if not in_force[field] then
+      local t, n = interval_of(field)
+      local ahead = stat
+      if charging then
+        if stat <= now then
+          forgotten[#forgotten + 1] = field -- full again: forgotten instead of charged
+        else
+          -- charged, at most to empty, never drained by a charge
+          local next = stat + cost * t
+          if next > now + n * t then next = now + n * t end
+          if next > stat then
+            ahead = next
+            args[#args + 1] = field
+            args[#args + 1] = string.format('%d', next)
+          end
+        end
+      end
+      if ahead > latest then latest = ahead end
+    end
+  end
   for i = 1, nlimits do
-    tat[i] = tat[i] + cost * interval[i]
-    args[#args + 1] = fields[i]
-    args[#args + 1] = string.format('%d', tat[i])
+    if charging then tat[i] = tat[i] + cost * interval[i] end
+    if charging or fresh[i] then -- a carry is written when it is taken, whatever this call's outcome
+      args[#args + 1] = fields[i]
+      args[#args + 1] = string.format('%d', tat[i])
+    end
     if tat[i] > latest then latest = tat[i] end
   end
-  redis.call('HSET', key, unpack(args))
-  redis.call('PEXPIREAT', key, string.format('%d', math.ceil(latest / 1000) + 1))
-  if not allowed then tripped, retry = waits() end
+  if #forgotten > 0 then redis.call('HDEL', key, unpack(forgotten)) end
+  if #args > 0 then
+    redis.call('HSET', key, unpack(args))
+    redis.call('PEXPIREAT', key, string.format('%d', math.ceil(latest / 1000) + 1))
+  end
+  if charging and not allowed then tripped, retry = waits() end
 end
 
 local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}

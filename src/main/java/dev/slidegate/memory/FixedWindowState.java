@@ -1,14 +1,12 @@
 package dev.slidegate.memory;
 
-import java.util.Arrays;
-
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
 /**
- * One counter per limit for the current epoch-aligned window ({@code now / W}). A counter belongs to
+ * One counter per slot for its current epoch-aligned window ({@code now / W}). A counter belongs to
  * its window index: when the index moves on the count starts again from zero, so nothing is ever
- * "extended".
+ * "extended". A limit that starts from a carry counts it in its current window.
  */
 final class FixedWindowState extends KeyState {
 
@@ -17,27 +15,29 @@ final class FixedWindowState extends KeyState {
 
     FixedWindowState(Policy policy) {
         super(policy);
-        windowIndex = new long[permits.length];
-        Arrays.fill(windowIndex, Long.MIN_VALUE);
-        counts = new long[permits.length];
+        windowIndex = new long[n];
+        java.util.Arrays.fill(windowIndex, Long.MIN_VALUE);
+        counts = new long[n];
     }
 
-    /** A window of a length counted before keeps its count; a new one starts empty. */
     @Override
-    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
-        long[] index = new long[permits.length];
-        long[] count = new long[permits.length];
-        for (int i = 0; i < permits.length; i++) {
-            int j = sameWindow(oldWindows, windows[i]);
-            index[i] = j < 0 ? Long.MIN_VALUE : windowIndex[j];
-            count[i] = j < 0 ? 0 : counts[j];
+    protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
+        long[] index = new long[from.length];
+        long[] count = new long[from.length];
+        for (int s = 0; s < from.length; s++) {
+            int j = from[s];
+            index[s] = j < 0 ? now / nw[s] : windowIndex[j];
+            count[s] = j < 0 ? carry : counts[j];
         }
         windowIndex = index;
         counts = count;
+        permits = np;
+        windows = nw;
     }
 
-    private long used(int i, long now) {
-        return windowIndex[i] == now / windows[i] ? counts[i] : 0;
+    @Override
+    protected long used(int j, long now) {
+        return windowIndex[j] == now / windows[j] ? counts[j] : 0;
     }
 
     private long untilWindowEnd(int i, long now) {
@@ -51,29 +51,19 @@ final class FixedWindowState extends KeyState {
 
     @Override
     protected void charge(long now, int cost) {
-        for (int i = 0; i < permits.length; i++) {
-            long idx = now / windows[i];
-            if (windowIndex[i] != idx) {
-                windowIndex[i] = idx;
-                counts[i] = 0;
+        for (int j = 0; j < permits.length; j++) {
+            long idx = now / windows[j];
+            if (windowIndex[j] != idx) {
+                windowIndex[j] = idx;
+                counts[j] = 0;
             }
-            counts[i] += cost;
+            counts[j] += cost;
         }
     }
 
     @Override
     protected LimitState state(int i, long now) {
         long used = used(i, now);
-        return new LimitState(policy.limits().get(i), Math.max(0, permits[i] - used), used == 0 ? 0 : untilWindowEnd(i, now));
-    }
-
-    @Override
-    protected boolean idle(long now) {
-        for (int i = 0; i < permits.length; i++) {
-            if (windowIndex[i] == now / windows[i]) {
-                return false;
-            }
-        }
-        return true;
+        return new LimitState(limit(i), Math.max(0, permits[i] - used), used == 0 ? 0 : untilWindowEnd(i, now));
     }
 }

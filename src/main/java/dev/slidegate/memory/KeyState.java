@@ -1,5 +1,8 @@
 package dev.slidegate.memory;
 
+import java.util.Arrays;
+import java.util.List;
+
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
@@ -7,21 +10,29 @@ import dev.slidegate.api.Policy;
 
 /**
  * The windows of one (policy, key) in process. Subclasses hold the counting state of one strategy;
- * this class holds what all share: the policy as arrays, the monotonic guard, and retirement.
+ * this class holds what all share: the limits counted, the monotonic guard, and retirement.
  *
  * <p>
  * All methods that touch state run under the instance's monitor. Each decision names the policy it is
- * made under: when its limits differ from the ones this state counts (an override changed them), the
- * state is carried over to them first ({@link #adopt}), never reset. A state that the store evicted
- * is <em>retired</em>: {@link #decide} then answers {@code null} and the store looks the key up again,
- * so no permit is ever charged to a state that is no longer in the map.
+ * made under. When an override changes its limits, nothing counted is dropped (docs/strategies.md,
+ * "When limits change"): the limits counted are <em>slots</em>, {@code [0, n)} those of the policy in
+ * force in its order, {@code [n, permits.length)} limits counted before that still hold a permit. Every
+ * charge is recorded in every slot; only the limits in force decide. A limit not counted before starts
+ * from the most permits any slot holds at that instant ({@link #track}); a kept limit that holds nothing
+ * when a charge comes is forgotten instead of charged. A state that the store evicted is <em>retired</em>: {@link #decide} then
+ * answers {@code null} and the store looks the key up again, so no permit is ever charged to a state
+ * that is no longer in the map.
  */
-abstract sealed class KeyState permits SlidingLogState, FixedWindowState, SlidingCounterState, TokenBucketState {
+abstract sealed class KeyState implements Cloneable permits SlidingLogState, FixedWindowState, SlidingCounterState,
+        TokenBucketState {
 
     /** The policy counted under; read without the lock by the refusal fast path, hence volatile. */
     protected volatile Policy policy;
+    /** N and W of every slot: {@code [0, n)} the limits in force, the rest kept from before. */
     protected int[] permits;
     protected long[] windows;
+    /** How many slots are the limits in force. */
+    protected int n;
     /** The newest "now" this key has seen: time never steps backwards for a key. */
     protected long lastMicros = Long.MIN_VALUE;
     private boolean retired;
@@ -38,56 +49,116 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
 
     protected KeyState(Policy policy) {
         this.policy = policy;
-        setLimits(policy);
-    }
-
-    private void setLimits(Policy p) {
-        int n = p.limits().size();
+        List<Limit> limits = policy.limits();
+        n = limits.size();
         permits = new int[n];
         windows = new long[n];
         for (int i = 0; i < n; i++) {
-            Limit l = p.limits().get(i);
-            permits[i] = l.permits();
-            windows[i] = l.windowMicros();
+            permits[i] = limits.get(i).permits();
+            windows[i] = limits.get(i).windowMicros();
         }
     }
 
-    /**
-     * Counts under {@code p} from now on. When its limits differ from the ones counted so far, the
-     * state is carried over, never reset: a limit keeps what it recorded in a window of the same length
-     * (lowering N refuses at once against it, raising N admits at once), a limit with a window not
-     * counted before starts empty, and a sliding log keeps its instants, which every window reads.
-     */
+    /** Counts under {@code p} from now on, carrying everything counted so far over to its limits ({@link #track}). */
     private void adopt(Policy p, long now) {
         Policy old = policy;
         if (p == old) {
             return;
         }
         if (!p.limits().equals(old.limits())) {
-            int[] oldPermits = permits;
-            long[] oldWindows = windows;
-            setLimits(p);
-            carryOver(oldPermits, oldWindows, p, now);
+            track(p.limits(), now);
             refusedUntil = Long.MIN_VALUE; // a raised limit admits at once
         }
         policy = p;
     }
 
-    /** The index of the limit with window {@code window} in {@code windows}, or -1. */
-    protected static int sameWindow(long[] windows, long window) {
-        for (int j = 0; j < windows.length; j++) {
-            if (windows[j] == window) {
-                return j;
+    /**
+     * Makes {@code limits} the limits in force. Each takes the slot that counts the same way
+     * ({@link #counts}), whether it was in force or kept; a limit with none starts from the most permits
+     * any slot holds now (the carry). Slots no limit takes are kept after them.
+     */
+    private void track(List<Limit> limits, long now) {
+        int k = limits.size();
+        int m0 = permits.length;
+        int[] from = new int[k + m0];
+        int[] np = new int[k + m0];
+        long[] nw = new long[k + m0];
+        boolean[] taken = new boolean[m0];
+        long carry = 0;
+        for (int j = 0; j < m0; j++) {
+            carry = Math.max(carry, used(j, now));
+        }
+        int m = 0;
+        for (int i = 0; i < k; i++) {
+            Limit l = limits.get(i);
+            int match = -1;
+            for (int j = 0; j < m0 && match < 0; j++) {
+                if (!taken[j] && counts(j, l)) {
+                    match = j;
+                }
+            }
+            if (match >= 0) {
+                taken[match] = true;
+            }
+            from[m] = match;
+            np[m] = l.permits();
+            nw[m++] = l.windowMicros();
+        }
+        for (int j = 0; j < m0; j++) {
+            if (!taken[j]) {
+                from[m] = j;
+                np[m] = permits[j];
+                nw[m++] = windows[j];
             }
         }
-        return -1;
+        rebuild(Arrays.copyOf(from, m), Arrays.copyOf(np, m), Arrays.copyOf(nw, m), carry, now);
+        n = k;
+    }
+
+    /** Forgets the kept slots that hold nothing at {@code now}: they never count again. */
+    private void forgetEmptyKept(long now) {
+        int m0 = permits.length;
+        if (m0 == n) {
+            return;
+        }
+        int[] from = new int[m0];
+        int m = 0;
+        for (int j = 0; j < m0; j++) {
+            if (j < n || used(j, now) > 0) {
+                from[m++] = j;
+            }
+        }
+        if (m == m0) {
+            return;
+        }
+        int[] np = new int[m];
+        long[] nw = new long[m];
+        for (int s = 0; s < m; s++) {
+            np[s] = permits[from[s]];
+            nw[s] = windows[from[s]];
+        }
+        rebuild(Arrays.copyOf(from, m), np, nw, 0, now);
     }
 
     /**
-     * Carries the counting state over to the limits now in {@link #permits} and {@link #windows} (those
-     * of {@code p}) from the old ones, as {@link #adopt} describes.
+     * Replaces the slots: new slot {@code s} has N {@code np[s]} and W {@code nw[s]}, and the counting state
+     * of old slot {@code from[s]} (whose N and W are still in {@link #permits} and {@link #windows}), or,
+     * with {@code from[s] == -1}, starts from {@code carry} permits at {@code now}. Sets {@link #permits}
+     * and {@link #windows} to {@code np} and {@code nw}.
      */
-    protected abstract void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now);
+    protected abstract void rebuild(int[] from, int[] np, long[] nw, long carry, long now);
+
+    /** Drops, before a charge, what no slot counts any more at {@code now} (the sliding log's old instants). */
+    protected void forget(long now) {
+    }
+
+    /** Whether slot {@code j} counts permits as limit {@code l} would, so that {@code l} can go on from it. */
+    protected boolean counts(int j, Limit l) {
+        return windows[j] == l.windowMicros();
+    }
+
+    /** The permits slot {@code j} holds at {@code now}: what a limit starting now carries over from it. */
+    protected abstract long used(int j, long now);
 
     /**
      * Decides one call at {@code now}: checks every limit, then charges all of them or none.
@@ -101,11 +172,15 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
         now = observe(now);
         adopt(p, now);
         boolean allowed = admitAndCharge(now, cost);
-        LimitState[] states = new LimitState[permits.length];
-        for (int i = 0; i < states.length; i++) {
+        return decision(allowed, now);
+    }
+
+    private Decision decision(boolean allowed, long now) {
+        LimitState[] states = new LimitState[n];
+        for (int i = 0; i < n; i++) {
             states[i] = state(i, now);
         }
-        return new Decision(policy, allowed, tripped, allowed ? 0 : retry, now, java.util.List.of(states));
+        return new Decision(policy, allowed, allowed ? -1 : tripped, allowed ? 0 : retry, now, List.of(states));
     }
 
     /**
@@ -141,6 +216,8 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
             refusedUntil = now + retry;
         }
         if (allowed || policy.countRejected()) {
+            forgetEmptyKept(now);
+            forget(now);
             charge(now, cost);
             if (!allowed) {
                 computeWaits(now, cost); // the refused attempt counted: the wait starts from it
@@ -149,15 +226,31 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
         return allowed;
     }
 
-    /** The state at {@code now}, charging nothing (time never steps back here either). */
+    /**
+     * The state at {@code now} as a decision under {@code p} would see it, charging and changing nothing
+     * (time never steps back here either): under other limits, a copy carries them over.
+     */
     final synchronized Decision peek(Policy p, long now) {
         now = Math.max(now, lastMicros);
-        adopt(p, now);
-        LimitState[] states = new LimitState[permits.length];
-        for (int i = 0; i < states.length; i++) {
-            states[i] = state(i, now);
+        KeyState view = this;
+        if (!p.limits().equals(policy.limits())) {
+            view = copy(); // carrying over replaces arrays (never writes into them), so the copy may share them
+            view.track(p.limits(), now);
+            view.policy = p;
         }
-        return new Decision(policy, true, -1, 0, now, java.util.List.of(states));
+        LimitState[] states = new LimitState[view.n];
+        for (int i = 0; i < states.length; i++) {
+            states[i] = view.state(i, now);
+        }
+        return new Decision(p, true, -1, 0, now, List.of(states));
+    }
+
+    private KeyState copy() {
+        try {
+            return (KeyState) clone();
+        } catch (CloneNotSupportedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** Whether this state still counts anything at {@code now}. */
@@ -184,13 +277,13 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
     }
 
     /**
-     * Sets {@link #tripped} (-1 when every limit admits {@code cost} at {@code now}) and {@link #retry}
-     * (the longest wait among refusing limits).
+     * Sets {@link #tripped} (-1 when every limit in force admits {@code cost} at {@code now}) and
+     * {@link #retry} (the longest wait among refusing limits).
      */
     private void computeWaits(long now, int cost) {
         tripped = -1;
         retry = 0;
-        for (int i = 0; i < permits.length; i++) {
+        for (int i = 0; i < n; i++) {
             long wait = cost > permits[i] ? windows[i] : waitFor(i, now, cost);
             if (wait > retry) {
                 retry = wait;
@@ -202,12 +295,24 @@ abstract sealed class KeyState permits SlidingLogState, FixedWindowState, Slidin
     /** Microseconds until limit {@code i} admits {@code cost} (≤ 0: admits now); {@code cost ≤ permits[i]}. */
     protected abstract long waitFor(int i, long now, int cost);
 
-    /** Records {@code cost} permits at {@code now} in every limit. */
+    /** Records {@code cost} permits at {@code now} in every slot. */
     protected abstract void charge(long now, int cost);
 
-    /** Limit {@code i} as seen at {@code now}. */
+    /** Limit {@code i} in force as seen at {@code now}. */
     protected abstract LimitState state(int i, long now);
 
-    /** Whether nothing recorded still counts at {@code now}, so the state can be dropped. */
-    protected abstract boolean idle(long now);
+    /** Whether nothing recorded in any slot still counts at {@code now}, so the state can be dropped. */
+    protected boolean idle(long now) {
+        for (int j = 0; j < permits.length; j++) {
+            if (used(j, now) > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The limit in force at slot {@code i}, for states. */
+    protected final Limit limit(int i) {
+        return policy.limits().get(i);
+    }
 }

@@ -1,5 +1,7 @@
 package dev.slidegate.memory;
 
+import java.util.Arrays;
+
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
@@ -8,7 +10,8 @@ import dev.slidegate.api.Policy;
  * {@code now / s}, and counts the C + 1 newest cells [k - C, k]: the oldest, partly overlapping cell
  * in full. Every call before an admitted one within W then lies in a counted cell, so no interval of
  * length W holds more than N; the price is that permits in that oldest cell count a little too long.
- * Each limit keeps a ring of C + 1 (cell index, count) slots: O(cells) memory, whatever N.
+ * Each slot keeps a ring of C + 1 (cell index, count) entries: O(cells) memory, whatever N. A limit
+ * that starts from a carry counts it in its current cell.
  */
 final class SlidingCounterState extends KeyState {
 
@@ -20,49 +23,60 @@ final class SlidingCounterState extends KeyState {
     SlidingCounterState(Policy policy) {
         super(policy);
         slots = policy.cells() + 1;
-        cellSize = new long[permits.length];
-        cellIndex = new long[permits.length * slots];
-        counts = new long[permits.length * slots];
-        java.util.Arrays.fill(cellIndex, Long.MIN_VALUE);
-        for (int i = 0; i < permits.length; i++) {
-            cellSize[i] = cellSize(i);
+        cellSize = new long[n];
+        cellIndex = new long[n * slots];
+        counts = new long[n * slots];
+        Arrays.fill(cellIndex, Long.MIN_VALUE);
+        for (int i = 0; i < n; i++) {
+            cellSize[i] = cellSize(windows[i]);
         }
     }
 
-    /** The cell size of limit {@code i}: ceil(W / C). */
-    private long cellSize(int i) {
-        return (windows[i] + slots - 2) / (slots - 1);
+    /** The cell size of a window: ceil(W / C). */
+    private long cellSize(long window) {
+        return (window + slots - 2) / (slots - 1);
     }
 
-    /** A window of a length counted before keeps its cells (same length, same cells); a new one starts empty. */
     @Override
-    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
-        long[] size = new long[permits.length];
-        long[] index = new long[permits.length * slots];
-        long[] count = new long[permits.length * slots];
-        java.util.Arrays.fill(index, Long.MIN_VALUE);
-        for (int i = 0; i < permits.length; i++) {
-            size[i] = cellSize(i);
-            int j = sameWindow(oldWindows, windows[i]);
+    protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
+        long[] size = new long[from.length];
+        long[] index = new long[from.length * slots];
+        long[] count = new long[from.length * slots];
+        Arrays.fill(index, Long.MIN_VALUE);
+        for (int s = 0; s < from.length; s++) {
+            int j = from[s];
+            size[s] = cellSize(nw[s]);
             if (j >= 0) {
-                System.arraycopy(cellIndex, j * slots, index, i * slots, slots);
-                System.arraycopy(counts, j * slots, count, i * slots, slots);
+                System.arraycopy(cellIndex, j * slots, index, s * slots, slots);
+                System.arraycopy(counts, j * slots, count, s * slots, slots);
+            } else if (carry > 0) {
+                long k = now / size[s];
+                index[s * slots + (int) (k % slots)] = k;
+                count[s * slots + (int) (k % slots)] = carry;
             }
         }
         cellSize = size;
         cellIndex = index;
         counts = count;
+        permits = np;
+        windows = nw;
     }
 
     /** The permits counted at cell {@code k} from cells at or after {@code from}, up to {@code k}. */
-    private long sum(int i, long from, long k) {
+    private long sum(int j, long from, long k) {
         long sum = 0;
-        for (int j = i * slots; j < (i + 1) * slots; j++) {
-            if (cellIndex[j] >= from && cellIndex[j] <= k) {
-                sum += counts[j];
+        for (int c = j * slots; c < (j + 1) * slots; c++) {
+            if (cellIndex[c] >= from && cellIndex[c] <= k) {
+                sum += counts[c];
             }
         }
         return sum;
+    }
+
+    @Override
+    protected long used(int j, long now) {
+        long k = now / cellSize[j];
+        return sum(j, k - (slots - 1), k);
     }
 
     @Override
@@ -80,9 +94,9 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected void charge(long now, int cost) {
-        for (int i = 0; i < permits.length; i++) {
-            long k = now / cellSize[i];
-            int slot = i * slots + (int) (k % slots);
+        for (int j = 0; j < permits.length; j++) {
+            long k = now / cellSize[j];
+            int slot = j * slots + (int) (k % slots);
             if (cellIndex[slot] != k) {
                 cellIndex[slot] = k;
                 counts[slot] = 0;
@@ -97,25 +111,12 @@ final class SlidingCounterState extends KeyState {
         long from = k - (slots - 1);
         long used = sum(i, from, k);
         long oldest = Long.MAX_VALUE;
-        for (int j = i * slots; j < (i + 1) * slots; j++) {
-            if (cellIndex[j] >= from && cellIndex[j] <= k && counts[j] > 0) {
-                oldest = Math.min(oldest, cellIndex[j]);
+        for (int c = i * slots; c < (i + 1) * slots; c++) {
+            if (cellIndex[c] >= from && cellIndex[c] <= k && counts[c] > 0) {
+                oldest = Math.min(oldest, cellIndex[c]);
             }
         }
         long reset = used == 0 ? 0 : (oldest + slots) * cellSize[i] - now;
-        return new LimitState(policy.limits().get(i), Math.max(0, permits[i] - used), reset);
-    }
-
-    @Override
-    protected boolean idle(long now) {
-        for (int i = 0; i < permits.length; i++) {
-            long from = now / cellSize[i] - (slots - 1);
-            for (int j = i * slots; j < (i + 1) * slots; j++) {
-                if (cellIndex[j] >= from && counts[j] > 0) {
-                    return false;
-                }
-            }
-        }
-        return true;
+        return new LimitState(limit(i), Math.max(0, permits[i] - used), reset);
     }
 }

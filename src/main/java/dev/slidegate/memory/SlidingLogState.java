@@ -17,6 +17,12 @@ import dev.slidegate.api.Policy;
  * [now - W, now], i.e. iff the (N - c + 1)-th most recent entry is free by now. That is one array read
  * per limit, and it needs only the newest max(N) entries, so the ring never grows past the largest N.
  * It starts small and doubles as a key gets busy; in steady state a decision allocates nothing here.
+ *
+ * <p>
+ * Every limit reads the same instants, so a limit that starts counting needs no carry: it reads them.
+ * What the log keeps is what its slots need: the newest max(N) instants of the last max(W), over the
+ * limits in force and those kept from before. Each charge first forgets instants older than max(W),
+ * and keeps at most max(N).
  */
 final class SlidingLogState extends KeyState {
 
@@ -34,14 +40,23 @@ final class SlidingLogState extends KeyState {
         this.ring = new long[Math.min(INITIAL_CAPACITY, maxPermits)];
     }
 
-    /**
-     * The instants are the same whatever the limits: nothing is dropped here (a lowered N that is raised
-     * again before the next charge reads the same log); the next charge keeps the newest new max(N).
-     */
+    /** The instants stay as they are (nothing is dropped here); the next decision and charge trim to the new slots. */
     @Override
-    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
-        maxPermits = p.maxPermits();
-        maxWindow = p.maxWindowMicros();
+    protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
+        permits = np;
+        windows = nw;
+        maxPermits = 0;
+        maxWindow = 0;
+        for (int s = 0; s < np.length; s++) {
+            maxPermits = Math.max(maxPermits, np[s]);
+            maxWindow = Math.max(maxWindow, nw[s]);
+        }
+    }
+
+    /** A limit reads the instants, whatever it counted before: the same N and W count the same. */
+    @Override
+    protected boolean counts(int j, dev.slidegate.api.Limit l) {
+        return windows[j] == l.windowMicros() && permits[j] == l.permits();
     }
 
     /** The k-th most recent entry, 1-based; requires 1 ≤ k ≤ size. */
@@ -50,15 +65,36 @@ final class SlidingLogState extends KeyState {
         return ring[idx < 0 ? idx + ring.length : idx];
     }
 
-    /** The first tick at which a permit recorded at tick {@code t} no longer counts in limit {@code i}. */
-    private long freeAt(long t, int i) {
-        return t + windows[i] + 1;
+    /** The first tick at which a permit recorded at tick {@code t} no longer counts in a window of {@code w}. */
+    private static long freeAt(long t, long w) {
+        return t + w + 1;
+    }
+
+    /** How many of the newest {@code at most} entries still count at {@code now} in a window of {@code w}. */
+    private int counted(int atMost, long w, long now) {
+        // binary search: entries get older as k grows
+        int lo = 0;
+        int hi = Math.min(size, atMost);
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (freeAt(recent(mid), w) > now) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+
+    @Override
+    protected long used(int j, long now) {
+        return counted(permits[j], windows[j], now);
     }
 
     @Override
     protected long waitFor(int i, long now, int cost) {
         int k = permits[i] - cost + 1;
-        return size < k ? 0 : freeAt(recent(k), i) - now;
+        return size < k ? 0 : freeAt(recent(k), windows[i]) - now;
     }
 
     @Override
@@ -70,8 +106,16 @@ final class SlidingLogState extends KeyState {
             ring[head] = now;
             head = head + 1 == ring.length ? 0 : head + 1;
         }
-        // past capacity the oldest entries were overwritten; past the largest N (lowered by an override) they never count
+        // past capacity the oldest entries were overwritten; past the largest N of the slots they never count
         size = Math.min(size + cost, Math.min(ring.length, maxPermits));
+    }
+
+    /** Forgets the instants no slot counts any more: older than the longest window. */
+    @Override
+    protected void forget(long now) {
+        if (size > 0 && freeAt(recent(size), maxWindow) <= now) {
+            size = counted(size, maxWindow, now);
+        }
     }
 
     private void grow(int capacity) {
@@ -85,24 +129,14 @@ final class SlidingLogState extends KeyState {
 
     @Override
     protected LimitState state(int i, long now) {
-        // Count the entries not yet free among the newest permits[i] (more never matter): binary search,
-        // since entries get older as k grows.
-        int lo = 0;
-        int hi = Math.min(size, permits[i]);
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (freeAt(recent(mid), i) > now) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        long reset = lo == 0 ? 0 : freeAt(recent(lo), i) - now;
-        return new LimitState(policy.limits().get(i), permits[i] - lo, reset);
+        // the entries not yet free among the newest permits[i] (more never matter)
+        int used = counted(permits[i], windows[i], now);
+        long reset = used == 0 ? 0 : freeAt(recent(used), windows[i]) - now;
+        return new LimitState(limit(i), permits[i] - used, reset);
     }
 
     @Override
     protected boolean idle(long now) {
-        return size == 0 || recent(1) + maxWindow < now;
+        return size == 0 || freeAt(recent(1), maxWindow) <= now;
     }
 }

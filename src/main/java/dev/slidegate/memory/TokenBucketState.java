@@ -1,5 +1,6 @@
 package dev.slidegate.memory;
 
+import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
@@ -7,6 +8,12 @@ import dev.slidegate.api.Policy;
  * GCRA, the token bucket as one number per limit: the theoretical arrival time (TAT). Limit N/W
  * emits one permit every T = ceil(W / N) microseconds and holds at most N. A call of cost c passes
  * iff max(TAT, now) + c·T - now ≤ N·T, and then TAT becomes max(TAT, now) + c·T.
+ *
+ * <p>
+ * A slot is one bucket, N and W alike. A bucket that starts from a carry of c permits has used
+ * min(c, N) of them: TAT = now + min(c, N)·T. A kept bucket (not in force) is charged like the others
+ * but never drains past empty (TAT ≤ now + N·T): it records what the caller used, not a debt to the
+ * limits in force.
  */
 final class TokenBucketState extends KeyState {
 
@@ -15,42 +22,44 @@ final class TokenBucketState extends KeyState {
 
     TokenBucketState(Policy policy) {
         super(policy);
-        interval = new long[permits.length];
-        tat = new long[permits.length];
-        for (int i = 0; i < permits.length; i++) {
-            interval[i] = interval(i);
+        interval = new long[n];
+        tat = new long[n];
+        for (int i = 0; i < n; i++) {
+            interval[i] = interval(permits[i], windows[i]);
             tat[i] = Long.MIN_VALUE;
         }
     }
 
-    private long interval(int i) {
-        return Math.max(1, (windows[i] + permits[i] - 1) / permits[i]);
+    private static long interval(int permits, long window) {
+        return Math.max(1, (window + permits - 1) / permits);
     }
 
-    /**
-     * A limit of the same window keeps the permits it has used (whole permits, rounded up, at most the
-     * new N), which then drain at the new rate; a new window starts full. An unchanged limit keeps its
-     * TAT as it is.
-     */
+    /** A bucket goes on only as the same bucket: N and W. */
     @Override
-    protected void carryOver(int[] oldPermits, long[] oldWindows, Policy p, long now) {
-        long[] newInterval = new long[permits.length];
-        long[] newTat = new long[permits.length];
-        for (int i = 0; i < permits.length; i++) {
-            newInterval[i] = interval(i);
-            int j = sameWindow(oldWindows, windows[i]);
-            if (j < 0) {
-                newTat[i] = Long.MIN_VALUE;
-            } else if (oldPermits[j] == permits[i]) {
-                newTat[i] = tat[j];
-            } else {
-                long ahead = Math.max(tat[j], now) - now;
-                long used = (ahead + interval[j] - 1) / interval[j];
-                newTat[i] = used == 0 ? Long.MIN_VALUE : now + Math.min(used, permits[i]) * newInterval[i];
-            }
+    protected boolean counts(int j, Limit l) {
+        return windows[j] == l.windowMicros() && permits[j] == l.permits();
+    }
+
+    @Override
+    protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
+        long[] newInterval = new long[from.length];
+        long[] newTat = new long[from.length];
+        for (int s = 0; s < from.length; s++) {
+            int j = from[s];
+            newInterval[s] = interval(np[s], nw[s]);
+            long used = Math.min(carry, np[s]);
+            newTat[s] = j >= 0 ? tat[j] : used == 0 ? Long.MIN_VALUE : now + used * newInterval[s];
         }
         interval = newInterval;
         tat = newTat;
+        permits = np;
+        windows = nw;
+    }
+
+    @Override
+    protected long used(int j, long now) {
+        long ahead = Math.max(tat[j], now) - now; // how far the bucket is drained, in time
+        return (ahead + interval[j] - 1) / interval[j];
     }
 
     @Override
@@ -61,26 +70,19 @@ final class TokenBucketState extends KeyState {
 
     @Override
     protected void charge(long now, int cost) {
-        for (int i = 0; i < permits.length; i++) {
-            tat[i] = Math.max(tat[i], now) + cost * interval[i];
+        for (int j = 0; j < permits.length; j++) {
+            long next = Math.max(tat[j], now) + cost * interval[j];
+            // a kept bucket fills at most to empty, and never drains by being charged (it may be past empty
+            // already: count-rejected while it was in force)
+            tat[j] = j < n ? next : Math.max(tat[j], Math.min(next, now + permits[j] * interval[j]));
         }
     }
 
     @Override
     protected LimitState state(int i, long now) {
-        long ahead = Math.max(tat[i], now) - now; // how far the bucket is drained, in time
+        long ahead = Math.max(tat[i], now) - now;
         long used = (ahead + interval[i] - 1) / interval[i];
         long reset = ahead == 0 ? 0 : (ahead - 1) % interval[i] + 1;
-        return new LimitState(policy.limits().get(i), Math.max(0, permits[i] - used), reset);
-    }
-
-    @Override
-    protected boolean idle(long now) {
-        for (long t : tat) {
-            if (t > now) {
-                return false;
-            }
-        }
-        return true;
+        return new LimitState(limit(i), Math.max(0, permits[i] - used), reset);
     }
 }

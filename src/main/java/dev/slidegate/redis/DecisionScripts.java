@@ -14,12 +14,13 @@ import io.vertx.redis.client.Response;
  * and the decoding of the reply. Each script's header repeats the layout with its own parameter.
  *
  * <pre>
- * KEYS     slidegate:{&lt;policy&gt;:&lt;caller key&gt;}&lt;suffix&gt;, one per key the strategy keeps
- *          (:log, :sc, :tb; fixed window: :fw:&lt;window&gt; per limit); one hash slot per decision
+ * KEYS     slidegate:{&lt;policy&gt;:&lt;caller key&gt;}&lt;suffix&gt;: one key per (policy, caller key), whatever
+ *          the limits in force (:log, :fw, :sc, :tb), so that a reset, a listing and a change of limits
+ *          all see everything counted
  * ARGV[1]  cost, at least 1; 0 reads the state and writes nothing (admin views)
  * ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
- * ARGV[3]  the strategy's parameter: sliding log the largest N (its capacity), sliding counter the
- *          cells per window; 0 for fixed window and token bucket
+ * ARGV[3]  the strategy's parameter: sliding counter the cells per window; sliding log the largest N
+ *          (unused: the log's own record of its limits says what it keeps); 0 for the others
  * ARGV[4…] N and W (microseconds) of each limit, in the policy's order
  *
  * reply    {allowed 1|0, tripped limit (0-based, -1 when allowed), retry-after µs, now µs,
@@ -114,9 +115,7 @@ final class DecisionScripts {
             });
             return switch (policy.strategy()) {
                 case SLIDING_LOG -> new Shape(SLIDING_LOG, List.of(":log"), Integer.toString(policy.maxPermits()), limits);
-                case FIXED_WINDOW ->
-                    new Shape(FIXED_WINDOW, policy.limits().stream().map(l -> ":fw:" + l.windowText()).toList(), "0",
-                            limits);
+                case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
             };

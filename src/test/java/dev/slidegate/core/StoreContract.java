@@ -550,6 +550,41 @@ public abstract class StoreContract {
         assertEquals(4L, store().count(p).toCompletableFuture().join());
     }
 
+    // overrides never hand an exhausted caller a fresh window (docs/strategies.md "When limits change"):
+    // t=0 x4 admitted under 4/4W, then refused. t=edge, an override of a tighter, shorter limit 2/W:
+    // refused (it starts from the 4 counted, not from an empty window). The override removed: refused
+    // (the 4W window still holds 4). An override of a longer, looser limit 6/8W: exactly 2 more. Back to
+    // 4/4W: refused (it holds the 6). Then calls under 2/W again, and back: refused.
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void anOverrideNeverEmptiesAWindow(Strategy s) {
+        Policy own = policy(s, false, lim(4, 4));
+        Policy tighter = new Policy(own.name(), List.of(Limit.parse(lim(2, 1))), s, "ip", false);
+        Policy longer = new Policy(own.name(), List.of(Limit.parse(lim(6, 8))), s, "ip", false);
+        String k = newKey();
+        alignTo(4 * w());
+        for (int i = 0; i < 4; i++) {
+            assertTrue(call(own, k).allowed(), s + " call " + i);
+        }
+        assertFalse(call(own, k).allowed());
+        advance(edge());
+        assertRefused(call(tighter, k), 0);
+        assertRefused(call(own, k), 0);
+        assertAdmitted(call(longer, k), 1);
+        assertAdmitted(call(longer, k), 0);
+        assertRefused(call(longer, k), 0);
+        assertRefused(call(own, k), 0);
+        // t=W+2edge: the tighter override again, its own window passed: what it admits now is charged to
+        // every window too, so the override removed, 4/4W still refuses (a log trimmed to the override's
+        // N admitted 2 more here)
+        advance(w() + edge());
+        int admitted = 0;
+        while (call(tighter, k).allowed()) {
+            assertTrue(++admitted <= 2, "at most the override's 2");
+        }
+        assertRefused(call(own, k), 0);
+    }
+
     private static Policy withCells(Policy p, int cells) {
         return new Policy(p.name(), p.limits(), p.strategy(), p.key(), p.countRejected(), p.dryRun(), cells);
     }

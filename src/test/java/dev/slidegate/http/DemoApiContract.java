@@ -3,6 +3,7 @@ package dev.slidegate.http;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
 import static org.hamcrest.Matchers.nullValue;
@@ -137,6 +138,42 @@ public abstract class DemoApiContract {
                 .contentType("application/problem+json").body("detail", containsString("not valid JSON"));
         given().contentType("application/json").body("[1,2]").post("/api/login").then().statusCode(400)
                 .contentType("application/problem+json").body("detail", containsString("not valid JSON"));
+    }
+
+    // an override whose window differs from the policy's: a caller who used up 3/1h stays refused under
+    // 2/10m (it starts from the 3 counted); a caller counted only under the override is listed; a reset
+    // forgets everything a caller is counted in, so the reset caller is admitted at once
+    @Test
+    void aResetAndTheListingSeeWhatAnOverrideCounts() {
+        String used = "ov-" + UUID.randomUUID();
+        String fresh = "ov-" + UUID.randomUUID();
+        for (int i = 0; i < 3; i++) {
+            given().header("X-Api-Key", used).get("/api/reports").then().statusCode(200);
+        }
+        admin().contentType("application/json").body("{\"limits\": [\"2/10m\"]}").put("/admin/policies/reports/override")
+                .then().statusCode(200);
+        try {
+            given().header("X-Api-Key", used).get("/api/reports").then().statusCode(429)
+                    .header("RateLimit-Policy", "\"reports-10m\";q=2;w=600");
+            given().header("X-Api-Key", fresh).get("/api/reports").then().statusCode(200);
+            given().header("X-Api-Key", fresh).get("/api/reports").then().statusCode(200);
+            given().header("X-Api-Key", fresh).get("/api/reports").then().statusCode(429);
+            admin().get("/admin/policies/reports/keys?limit=1000").then().statusCode(200)
+                    .body("keys.key", hasItems("hdr:" + used, "hdr:" + fresh));
+            admin().get("/admin/policies/reports/keys/hdr:" + fresh).then().statusCode(200)
+                    .body("limits[0].limit", equalTo("2/10m")).body("limits[0].used", equalTo(2));
+            for (String k : new String[] { used, fresh }) {
+                admin().delete("/admin/policies/reports/keys/hdr:" + k).then().statusCode(204);
+                given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200)
+                        .header("RateLimit", matchesPattern("\"reports-10m\";r=1;t=\\d+"));
+            }
+        } finally {
+            admin().delete("/admin/policies/reports/override").then().statusCode(204);
+        }
+    }
+
+    static io.restassured.specification.RequestSpecification admin() {
+        return given().auth().preemptive().basic("admin", "slidegate-demo");
     }
 
     static Response login(String user, String password) {

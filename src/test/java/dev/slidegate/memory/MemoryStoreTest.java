@@ -70,42 +70,54 @@ class MemoryStoreTest {
         }
     }
 
-    // an override changes a policy's limits mid-window: 600 random timelines in which every limit's N is
-    // lowered or raised (same window, same name) several times, every strategy, with and without
-    // count-rejected; every decision equals the reference's, which keeps its state per window, so no
-    // window restarts (lowering refuses at once against the permits recorded, raising admits at once)
+    // overrides change a policy's limits mid-window, in either direction: 600 random timelines in which
+    // the limits in force switch, every 40 steps on average, between the policy's own and two overrides'
+    // (random N and W, windows new or shared, one or two limits), and back; every strategy, with and
+    // without count-rejected. Every decision (decide or tryAcquire) and every peek equals the reference's,
+    // which keeps every charge and counts by scanning (docs/strategies.md "When limits change")
     @Test
-    void agreesWithTheReferenceWhenLimitsChangeMidWindow() {
-        Random random = new Random(20261123);
+    void agreesWithTheReferenceWhenOverridesComeAndGo() {
+        Random random = new Random(20261125);
         for (int run = 0; run < 600; run++) {
             ManualClock c = new ManualClock();
             MemoryStore store = new MemoryStore(c, 1000);
             ReferenceStore reference = new ReferenceStore(c);
             Strategy strategy = Strategy.values()[run % Strategy.values().length];
-            List<Long> windows = new ArrayList<>();
-            for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
-                windows.add((i + 1) * (100_000L + random.nextInt(900_000)));
-            }
             boolean countRejected = random.nextBoolean();
             int cells = 1 + random.nextInt(12);
-            Policy p = null;
-            for (int step = 0; step < 400; step++) {
-                if (step % 80 == 0) { // new N for every limit, same windows
-                    List<Limit> limits = new ArrayList<>();
-                    for (long w : windows) {
-                        limits.add(new Limit(1 + random.nextInt(20), w));
-                    }
-                    p = new Policy("r" + run, limits, strategy, "ip", countRejected, false, cells);
+            List<Policy> policies = new ArrayList<>();
+            while (policies.size() < 3) {
+                List<Limit> limits = new ArrayList<>();
+                for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
+                    long w = random.nextInt(3) == 0 && !policies.isEmpty() // a window the policy has too, now and then
+                            ? policies.get(0).limits().get(0).windowMicros()
+                            : 50_000L + random.nextInt(20) * 50_000L;
+                    limits.add(new Limit(1 + random.nextInt(12), w));
                 }
-                c.advanceMicros(random.nextInt(4) == 0 ? 0 : random.nextInt(100_000));
+                try {
+                    policies.add(new Policy("o" + run, limits, strategy, "ip", countRejected, false, cells));
+                } catch (IllegalArgumentException sameWindowTwice) {
+                    // draw again
+                }
+            }
+            Policy p = policies.get(0);
+            for (int step = 0; step < 400; step++) {
+                if (random.nextInt(40) == 0) {
+                    p = policies.get(random.nextInt(2) == 0 ? 0 : 1 + random.nextInt(2));
+                }
+                c.advanceMicros(random.nextInt(4) == 0 ? 0 : random.nextInt(60_000));
                 String key = "k" + random.nextInt(2);
                 int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(4) : 0);
+                String where = "run " + run + " step " + step + " policy " + p;
+                if (random.nextInt(8) == 0) {
+                    assertEquals(reference.peek(p, key).toCompletableFuture().join(),
+                            store.peek(p, key).toCompletableFuture().join(), "peek, " + where);
+                }
                 Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
                 if (random.nextBoolean()) {
-                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost),
-                            "tryAcquire, run " + run + " step " + step + " policy " + p);
+                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost), "tryAcquire, " + where);
                 } else {
-                    assertEquals(expected, store.decide(p, key, cost), "run " + run + " step " + step + " policy " + p);
+                    assertEquals(expected, store.decide(p, key, cost), where);
                 }
             }
         }

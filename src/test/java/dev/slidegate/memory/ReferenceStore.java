@@ -16,24 +16,73 @@ import dev.slidegate.core.Clock;
 import dev.slidegate.core.LimiterStore;
 
 /**
- * The obvious, slow implementation of each strategy, straight from its definition: every recorded
- * permit in a list, windows counted by scanning. Scenarios and random timelines compare the real
+ * The obvious, slow implementation of each strategy, straight from its definition: every charge of a
+ * key in a list, windows counted by scanning it. Scenarios and random timelines compare the real
  * stores with it.
  *
  * <p>
- * Limits may change between calls for the same policy name (an override): state is kept per window
- * length, so a limit of a window counted before goes on from what it recorded, and a token bucket
- * whose N changed keeps the whole permits it had used (at most the new N), at the new rate.
+ * Limits may change between calls for the same policy name (an override), as docs/strategies.md "When
+ * limits change" states: a key counts every limit it has counted under that still holds a permit (a
+ * <em>slot</em>); every charge is recorded in every slot from the decision that created it on; a limit
+ * without a slot that counts as it does starts from the most permits any slot holds then (the carry);
+ * a slot not in force that holds nothing when a charge comes is forgotten. Here a fixed window or sliding
+ * counter slot is its start (the number of charges before it) and its carry, counted by scanning the
+ * charges; a token bucket slot is a continuous level; the sliding log is one list of instants.
  */
 public final class ReferenceStore implements LimiterStore {
 
+    /** One recorded charge: its sequence number for the key, instant and cost. */
+    private record Charge(long seq, long at, int cost) {
+    }
+
+    /** One limit counted: where it started (charges before it are in its carry) and, for a bucket, its level. */
+    private static final class Slot {
+        final Limit limit;
+        final long startSeq;
+        final long startAt;
+        final long carry;
+        long level; // token bucket: microseconds of drain at levelAt
+        long levelAt;
+
+        Slot(Limit limit, long startSeq, long startAt, long carry) {
+            this.limit = limit;
+            this.startSeq = startSeq;
+            this.startAt = startAt;
+            this.carry = carry;
+        }
+
+        Slot copy() {
+            Slot s = new Slot(limit, startSeq, startAt, carry);
+            s.level = level;
+            s.levelAt = levelAt;
+            return s;
+        }
+    }
+
+    /** Everything a key holds. */
+    private static final class KeyData {
+        final List<Charge> charges = new ArrayList<>();
+        final List<Long> log = new ArrayList<>(); // sliding log: instants, oldest first
+        List<Slot> slots = new ArrayList<>(); // [0, inForce) the limits in force, in the policy's order
+        int inForce;
+        List<Limit> limits;
+        long last = Long.MIN_VALUE;
+
+        KeyData copy() {
+            KeyData d = new KeyData();
+            d.charges.addAll(charges);
+            d.log.addAll(log);
+            d.slots = new ArrayList<>(slots.stream().map(Slot::copy).toList());
+            d.inForce = inForce;
+            d.limits = limits;
+            d.last = last;
+            return d;
+        }
+    }
+
     private final Clock clock;
-    private final Map<String, List<Long>> logs = new HashMap<>();
-    private final Map<String, Long> counters = new HashMap<>();
-    private final Map<String, Long> last = new HashMap<>();
-    // token bucket as a continuous-state leaky bucket: level (in microseconds of drain), last conforming time
-    // and the N it was filled under
-    private final Map<String, long[]> buckets = new HashMap<>();
+    private final Map<String, KeyData> data = new HashMap<>();
+    private final Map<String, java.util.TreeSet<String>> keysByPolicy = new HashMap<>();
 
     public ReferenceStore(Clock clock) {
         this.clock = clock;
@@ -47,21 +96,15 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
         String id = policy.name() + "\u0000" + key;
-        long now = Math.max(clock.nowMicros(), last.getOrDefault(id, Long.MIN_VALUE));
-        last.put(id, now);
-        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
-            for (Limit l : policy.limits()) { // a bucket filled under another N is carried over once, at the first call
-                long[] b = buckets.get(id + "\u0000" + l.windowMicros());
-                if (b != null && b[2] != l.permits()) {
-                    buckets.put(id + "\u0000" + l.windowMicros(), new long[] { level(id, l, now), now, l.permits() });
-                }
-            }
-        }
+        KeyData d = data.computeIfAbsent(id, k -> new KeyData());
+        long now = Math.max(clock.nowMicros(), d.last);
+        d.last = now;
+        follow(d, policy, now);
         List<Limit> limits = policy.limits();
         int tripped = -1;
         long retry = 0;
         for (int i = 0; i < limits.size(); i++) {
-            long wait = waitFor(policy, id, i, now, cost);
+            long wait = waitFor(d, policy, i, now, cost);
             if (wait > retry) {
                 retry = wait;
                 tripped = i;
@@ -69,12 +112,26 @@ public final class ReferenceStore implements LimiterStore {
         }
         boolean allowed = tripped < 0;
         if (allowed || policy.countRejected()) {
-            record(policy, id, now, cost);
+            // before a charge: a slot not in force that holds nothing is forgotten, and the log's instants
+            // older than the longest window left count nowhere
+            List<Slot> kept = new ArrayList<>(d.slots.subList(0, d.inForce));
+            for (Slot s : d.slots.subList(d.inForce, d.slots.size())) {
+                if (used(d, policy, s, now) > 0) {
+                    kept.add(s);
+                }
+            }
+            d.slots = kept;
+            if (policy.strategy() == Strategy.SLIDING_LOG) {
+                long longest = d.slots.stream().mapToLong(s -> s.limit.windowMicros()).max().orElseThrow();
+                d.log.removeIf(t -> t < now - longest);
+            }
+            record(d, policy, now, cost);
+            keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(key);
             if (!allowed) {
                 tripped = -1;
                 retry = 0;
                 for (int i = 0; i < limits.size(); i++) {
-                    long wait = waitFor(policy, id, i, now, cost);
+                    long wait = waitFor(d, policy, i, now, cost);
                     if (wait > retry) {
                         retry = wait;
                         tripped = i;
@@ -82,72 +139,156 @@ public final class ReferenceStore implements LimiterStore {
                 }
             }
         }
-        List<LimitState> states = new ArrayList<>();
-        for (int i = 0; i < limits.size(); i++) {
-            states.add(state(policy, id, i, now));
-        }
-        return CompletableFuture.completedFuture(new Decision(policy, allowed, tripped, allowed ? 0 : retry, now, states));
+        return CompletableFuture.completedFuture(new Decision(policy, allowed, tripped, allowed ? 0 : retry, now,
+                states(d, policy, now)));
     }
 
-    private long waitFor(Policy policy, String id, int i, long now, int cost) {
-        Limit l = policy.limits().get(i);
+    /** Makes the policy's limits the ones in force: each goes on from a slot that counts as it does, or from the carry. */
+    private void follow(KeyData d, Policy policy, long now) {
+        if (policy.limits().equals(d.limits)) {
+            return;
+        }
+        long carry = 0;
+        for (Slot s : d.slots) {
+            carry = Math.max(carry, used(d, policy, s, now));
+        }
+        List<Slot> old = new ArrayList<>(d.slots);
+        List<Slot> slots = new ArrayList<>();
+        for (Limit l : policy.limits()) {
+            Slot match = null;
+            for (Slot s : old) {
+                if (s.limit.windowMicros() == l.windowMicros()
+                        && (s.limit.permits() == l.permits() || !perBucket(policy.strategy()))) {
+                    match = s;
+                    break;
+                }
+            }
+            if (match != null) {
+                old.remove(match);
+                Slot same = new Slot(l, match.startSeq, match.startAt, match.carry); // the same count, now under l
+                same.level = match.level;
+                same.levelAt = match.levelAt;
+                slots.add(same);
+            } else {
+                Slot fresh = new Slot(l, d.charges.size(), now, carry);
+                fresh.level = Math.min(carry, l.permits()) * interval(l);
+                fresh.levelAt = now;
+                slots.add(fresh);
+            }
+        }
+        d.inForce = slots.size();
+        slots.addAll(old);
+        d.slots = slots;
+        d.limits = policy.limits();
+    }
+
+    /** A token bucket and a sliding log go on only under the same N and W; counts of a window under any N. */
+    private static boolean perBucket(Strategy s) {
+        return s == Strategy.TOKEN_BUCKET || s == Strategy.SLIDING_LOG;
+    }
+
+    /** The permits slot {@code s} holds at {@code now}. */
+    private long used(KeyData d, Policy policy, Slot s, long now) {
+        Limit l = s.limit;
+        return switch (policy.strategy()) {
+            case FIXED_WINDOW -> {
+                long idx = now / l.windowMicros();
+                long used = s.startAt / l.windowMicros() == idx ? s.carry : 0;
+                for (Charge c : since(d, s)) {
+                    if (c.at() / l.windowMicros() == idx) {
+                        used += c.cost();
+                    }
+                }
+                yield used;
+            }
+            case SLIDING_COUNTER -> countFromCell(d, policy, s, now / cell(policy, l) - policy.cells());
+            case TOKEN_BUCKET -> (level(s, now) + interval(l) - 1) / interval(l);
+            case SLIDING_LOG -> Math.min(l.permits(), d.log.stream().filter(t -> t >= now - l.windowMicros()).count());
+        };
+    }
+
+    private static List<Charge> since(KeyData d, Slot s) {
+        return d.charges.subList((int) s.startSeq, d.charges.size());
+    }
+
+    private long waitFor(KeyData d, Policy policy, int i, long now, int cost) {
+        Slot s = d.slots.get(i);
+        Limit l = s.limit;
         if (cost > l.permits()) {
             return l.windowMicros();
         }
-        if (policy.strategy() == Strategy.FIXED_WINDOW) {
-            long used = counters.getOrDefault(id + "\u0000" + l.windowMicros() + "\u0000" + now / l.windowMicros(), 0L);
-            return used + cost > l.permits() ? (now / l.windowMicros() + 1) * l.windowMicros() - now : 0;
-        }
-        if (policy.strategy() == Strategy.SLIDING_COUNTER) {
-            long s = cell(policy, l);
-            long k = now / s;
-            for (long next = k; next <= k + policy.cells() + 1; next++) {
-                if (countFromCell(id, next - policy.cells(), s) + cost <= l.permits()) {
-                    return next == k ? 0 : next * s - now;
+        switch (policy.strategy()) {
+            case FIXED_WINDOW:
+                return used(d, policy, s, now) + cost > l.permits() ? (now / l.windowMicros() + 1) * l.windowMicros() - now : 0;
+            case SLIDING_COUNTER: {
+                long size = cell(policy, l);
+                long k = now / size;
+                for (long next = k; next <= k + policy.cells() + 1; next++) {
+                    if (countFromCell(d, policy, s, next - policy.cells()) + cost <= l.permits()) {
+                        return next == k ? 0 : next * size - now;
+                    }
                 }
+                throw new IllegalStateException("unreachable");
             }
-            throw new IllegalStateException("unreachable");
+            case TOKEN_BUCKET: {
+                long t = interval(l);
+                return level(s, now) + cost * t - l.permits() * t;
+            }
+            default: {
+                List<Long> inWindow = newestFirstInWindow(d, now, l);
+                int k = l.permits() - cost + 1; // admitted iff fewer than k in the window
+                return inWindow.size() < k ? 0 : inWindow.get(k - 1) + l.windowMicros() + 1 - now;
+            }
         }
-        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
-            long t = interval(l);
-            return level(id, l, now) + cost * t - l.permits() * t;
-        }
-        List<Long> inWindow = newestFirstInWindow(id, now, l);
-        int k = l.permits() - cost + 1; // admitted iff fewer than k in the window
-        return inWindow.size() < k ? 0 : inWindow.get(k - 1) + l.windowMicros() + 1 - now;
     }
 
-    private LimitState state(Policy policy, String id, int i, long now) {
-        Limit l = policy.limits().get(i);
-        if (policy.strategy() == Strategy.FIXED_WINDOW) {
-            long used = counters.getOrDefault(id + "\u0000" + l.windowMicros() + "\u0000" + now / l.windowMicros(), 0L);
-            long reset = used == 0 ? 0 : (now / l.windowMicros() + 1) * l.windowMicros() - now;
-            return new LimitState(l, Math.max(0, l.permits() - used), reset);
+    private List<LimitState> states(KeyData d, Policy policy, long now) {
+        List<LimitState> states = new ArrayList<>();
+        for (int i = 0; i < policy.limits().size(); i++) {
+            states.add(state(d, policy, i, now));
         }
-        if (policy.strategy() == Strategy.SLIDING_COUNTER) {
-            long s = cell(policy, l);
-            long from = now / s - policy.cells();
-            long used = countFromCell(id, from, s);
-            long oldest = logs.getOrDefault(id, List.of()).stream().mapToLong(t -> t / s).filter(c -> c >= from).min()
-                    .orElse(-1);
-            long reset = used == 0 ? 0 : (oldest + policy.cells() + 1) * s - now;
-            return new LimitState(l, Math.max(0, l.permits() - used), reset);
-        }
-        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
-            long t = interval(l);
-            long level = level(id, l, now);
-            long used = (level + t - 1) / t;
-            return new LimitState(l, Math.max(0, l.permits() - used), level == 0 ? 0 : (level - 1) % t + 1);
-        }
-        List<Long> inWindow = newestFirstInWindow(id, now, l);
-        int used = Math.min(inWindow.size(), l.permits());
-        long reset = used == 0 ? 0 : inWindow.get(used - 1) + l.windowMicros() + 1 - now;
-        return new LimitState(l, l.permits() - used, reset);
+        return states;
     }
 
-    private List<Long> newestFirstInWindow(String id, long now, Limit l) {
+    private LimitState state(KeyData d, Policy policy, int i, long now) {
+        Slot s = d.slots.get(i);
+        Limit l = s.limit;
+        switch (policy.strategy()) {
+            case FIXED_WINDOW: {
+                long used = used(d, policy, s, now);
+                long reset = used == 0 ? 0 : (now / l.windowMicros() + 1) * l.windowMicros() - now;
+                return new LimitState(l, Math.max(0, l.permits() - used), reset);
+            }
+            case SLIDING_COUNTER: {
+                long size = cell(policy, l);
+                long from = now / size - policy.cells();
+                long used = countFromCell(d, policy, s, from);
+                long oldest = since(d, s).stream().mapToLong(c -> c.at() / size).filter(c -> c >= from).min()
+                        .orElse(Long.MAX_VALUE);
+                if (s.carry > 0 && s.startAt / size >= from) {
+                    oldest = Math.min(oldest, s.startAt / size);
+                }
+                long reset = used == 0 ? 0 : (oldest + policy.cells() + 1) * size - now;
+                return new LimitState(l, Math.max(0, l.permits() - used), reset);
+            }
+            case TOKEN_BUCKET: {
+                long t = interval(l);
+                long level = level(s, now);
+                long used = (level + t - 1) / t;
+                return new LimitState(l, Math.max(0, l.permits() - used), level == 0 ? 0 : (level - 1) % t + 1);
+            }
+            default: {
+                List<Long> inWindow = newestFirstInWindow(d, now, l);
+                int used = Math.min(inWindow.size(), l.permits());
+                long reset = used == 0 ? 0 : inWindow.get(used - 1) + l.windowMicros() + 1 - now;
+                return new LimitState(l, l.permits() - used, reset);
+            }
+        }
+    }
+
+    private static List<Long> newestFirstInWindow(KeyData d, long now, Limit l) {
         List<Long> result = new ArrayList<>();
-        for (long t : logs.getOrDefault(id, List.of())) {
+        for (long t : d.log) {
             if (t >= now - l.windowMicros()) { // a permit at tick t counts through tick t + W
                 result.add(t);
             }
@@ -156,30 +297,26 @@ public final class ReferenceStore implements LimiterStore {
         return result;
     }
 
-    private void record(Policy policy, String id, long now, int cost) {
-        keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(id.substring(id.indexOf('\u0000') + 1));
-        if (policy.strategy() == Strategy.FIXED_WINDOW) {
-            for (int i = 0; i < policy.limits().size(); i++) {
-                Limit l = policy.limits().get(i);
-                counters.merge(id + "\u0000" + l.windowMicros() + "\u0000" + now / l.windowMicros(), (long) cost, Long::sum);
+    private void record(KeyData d, Policy policy, long now, int cost) {
+        d.charges.add(new Charge(d.charges.size(), now, cost));
+        for (int j = 0; j < d.slots.size(); j++) {
+            Slot s = d.slots.get(j);
+            long t = interval(s.limit);
+            long level = level(s, now) + cost * t;
+            if (j >= d.inForce) { // a kept bucket fills at most to empty, and is never drained by a charge
+                level = Math.max(level(s, now), Math.min(level, s.limit.permits() * t));
             }
-            return;
+            s.level = level;
+            s.levelAt = now;
         }
-        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
-            for (int i = 0; i < policy.limits().size(); i++) {
-                Limit l = policy.limits().get(i);
-                long t = interval(l);
-                buckets.put(id + "\u0000" + l.windowMicros(), new long[] { level(id, l, now) + cost * t, now, l.permits() });
+        if (policy.strategy() == Strategy.SLIDING_LOG) {
+            for (int j = 0; j < cost; j++) {
+                d.log.add(now);
             }
-            return;
-        }
-        List<Long> log = logs.computeIfAbsent(id, k -> new ArrayList<>());
-        for (int j = 0; j < cost; j++) {
-            log.add(now);
-        }
-        if (policy.strategy() == Strategy.SLIDING_LOG && log.size() > policy.maxPermits()) {
-            // a log keeps the newest max(N) instants, the most any limit of the policy reads
-            log.subList(0, log.size() - policy.maxPermits()).clear();
+            int most = d.slots.stream().mapToInt(s -> s.limit.permits()).max().orElseThrow();
+            if (d.log.size() > most) { // the log keeps the newest max(N) instants, the most any slot reads
+                d.log.subList(0, d.log.size() - most).clear();
+            }
         }
     }
 
@@ -187,44 +324,35 @@ public final class ReferenceStore implements LimiterStore {
         return (l.windowMicros() + policy.cells() - 1) / policy.cells();
     }
 
-    /** Permits recorded in cells at or after {@code fromCell}. */
-    private long countFromCell(String id, long fromCell, long cellSize) {
-        return logs.getOrDefault(id, List.of()).stream().filter(t -> t / cellSize >= fromCell).count();
+    /** Permits slot {@code s} counts in cells at or after {@code fromCell}: its carry, in its first cell, and its charges. */
+    private long countFromCell(KeyData d, Policy policy, Slot s, long fromCell) {
+        long size = cell(policy, s.limit);
+        long count = s.startAt / size >= fromCell ? s.carry : 0;
+        for (Charge c : since(d, s)) {
+            if (c.at() / size >= fromCell) {
+                count += c.cost();
+            }
+        }
+        return count;
     }
 
     private static long interval(Limit l) {
         return Math.max(1, (l.windowMicros() + l.permits() - 1) / l.permits());
     }
 
-    /**
-     * The bucket's level at {@code now}: what it held at the last conforming call, drained since; when
-     * it was filled under another N, the whole permits used then (at most this N) at this N's interval.
-     */
-    private long level(String id, Limit l, long now) {
-        long[] b = buckets.get(id + "\u0000" + l.windowMicros());
-        if (b == null) {
-            return 0;
-        }
-        long level = Math.max(0, b[0] - (now - b[1]));
-        if (b[2] == l.permits()) {
-            return level;
-        }
-        long oldInterval = Math.max(1, (l.windowMicros() + b[2] - 1) / b[2]);
-        long used = (level + oldInterval - 1) / oldInterval;
-        return Math.min(used, l.permits()) * interval(l);
+    /** A bucket's level at {@code now}: what it held at its last charge, drained since. */
+    private static long level(Slot s, long now) {
+        return Math.max(0, s.level - (now - s.levelAt));
     }
-
-    private final Map<String, java.util.TreeSet<String>> keysByPolicy = new HashMap<>();
 
     @Override
     public synchronized CompletionStage<Decision> peek(Policy policy, String key) {
         String id = policy.name() + "\u0000" + key;
-        long now = Math.max(clock.nowMicros(), last.getOrDefault(id, Long.MIN_VALUE));
-        List<LimitState> states = new ArrayList<>();
-        for (int i = 0; i < policy.limits().size(); i++) {
-            states.add(state(policy, id, i, now));
-        }
-        return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, states));
+        KeyData stored = data.get(id);
+        KeyData d = stored == null ? new KeyData() : stored.copy();
+        long now = Math.max(clock.nowMicros(), d.last);
+        follow(d, policy, now);
+        return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, states(d, policy, now)));
     }
 
     @Override
@@ -248,10 +376,7 @@ public final class ReferenceStore implements LimiterStore {
         if (known != null) {
             known.remove(key);
         }
-        String id = policy.name() + "\u0000" + key;
-        logs.remove(id);
-        counters.keySet().removeIf(k -> k.startsWith(id + "\u0000"));
-        buckets.keySet().removeIf(k -> k.startsWith(id + "\u0000"));
+        data.remove(policy.name() + "\u0000" + key);
         return CompletableFuture.completedFuture(null);
     }
 }

@@ -145,26 +145,38 @@ abstract class RedisContract extends StoreContract {
     // the scripts agree with the reference store on random timelines (random limits, costs, keys,
     // count-rejected, cells and gaps, every strategy): each call is replayed into the reference at the
     // instant Redis decided it (the TIME its reply reports), so the two must agree to the microsecond.
-    // Halfway, every limit gets a new N (same windows, same policy name), as an override does: the
-    // windows go on from what they recorded, exactly as in the reference
+    // Overrides come and go as an operator makes them: the limits in force switch between the policy's
+    // own and two others (random N and W, a window new or shared), and back, at random steps; every
+    // key's windows go on as docs/strategies.md "When limits change" says, exactly as in the reference
     @Test
     void agreesWithTheReferenceOnRandomTimelines() {
-        Random random = new Random(20261123);
+        Random random = new Random(20261125);
         ManualClock clock = new ManualClock();
         ReferenceStore reference = new ReferenceStore(clock);
         for (Strategy strategy : Strategy.values()) {
             for (int run = 0; run < 2; run++) {
-                List<Limit> limits = new ArrayList<>();
-                for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
-                    limits.add(Limit.parse((1 + random.nextInt(8)) + "/" + (i + 1) * (30 + random.nextInt(60)) + "ms"));
+                String name = "rt-" + newKey();
+                boolean countRejected = random.nextBoolean();
+                int cells = 1 + random.nextInt(6);
+                List<Policy> policies = new ArrayList<>();
+                while (policies.size() < 3) {
+                    List<Limit> limits = new ArrayList<>();
+                    for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
+                        long w = random.nextInt(3) == 0 && !policies.isEmpty()
+                                ? policies.get(0).limits().get(0).windowMicros()
+                                : (30 + random.nextInt(60)) * 1000L;
+                        limits.add(new Limit(1 + random.nextInt(8), w));
+                    }
+                    try {
+                        policies.add(new Policy(name, limits, strategy, "ip", countRejected, false, cells));
+                    } catch (IllegalArgumentException sameWindowTwice) {
+                        // draw again
+                    }
                 }
-                Policy p = new Policy("rt-" + newKey(), limits, strategy, "ip", random.nextBoolean(), false,
-                        1 + random.nextInt(6));
-                for (int step = 0; step < 60; step++) {
-                    if (step == 30) {
-                        List<Limit> changed = p.limits().stream().map(l -> new Limit(1 + random.nextInt(8), l.windowMicros()))
-                                .toList();
-                        p = new Policy(p.name(), changed, strategy, "ip", p.countRejected(), false, p.cells());
+                Policy p = policies.get(0);
+                for (int step = 0; step < 72; step++) {
+                    if (step % 24 == 12 || random.nextInt(12) == 0) {
+                        p = policies.get(p == policies.get(0) ? 1 + random.nextInt(2) : 0);
                     }
                     if (random.nextInt(4) != 0) {
                         sleepMicros(random.nextInt(12_000));
