@@ -12,7 +12,8 @@ public final class SharedProfiles {
     }
 
     /**
-     * {@code PathPoliciesTest}: policies attached by pattern to {@code /test/plain/**}, which no other class here calls;
+     * {@code PathPoliciesTest}: policies attached by pattern to {@code /test/plain/**} and {@code /test/spell/**}, which no
+     * other class here calls;
      * {@code CostAndDryRunTest}: {@code reports} in dry-run, with {@code /test/export}, {@code /test/huge} and
      * {@code /test/trial}; {@code AdminDisabledTest}: the admin API off, which neither of the other two uses.
      */
@@ -31,6 +32,14 @@ public final class SharedProfiles {
                     "slidegate.policies.both-tenant.limits", "5/1h",
                     "slidegate.policies.both-tenant.key", "header:X-Tenant",
                     "slidegate.policies.both-tenant.paths", "/test/plain/both/*",
+                    "slidegate.policies.spell-list.limits", "1/1h",
+                    "slidegate.policies.spell-list.key", "header:X-Spell",
+                    "slidegate.policies.spell-list.paths", "/test/spell",
+                    "slidegate.policies.spell-list.methods", "GET",
+                    "slidegate.policies.spell-item.limits", "1/1h",
+                    "slidegate.policies.spell-item.key", "header:X-Spell",
+                    "slidegate.policies.spell-item.paths", "/test/spell/*",
+                    "slidegate.policies.spell-item.methods", "GET",
                     "slidegate.policies.reports.dry-run", "true",
                     "slidegate.admin.enabled", "false");
         }
