@@ -154,7 +154,7 @@ public class AdminResource {
 
     /** One key: per limit, used, remaining and the time until the next permit frees. */
     @GET
-    @Path("policies/{policy}/keys/{key: .+}")
+    @Path("policies/{policy}/keys/{key: [^/]+}")
     @Produces(MediaType.APPLICATION_JSON)
     public Uni<KeyView> key(@PathParam("policy") String policy, @PathParam("key") String key) {
         return admin.key(known(policy), storeKey(key));
@@ -162,7 +162,7 @@ public class AdminResource {
 
     /** Forgets everything recorded for one key: the caller starts afresh. */
     @DELETE
-    @Path("policies/{policy}/keys/{key: .+}")
+    @Path("policies/{policy}/keys/{key: [^/]+}")
     public Uni<Response> reset(@PathParam("policy") String policy, @PathParam("key") String key) {
         return admin.reset(known(policy), storeKey(key)).map(v -> Response.noContent().build());
     }
@@ -192,8 +192,10 @@ public class AdminResource {
     @Produces(MediaType.APPLICATION_JSON)
     @APIResponse(responseCode = "400", description = "The body or the target is not valid; nothing changed")
     @APIResponse(responseCode = "404", description = "No such policy or plan")
-    public Uni<OverrideView> setPolicyOverride(@PathParam("policy") String policy, String body) {
-        return put(policy, null, null, body);
+    @APIResponse(responseCode = "415", description = "The body is not sent as application/json; nothing changed")
+    public Uni<OverrideView> setPolicyOverride(@PathParam("policy") String policy,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String type, String body) {
+        return put(policy, null, null, type, body);
     }
 
     /** Removes the override of a whole policy. */
@@ -215,8 +217,9 @@ public class AdminResource {
     @PUT
     @Path("policies/{policy}/plans/{plan}/override")
     @Produces(MediaType.APPLICATION_JSON)
-    public Uni<OverrideView> setPlanOverride(@PathParam("policy") String policy, @PathParam("plan") String plan, String body) {
-        return put(policy, plan, null, body);
+    public Uni<OverrideView> setPlanOverride(@PathParam("policy") String policy, @PathParam("plan") String plan,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String type, String body) {
+        return put(policy, plan, null, type, body);
     }
 
     /** Removes the override of one plan of a policy. */
@@ -228,7 +231,7 @@ public class AdminResource {
 
     /** The override of one caller key (as the listing shows it, e.g. {@code ip:203.0.113.7}). */
     @GET
-    @Path("policies/{policy}/keys/{key: .+}/override")
+    @Path("policies/{policy}/keys/{key: [^/]+}/override")
     @Produces(MediaType.APPLICATION_JSON)
     public OverrideView keyOverride(@PathParam("policy") String policy, @PathParam("key") String key) {
         return checked(() -> overrides.get(overrides.target(policy, null, key)));
@@ -236,22 +239,68 @@ public class AdminResource {
 
     /** Sets the override of one caller key (body as for the policy's). */
     @PUT
-    @Path("policies/{policy}/keys/{key: .+}/override")
+    @Path("policies/{policy}/keys/{key: [^/]+}/override")
     @Produces(MediaType.APPLICATION_JSON)
-    public Uni<OverrideView> setKeyOverride(@PathParam("policy") String policy, @PathParam("key") String key, String body) {
-        return put(policy, null, key, body);
+    public Uni<OverrideView> setKeyOverride(@PathParam("policy") String policy, @PathParam("key") String key,
+            @HeaderParam(HttpHeaders.CONTENT_TYPE) String type, String body) {
+        return put(policy, null, key, type, body);
+    }
+
+    /**
+     * A key path with a raw {@code /} after the key: a key holding {@code /} is written {@code %2F}, so that
+     * {@code keys/hdr:abc/override} can only mean the override of {@code hdr:abc}.
+     */
+    @GET
+    @Path("policies/{policy}/keys/{key: [^/]+}/{rest: .+}")
+    public Response keyWithSlash(@PathParam("key") String key, @PathParam("rest") String rest) {
+        throw slashInKey(key, rest);
+    }
+
+    /** As {@link #keyWithSlash}. */
+    @PUT
+    @Path("policies/{policy}/keys/{key: [^/]+}/{rest: .+}")
+    public Response putKeyWithSlash(@PathParam("key") String key, @PathParam("rest") String rest) {
+        throw slashInKey(key, rest);
+    }
+
+    /** As {@link #keyWithSlash}. */
+    @DELETE
+    @Path("policies/{policy}/keys/{key: [^/]+}/{rest: .+}")
+    public Response deleteKeyWithSlash(@PathParam("key") String key, @PathParam("rest") String rest) {
+        throw slashInKey(key, rest);
+    }
+
+    private WebApplicationException slashInKey(String key, String rest) {
+        return new WebApplicationException(problems.response(Problems.of(404, "Not Found", "not-found",
+                "There is no resource '" + rest + "' of a key: a key holding '/' is written %2F in the path ("
+                        + key + "%2F" + rest + ")")));
     }
 
     /** Removes the override of one caller key. */
     @DELETE
-    @Path("policies/{policy}/keys/{key: .+}/override")
+    @Path("policies/{policy}/keys/{key: [^/]+}/override")
     public Uni<Response> deleteKeyOverride(@PathParam("policy") String policy, @PathParam("key") String key) {
         return delete(policy, null, key);
     }
 
-    private Uni<OverrideView> put(String policy, String plan, String key, String body) {
-        return refusedAsProblem(
-                Uni.createFrom().deferred(() -> overrides.put(overrides.target(policy, plan, key), body, who())));
+    private Uni<OverrideView> put(String policy, String plan, String key, String type, String body) {
+        return refusedAsProblem(Uni.createFrom().deferred(() -> {
+            if (!json(type)) {
+                throw new OverrideAdmin.Refused(415, "The body is sent as '" + type
+                        + "': an override is JSON, sent with Content-Type: application/json");
+            }
+            return overrides.put(overrides.target(policy, plan, key), body, who());
+        }));
+    }
+
+    /** Whether a Content-Type says JSON (any parameters, such as a charset). */
+    private static boolean json(String type) {
+        try {
+            return type != null && MediaType.APPLICATION_JSON_TYPE.isCompatible(MediaType.valueOf(type))
+                    && !MediaType.valueOf(type).isWildcardType() && !MediaType.valueOf(type).isWildcardSubtype();
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private Uni<Response> delete(String policy, String plan, String key) {
@@ -283,12 +332,14 @@ public class AdminResource {
         String title = switch (e.status) {
             case 404 -> "Not Found";
             case 409 -> "Conflict";
+            case 415 -> "Unsupported Media Type";
             case 503 -> "Service Unavailable";
             default -> "Bad Request";
         };
         String kind = switch (e.status) {
             case 404 -> "not-found";
             case 409 -> "read-only";
+            case 415 -> "unsupported-media-type";
             case 503 -> "store-unavailable";
             default -> "bad-request";
         };

@@ -12,6 +12,11 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import dev.slidegate.admin.AdminViews.OverrideList;
 import dev.slidegate.admin.AdminViews.OverrideView;
 import dev.slidegate.api.Limit;
@@ -21,10 +26,8 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Overrides;
+import dev.slidegate.http.ClientAddress;
 import io.smallrye.mutiny.Uni;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
-import io.vertx.core.json.JsonObject;
 
 /**
  * The admin API's overrides: reads a request body strictly (unknown members, wrong types, bad limits
@@ -41,6 +44,9 @@ class OverrideAdmin {
     private static final long MAX_EXPIRES_IN = Duration.ofDays(366).toSeconds();
     /** The largest body read. */
     static final int MAX_BODY = 8192;
+    /** Reads bodies strictly: a member named twice is an error, not the last one winning. */
+    private static final ObjectMapper JSON = new ObjectMapper(
+            com.fasterxml.jackson.core.JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
 
     /** A request the admin API refuses: its HTTP status and a sentence. */
     static final class Refused extends RuntimeException {
@@ -55,11 +61,13 @@ class OverrideAdmin {
     private final PolicyRegistry registry;
     private final OverrideSource source;
     private final Overrides overrides;
+    private final ClientAddress clients;
 
-    OverrideAdmin(PolicyRegistry registry, OverrideSource source, Overrides overrides) {
+    OverrideAdmin(PolicyRegistry registry, OverrideSource source, Overrides overrides, ClientAddress clients) {
         this.registry = registry;
         this.source = source;
         this.overrides = overrides;
+        this.clients = clients;
     }
 
     /** Every override in force, by policy, plan and key. */
@@ -78,13 +86,17 @@ class OverrideAdmin {
         return view(o, now);
     }
 
-    /** Checks {@code policy}, {@code plan} and {@code key} against what the service knows and makes a target. */
+    /**
+     * Checks {@code policy}, {@code plan} and {@code key} against what the service knows and makes a target; a key is
+     * taken in the form the policy counts it under ({@link OverrideKeys}).
+     */
     LimitOverride.Target target(String policy, String plan, String key) {
         Map<String, PolicyRegistry.Resolved> known = registry.policies();
         PolicyRegistry.Resolved r = known.get(policy);
-        boolean planPolicy = r == null && key != null
-                && known.values().stream().anyMatch(p -> p.plans().values().stream().anyMatch(pp -> pp.name().equals(policy)));
-        if (r == null && !planPolicy) {
+        PolicyRegistry.Resolved owner = r != null || key == null ? r
+                : known.values().stream().filter(p -> p.plans().values().stream().anyMatch(pp -> pp.name().equals(policy)))
+                        .findFirst().orElse(null);
+        if (owner == null) {
             throw new Refused(404, "There is no policy '" + policy + "'; known: " + known.keySet());
         }
         if (plan != null) {
@@ -96,7 +108,15 @@ class OverrideAdmin {
         }
         try {
             if (key != null) {
-                LimiterStore.checkKey(key);
+                LimitOverride.Target sent = new LimitOverride.Target(policy, null, key); // its length and characters first
+                try {
+                    key = OverrideKeys.canonical(LimiterStore.checkKey(key), owner.key(), clients::clientOf).key();
+                } catch (IllegalArgumentException noCallersKey) {
+                    if (overrides.get(sent) == null) {
+                        throw noCallersKey;
+                    }
+                    return sent; // one set before keys were checked: it can still be read, replaced and removed
+                }
             }
             return new LimitOverride.Target(policy, plan, key);
         } catch (IllegalArgumentException e) {
@@ -145,7 +165,10 @@ class OverrideAdmin {
         return o == null || !o.activeAt(now) ? "none" : o.describe();
     }
 
-    /** Reads a body such as {@code {"limits": ["3/1m"], "expiresIn": 3600, "reason": "…"}}. */
+    /**
+     * Reads a body such as {@code {"limits": ["3/1m"], "expiresIn": 3600, "reason": "…"}} strictly: one JSON object,
+     * each member once, of its own type, never {@code null} (leave a member out for none).
+     */
     LimitOverride parse(LimitOverride.Target target, String body, String who) {
         if (body == null || body.isBlank()) {
             throw new Refused(400, "The body is empty: send e.g. {\"limits\": [\"3/1m\"], \"expiresIn\": 3600}, "
@@ -154,50 +177,69 @@ class OverrideAdmin {
         if (body.length() > MAX_BODY) {
             throw new Refused(400, "The body holds more than " + MAX_BODY + " characters");
         }
-        JsonObject json;
+        JsonNode json;
         try {
-            json = new JsonObject(body);
-        } catch (DecodeException | ClassCastException e) {
+            json = JSON.readTree(body);
+        } catch (JsonParseException e) {
+            throw new Refused(400, e.getOriginalMessage().startsWith("Duplicate field")
+                    ? "The body names a member twice: " + e.getOriginalMessage().replace("Duplicate field", "")
+                            + " (each member once)"
+                    : "The body is not a JSON object: send e.g. {\"limits\": [\"3/1m\"]}");
+        } catch (java.io.IOException e) {
             throw new Refused(400, "The body is not a JSON object: send e.g. {\"limits\": [\"3/1m\"]}");
         }
-        for (String member : json.fieldNames()) {
-            if (!MEMBERS.contains(member)) {
-                throw new Refused(400, "'" + member + "' is not a member of an override: expected " + new java.util.TreeSet<>(
-                        MEMBERS));
+        if (json == null || !json.isObject()) {
+            throw new Refused(400, "The body is not a JSON object: send e.g. {\"limits\": [\"3/1m\"]}");
+        }
+        for (java.util.Iterator<Map.Entry<String, JsonNode>> it = json.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> member = it.next();
+            if (!MEMBERS.contains(member.getKey())) {
+                throw new Refused(400, "'" + member.getKey() + "' is not a member of an override: expected "
+                        + new java.util.TreeSet<>(MEMBERS));
+            }
+            if (member.getValue().isNull()) {
+                throw new Refused(400, member.getKey() + " is null: leave it out instead (an override without "
+                        + "expiresIn or expiresAt never expires)");
             }
         }
         try {
             List<Limit> limits = new ArrayList<>();
-            if (json.containsKey("limits")) {
-                JsonArray texts = json.getJsonArray("limits");
-                if (texts == null || texts.isEmpty()) {
+            if (json.has("limits")) {
+                JsonNode texts = json.get("limits");
+                if (!texts.isArray()) {
+                    throw WRONG_TYPE;
+                }
+                if (texts.isEmpty()) {
                     throw new Refused(400, "limits is empty: expected e.g. [\"3/1m\"]");
                 }
-                for (int i = 0; i < texts.size(); i++) {
-                    limits.add(Limit.parse(texts.getString(i)));
+                for (JsonNode text : texts) {
+                    if (!text.isTextual()) {
+                        throw WRONG_TYPE;
+                    }
+                    limits.add(Limit.parse(text.textValue()));
                 }
             }
-            boolean block = Boolean.TRUE.equals(json.getBoolean("block"));
-            boolean exempt = Boolean.TRUE.equals(json.getBoolean("exempt"));
+            boolean block = flag(json, "block");
+            boolean exempt = flag(json, "exempt");
             Instant now = overrides.now();
             Instant expiresAt = null;
-            if (json.containsKey("expiresIn") && json.containsKey("expiresAt")) {
+            if (json.has("expiresIn") && json.has("expiresAt")) {
                 throw new Refused(400, "Give expiresIn (seconds from now) or expiresAt (an instant), not both");
             }
-            if (json.getValue("expiresIn") != null) {
-                Object in = json.getValue("expiresIn");
-                if (!(in instanceof Integer || in instanceof Long) || ((Number) in).longValue() < 1
-                        || ((Number) in).longValue() > MAX_EXPIRES_IN) {
+            if (json.has("expiresIn")) {
+                JsonNode in = json.get("expiresIn");
+                if (!in.isIntegralNumber() || !in.canConvertToLong() || in.longValue() < 1 || in.longValue() > MAX_EXPIRES_IN) {
                     throw new Refused(400, "expiresIn: '" + in + "' is not an expiry: expected whole seconds from now, 1 to "
                             + MAX_EXPIRES_IN);
                 }
-                expiresAt = now.plusSeconds(((Number) in).longValue()).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+                expiresAt = now.plusSeconds(in.longValue()).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
             }
-            if (json.getValue("expiresAt") != null) {
+            if (json.has("expiresAt")) {
+                JsonNode at = json.get("expiresAt");
                 try {
-                    expiresAt = Instant.parse(json.getString("expiresAt"));
+                    expiresAt = Instant.parse(at.isTextual() ? at.textValue() : "");
                 } catch (java.time.format.DateTimeParseException e) {
-                    throw new Refused(400, "expiresAt: '" + json.getValue("expiresAt")
+                    throw new Refused(400, "expiresAt: '" + (at.isTextual() ? at.textValue() : at.toString())
                             + "' is not an instant: expected e.g. 2026-12-01T08:00:00Z");
                 }
                 if (!expiresAt.isAfter(now)) {
@@ -208,14 +250,33 @@ class OverrideAdmin {
                             "expiresAt: " + expiresAt + " is more than 366 days away: leave it out for no expiry");
                 }
             }
-            return new LimitOverride(target, limits, block, exempt, expiresAt, json.getString("reason"), who,
+            String reason = null;
+            if (json.has("reason")) {
+                if (!json.get("reason").isTextual()) {
+                    throw WRONG_TYPE;
+                }
+                reason = json.get("reason").textValue();
+            }
+            return new LimitOverride(target, limits, block, exempt, expiresAt, reason, who,
                     now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
-        } catch (ClassCastException e) {
-            throw new Refused(400, "A member has the wrong type: limits is an array of texts, block and exempt are true or "
-                    + "false, expiresIn a number of seconds, expiresAt and reason texts");
         } catch (IllegalArgumentException e) {
             throw new Refused(400, e.getMessage());
         }
+    }
+
+    private static final Refused WRONG_TYPE = new Refused(400, "A member has the wrong type: limits is an array of texts, "
+            + "block and exempt are true or false, expiresIn a number of seconds, expiresAt and reason texts");
+
+    /** A boolean member: absent is false. */
+    private static boolean flag(JsonNode json, String member) {
+        JsonNode value = json.get(member);
+        if (value == null) {
+            return false;
+        }
+        if (!value.isBoolean()) {
+            throw WRONG_TYPE;
+        }
+        return value.booleanValue();
     }
 
     /** An override as the admin API shows it; {@code expiresIn} in whole seconds left, rounded up. */

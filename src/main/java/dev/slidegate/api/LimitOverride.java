@@ -61,7 +61,9 @@ public record LimitOverride(Target target, List<Limit> limits, boolean block, bo
                             + key.length());
                 }
                 if (!printable(key)) {
-                    throw new IllegalArgumentException("a key of an override holds no control characters");
+                    throw new IllegalArgumentException(
+                            "a key of an override holds no control characters, line separators or format characters "
+                                    + "(such as bidirectional overrides)");
                 }
             }
         }
@@ -95,7 +97,8 @@ public record LimitOverride(Target target, List<Limit> limits, boolean block, bo
         }
         if (reason != null && (reason.length() > MAX_REASON || !printable(reason))) {
             throw new IllegalArgumentException(
-                    "a reason holds at most " + MAX_REASON + " characters and no control characters");
+                    "a reason holds at most " + MAX_REASON + " characters, and no control characters, line separators or "
+                            + "format characters (such as bidirectional overrides)");
         }
         if (setBy == null || setAt == null) {
             throw new IllegalArgumentException("an override says who set it and when");
@@ -117,9 +120,16 @@ public record LimitOverride(Target target, List<Limit> limits, boolean block, bo
         return effect() + (expiresAt == null ? "" : " until " + expiresAt);
     }
 
+    /**
+     * Whether {@code s} holds nothing that could forge or hide part of a log line: no control character, no
+     * line or paragraph separator, no format character (bidirectional overrides, zero-width characters).
+     */
     private static boolean printable(String s) {
         for (int i = 0; i < s.length(); i++) {
-            if (Character.isISOControl(s.charAt(i))) {
+            char c = s.charAt(i);
+            int type = Character.getType(c);
+            if (Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                    || type == Character.PARAGRAPH_SEPARATOR) {
                 return false;
             }
         }

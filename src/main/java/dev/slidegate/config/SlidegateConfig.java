@@ -47,7 +47,6 @@ public interface SlidegateConfig {
     /** The operators' view at {@code /admin}. */
     AdminConfig admin();
 
-    /** The operators' view at {@code /admin}. */
     /** Overrides of limits made at runtime (the admin API, or an {@code OverrideSource} bean). */
     OverridesConfig overrides();
 
@@ -69,6 +68,15 @@ public interface SlidegateConfig {
          */
         @WithDefault("false")
         boolean enabled();
+
+        /**
+         * {@code false} (the default): the service's CORS settings ({@code quarkus.http.cors.*}) do not reach
+         * {@code /admin}: a cross-origin preflight is refused (403) and no {@code Access-Control-Allow-*} field is
+         * sent, so a page of an origin the service allows (and a script injected into it) cannot make credentialed
+         * calls to the admin API. {@code true}: they apply to {@code /admin} as to the rest of the service.
+         */
+        @WithDefault("false")
+        boolean cors();
     }
 
     /** The in-process store. */

@@ -206,6 +206,27 @@ public class ClientAddress {
         return client;
     }
 
+    /**
+     * An address as a client of it is counted ({@code 203.0.113.7}, {@code 2001:db8:1:2::/64} with the
+     * configured IPv6 prefix), from any spelling of it: IPv4, IPv6 in any form, IPv4-mapped, or an IPv6 prefix
+     * of the configured length ({@code 2001:db8:1:2::/64}); {@code null} for anything else.
+     */
+    public String clientOf(String address) {
+        String text = address == null ? "" : address.trim();
+        int slash = text.indexOf('/');
+        if (slash >= 0) {
+            if (!text.substring(slash + 1).equals(Integer.toString(ipv6Prefix))) {
+                return null;
+            }
+            text = text.substring(0, slash);
+        }
+        byte[] bytes = IpAddresses.parse(text);
+        if (bytes == null || (slash >= 0 && bytes.length != 16)) {
+            return null;
+        }
+        return IpAddresses.format(bytes, ipv6Prefix);
+    }
+
     /** A connection's peer address (compared by identity) and the client it is. */
     private record Peer(SocketAddress address, String client) {
     }

@@ -7,6 +7,7 @@ import dev.slidegate.api.KeyResolver;
 import dev.slidegate.api.MissingRateLimitKeyException;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
+import dev.slidegate.core.KeyEncoder;
 import dev.slidegate.http.ClientAddress;
 import io.quarkus.arc.Arc;
 import io.quarkus.security.identity.CurrentIdentityAssociation;
@@ -19,13 +20,11 @@ import io.vertx.ext.web.RoutingContext;
  * ({@code ip:}, {@code user:}, {@code hdr:}, {@code qp:}, {@code path:}, {@code key:},
  * {@code arg:}) and the value made safe by {@link KeyEncoder}, or {@code global}; composites join
  * their parts with {@code +}, which no encoded part contains. The prefix keeps a user named
- * {@code 10.0.0.1} apart from the address 10.0.0.1. A key longer than {@value #MAX_KEY} characters
+ * {@code 10.0.0.1} apart from the address 10.0.0.1. A key longer than {@value KeyEncoder#MAX_KEY} characters
  * is hashed as a whole, so the final Redis key stays under 200 bytes.
  */
 @ApplicationScoped
 class CallerKeys {
-
-    static final int MAX_KEY = 100;
 
     private final Instance<CurrentIdentityAssociation> identity;
     private final ClientAddress clientAddress;
@@ -120,7 +119,7 @@ class CallerKeys {
     }
 
     static String bounded(String key) {
-        return key.length() <= MAX_KEY ? key : KeyEncoder.part(key);
+        return KeyEncoder.bounded(key);
     }
 
     /** The authenticated caller's name: from the HTTP layer's user, else the CDI identity; null when anonymous. */

@@ -225,7 +225,13 @@ class OverridesApiTest {
                 Map.entry("{\"block\": true, \"reason\": \"" + "r".repeat(501) + "\"}", "at most 500 characters"),
                 Map.entry("[1]", "not a JSON object"),
                 Map.entry("block", "not a JSON object"),
-                Map.entry("", "The body is empty"));
+                Map.entry("", "The body is empty"),
+                // a member named twice is not "the last one wins": this one set an exemption
+                Map.entry("{\"block\": true, \"block\": false, \"exempt\": true}", "names a member twice"),
+                Map.entry("{\"block\": true, \"expiresIn\": null}", "expiresIn is null"),
+                Map.entry("{\"block\": true, \"reason\": null}", "reason is null"),
+                Map.entry("{\"block\": true, \"reason\": \"ok \u202egnp.exe\"}", "format characters"),
+                Map.entry("{\"block\": true, \"reason\": \"one\u2028INFO forged line\"}", "line separators"));
         bad.forEach((body, says) -> admin().body(body).put(key).then().statusCode(400)
                 .contentType("application/problem+json").body("detail", containsString(says)));
         admin().body("{\"block\": true}").put("/admin/policies/reports/keys/" + "k".repeat(201) + "/override").then()
@@ -235,9 +241,61 @@ class OverridesApiTest {
         admin().urlEncodingEnabled(false).body("{\"block\": true}").put("/admin/policies/reports/keys/a%0Ab/override").then()
                 .statusCode(400)
                 .body("detail", containsString("control characters"));
+        // only JSON: a text or form body (which a browser sends cross-origin without asking) changes nothing
+        for (String type : new String[] { "text/plain", "application/x-www-form-urlencoded", "application/xml" }) {
+            given().auth().preemptive().basic("admin", "slidegate-demo").contentType(type).body("{\"block\": true}")
+                    .put(key).then().statusCode(415).contentType("application/problem+json")
+                    .body("detail", containsString("Content-Type: application/json"));
+        }
         admin().delete(key).then().statusCode(404);
         admin().get("/admin/overrides").then().statusCode(200).body("overrides", hasSize(0));
         given().header("X-Api-Key", "x").get("/api/reports").then().statusCode(200);
+    }
+
+    // an override names a key a caller of its policy can have: one in no form Slidegate makes, or of a kind the
+    // policy's key source never makes, is refused; a value as the caller sends it is translated into the key it is
+    // counted under, and the answer names that key (reports counts by X-Api-Key, products by address)
+    @Test
+    void anOverrideNamesAKeyACallerCanHave() {
+        String block = "{\"block\": true, \"expiresIn\": 600}";
+        admin().body(block).put("/admin/policies/reports/keys/hdr:/override").then().statusCode(400)
+                .body("detail", containsString("a key names a value after its kind"));
+        for (String key : new String[] { "abuser-key", "ip:203.0.113.7", "user:bob", "global" }) {
+            admin().body(block).put("/admin/policies/reports/keys/" + key + "/override").then().statusCode(400)
+                    .contentType("application/problem+json").body("detail", containsString("hdr:<X-Api-Key value>"));
+        }
+        admin().body(block).put("/admin/policies/products/keys/ip:no-address/override").then().statusCode(400)
+                .body("detail", containsString("is not an IP address"));
+        // a header value with a space is hashed for the store: the override lands on the hashed key
+        String raw = "bad key " + UUID.randomUUID();
+        String stored = admin().body(block).put("/admin/policies/reports/keys/hdr:" + raw + "/override").then()
+                .statusCode(200).extract().path("key");
+        assertTrue(stored.matches("hdr:#[A-Za-z0-9_-]{43}"), stored);
+        given().header("X-Api-Key", raw).get("/api/reports").then().statusCode(429);
+        given().header("X-Api-Key", "good-" + UUID.randomUUID()).get("/api/reports").then().statusCode(200);
+        admin().get("/admin/policies/reports/keys/hdr:" + raw + "/override").then().statusCode(200).body("key",
+                equalTo(stored));
+        admin().get("/admin/overrides").then().body("overrides.key", org.hamcrest.Matchers.hasItem(stored));
+        admin().delete("/admin/policies/reports/keys/hdr:" + raw + "/override").then().statusCode(204);
+        given().header("X-Api-Key", raw).get("/api/reports").then().statusCode(200);
+        // any spelling of an address is the key its caller is counted under: here this test's own 127.0.0.1
+        admin().body(block).put("/admin/policies/products/keys/ip:::ffff:7f00:1/override").then().statusCode(200)
+                .body("key", equalTo("ip:127.0.0.1"));
+        given().get("/api/products").then().statusCode(429);
+    }
+
+    // a key holding '/' is written %2F: keys/hdr:abc/override is the override of hdr:abc, keys/hdr:abc%2Foverride the
+    // key hdr:abc/override, and a raw '/' after a key is no resource
+    @Test
+    void aKeyPathMeansOneThing() {
+        admin().body("{\"block\": true}").put("/admin/policies/reports/keys/hdr:abc/override").then().statusCode(200)
+                .body("key", equalTo("hdr:abc"));
+        admin().urlEncodingEnabled(false).get("/admin/policies/reports/keys/hdr:abc%2Foverride").then().statusCode(200)
+                .body("key", equalTo("hdr:abc/override"));
+        admin().urlEncodingEnabled(false).get("/admin/policies/reports/keys/hdr:abc/other").then().statusCode(404)
+                .contentType("application/problem+json").body("detail", containsString("%2F"));
+        admin().urlEncodingEnabled(false).delete("/admin/policies/reports/keys/hdr:a/b").then().statusCode(404)
+                .body("detail", containsString("%2F"));
     }
 
     @Test

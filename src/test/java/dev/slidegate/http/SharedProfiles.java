@@ -46,6 +46,7 @@ public final class SharedProfiles {
     }
 
     /**
+     * {@code AdminCorsTest}: CORS on for one origin, which only its requests name ({@code Origin}: the others send none);
      * {@code TrustedProxyTest}: a proxy on loopback, whose callers name themselves in {@code X-Forwarded-For} and have no
      * plan; {@code PlansTest}: plans by API key, its requests without {@code X-Forwarded-For} (so the client is the peer, as
      * without a proxy) and its keys on no other class's requests; {@code OverrideSourceSpiTest}: its own override source,
@@ -56,6 +57,9 @@ public final class SharedProfiles {
         public java.util.Map<String, String> getConfigOverrides() {
             // the test class is package-private: its source bean by name
             return plus("quarkus.arc.selected-alternatives", "dev.slidegate.admin.OverrideSourceSpiTest$TenantService",
+                    "quarkus.http.cors.enabled", "true",
+                    "quarkus.http.cors.origins", "http://app.example",
+                    "quarkus.http.cors.access-control-allow-credentials", "true",
                     "slidegate.http.trusted-proxies", "127.0.0.0/8,::1",
                     "slidegate.policies.reports.plans.pro.limits", "5/1h",
                     "slidegate.policies.reports.plans.team.limits", "4/1h,100/1d",

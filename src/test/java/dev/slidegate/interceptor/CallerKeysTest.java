@@ -61,7 +61,7 @@ class CallerKeysTest {
         KeyResolver huge = call -> "{" + "\u00e9".repeat(5000) + "}";
         MethodPolicy composite = mp(KeySource.parse("a+b+c+path"), -1, Map.of("a", huge, "b", huge, "c", huge));
         String key = keys.resolve(composite, new Object[0], null);
-        assertTrue(key.length() <= CallerKeys.MAX_KEY, key);
+        assertTrue(key.length() <= dev.slidegate.core.KeyEncoder.MAX_KEY, key);
         String arg = keys.resolve(mp(new KeySource.Global(), 0, Map.of()), new Object[] { "y".repeat(100_000) }, null);
         for (String k : List.of(key, arg)) {
             for (String redisKey : RedisStore.keys(LONG_NAME, k)) {

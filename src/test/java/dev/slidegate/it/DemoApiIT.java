@@ -78,15 +78,18 @@ class DemoApiIT {
         io.restassured.specification.RequestSpecification admin = given().auth().preemptive().basic("admin", "slidegate-demo");
         String k = UUID.randomUUID().toString();
         try {
-            admin.body("{\"limits\": [\"20000/1h\"], \"expiresIn\": 3600}").put("/admin/policies/reports/plans/pro/override")
+            admin.contentType("application/json").body("{\"limits\": [\"20000/1h\"], \"expiresIn\": 3600}")
+                    .put("/admin/policies/reports/plans/pro/override")
                     .then().statusCode(200).body("plan", equalTo("pro"));
             given().header("X-Api-Key", "demo-pro-key").get("/api/reports").then().statusCode(200)
                     .header("RateLimit-Policy", "\"reports.pro-1h\";q=20000;w=3600");
-            given().auth().preemptive().basic("admin", "slidegate-demo").body("{\"block\": true, \"expiresIn\": 120}")
+            given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json")
+                    .body("{\"block\": true, \"expiresIn\": 120}")
                     .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200);
             given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)
                     .header("Retry-After", matchesPattern("1[12][0-9]"));
-            given().auth().preemptive().basic("admin", "slidegate-demo").body("{\"limits\": [\"3/x\"]}")
+            given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json")
+                    .body("{\"limits\": [\"3/x\"]}")
                     .put("/admin/policies/reports/override").then().statusCode(400).contentType("application/problem+json");
             given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/overrides").then().statusCode(200)
                     .body("overrides", hasSize(2)).body("source", equalTo("memory"));

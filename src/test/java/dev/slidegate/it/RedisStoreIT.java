@@ -60,7 +60,8 @@ class RedisStoreIT {
     void overridesAreKeptInRedisAndApplied() {
         String k = "it-" + java.util.UUID.randomUUID();
         given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
-        given().auth().preemptive().basic("admin", "slidegate-demo").body("{\"limits\": [\"1/1h\"], \"reason\": \"it\"}")
+        given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json")
+                .body("{\"limits\": [\"1/1h\"], \"reason\": \"it\"}")
                 .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200)
                 .body("limits[0]", equalTo("1/1h"));
         given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)

@@ -1,4 +1,4 @@
-package dev.slidegate.interceptor;
+package dev.slidegate.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.slidegate.interceptor;
+package dev.slidegate.core;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -11,15 +11,41 @@ import java.util.Base64;
  * SHA-256 of its UTF-8 bytes. Since {@code #} is outside the kept set, a kept value never equals a
  * hashed one, and no key part contains {@code {}, {@code }} or the composite separator.
  */
-final class KeyEncoder {
+public final class KeyEncoder {
 
-    static final int MAX_KEPT = 64;
+    public static final int MAX_KEPT = 64;
+    /** The longest caller key; a longer one is hashed as a whole, so a Redis key stays under 200 bytes. */
+    public static final int MAX_KEY = 100;
+    /** The length of a hashed value: {@code #} and 43 base64url characters. */
+    private static final int HASHED = 44;
 
     private KeyEncoder() {
     }
 
-    static String part(String raw) {
+    public static String part(String raw) {
         return keepable(raw) ? raw : "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(sha256(raw));
+    }
+
+    /** {@code key} as it is when at most {@link #MAX_KEY} characters, else hashed as a whole. */
+    public static String bounded(String key) {
+        return key.length() <= MAX_KEY ? key : part(key);
+    }
+
+    /** Whether {@code value} is what {@link #part} makes of some text: kept, or hashed. */
+    public static boolean encoded(String value) {
+        if (keepable(value)) {
+            return true;
+        }
+        if (value.length() != HASHED || value.charAt(0) != '#') {
+            return false;
+        }
+        for (int i = 1; i < HASHED; i++) {
+            char c = value.charAt(i);
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean keepable(String s) {

@@ -1,4 +1,4 @@
-package dev.slidegate.interceptor;
+package dev.slidegate.core;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
