@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -93,8 +94,11 @@ public class PolicyRegistry {
     private static final java.util.regex.Pattern PATH = java.util.regex.Pattern.compile("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*");
     private static final java.util.regex.Pattern METHOD = java.util.regex.Pattern.compile("[A-Z]{1,16}");
     private final Map<String, Definition> defined = new ConcurrentHashMap<>();
+    /** The plans API keys are listed under ({@code slidegate.plans.api-keys.<plan>}). */
+    private final Set<String> apiKeyPlans;
 
     public PolicyRegistry(SlidegateConfig config) {
+        apiKeyPlans = Set.copyOf(config.plans().apiKeys().keySet());
         globalFailMode = check(() -> FailMode.parse(config.failMode()), "slidegate.fail-mode");
         if (config.fallback().instances().isPresent() && config.fallback().instances().get() < 1) {
             throw fail("slidegate.fallback.instances: '" + config.fallback().instances().get()
@@ -269,6 +273,36 @@ public class PolicyRegistry {
                 throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
             }
         });
+    }
+
+    /**
+     * Fails on names that nothing uses because they are spelled differently from what does: a configured policy
+     * whose name differs from another policy's only in case (policy names are case-sensitive, so
+     * {@code slidegate.policies.Login.*} never reaches {@code @RateLimited("login")}), and API keys listed under a
+     * plan no policy has ({@code slidegate.plans.api-keys.Pro} beside the plan {@code pro}).
+     */
+    public void checkNamesMatch() {
+        Set<String> names = new java.util.TreeSet<>(configured.keySet());
+        names.addAll(defined.keySet());
+        for (String name : configured.keySet()) {
+            for (String other : names) {
+                if (!other.equals(name) && other.equalsIgnoreCase(name)) {
+                    throw fail("slidegate.policies." + name + ".*: there is no policy '" + name + "', but there is '" + other
+                            + "' (policy names are case-sensitive): name its settings slidegate.policies." + other + ".*");
+                }
+            }
+        }
+        Set<String> plans = new java.util.TreeSet<>();
+        configured.values().forEach(o -> plans.addAll(o.plans().keySet()));
+        for (String plan : new java.util.TreeSet<>(apiKeyPlans)) {
+            if (!plans.contains(plan)) {
+                String near = plans.stream().filter(p -> p.equalsIgnoreCase(plan)).findFirst()
+                        .map(p -> ": the plan is '" + p + "' (plan names are case-sensitive here)").orElse(
+                                plans.isEmpty() ? ": no policy has plans (slidegate.policies.<name>.plans.<plan>.limits)"
+                                        : "; the plans are " + plans);
+                throw fail("slidegate.plans.api-keys." + plan + ": no policy has a plan '" + plan + "'" + near);
+            }
+        }
     }
 
     /** The policies known so far, by name: every one an annotation resolved (plans inside their policy). */

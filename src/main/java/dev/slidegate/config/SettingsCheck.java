@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 import org.eclipse.microprofile.config.Config;
@@ -11,54 +12,77 @@ import org.eclipse.microprofile.config.Config;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
 /**
- * The settings under {@code slidegate.} that a typo must not turn into an unlimited or unprotected
- * service, checked before anything is built from them: a boolean other than {@code true}/{@code false}
- * (SmallRye reads {@code ture} as {@code false}, which would switch every limit off), a time of zero or
- * less, and a size of zero or less where zero means nothing. Each failure is one sentence naming the
- * property and what it accepts. (A name under {@code slidegate.} that Slidegate does not read, such as
- * {@code slidegate.polices.login.limits}, is refused by Quarkus itself before this runs: it "does not
- * map to any root".)
+ * The settings under {@code slidegate.} that a typo must not turn into an unlimited or unprotected service, checked
+ * before anything is built from them, in every form they are given (a property, a system property, an environment
+ * variable, {@code .env}): a boolean other than {@code true}/{@code false} (SmallRye reads {@code ture} as
+ * {@code false}, which would switch every limit off, and {@code yes} as {@code true}), a time of zero or less, a size
+ * of zero or less where zero means nothing, and an environment variable under {@code SLIDEGATE_} that is no setting
+ * Slidegate reads ({@code SLIDEGATE_POLICES_LOGIN_LIMITS}, {@code SLIDEGATE_POLICIES_LOGIN_LIMIT}). Each failure is one
+ * sentence naming the setting and what it accepts. (A property under {@code slidegate.} that Slidegate does not read,
+ * such as {@code slidegate.polices.login.limits}, is refused by Quarkus itself before this runs: it "does not map to any
+ * root"; Quarkus does not check environment variables so.)
  */
 public final class SettingsCheck {
 
-    /** A policy's or the defaults' prefix (a policy name holding a dot is quoted, as SmallRye maps keys). */
-    private static final String POLICY = "slidegate\\.(policies\\.(\"[^\"]+\"|[^.\"]+)|defaults)\\.";
+    /** The members of a policy (and of the defaults), but its plans. */
+    private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
+            "cells", "fail-mode", "cost", "default-plan", "paths", "methods");
 
-    private static final List<Pattern> BOOLEANS = List.of(
-            names("slidegate\\.(enabled|admin\\.enabled|http\\.trust-every-address)"),
-            names(POLICY + "(count-rejected|dry-run)"));
+    /**
+     * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as
+     * SmallRye's own view of the mapping ({@code SettingsCheckTest} compares them).
+     */
+    static final List<String> SETTINGS = settings();
 
-    private SettingsCheck() {
+    private static List<String> settings() {
+        List<String> all = new ArrayList<>(List.of("slidegate.enabled", "slidegate.store", "slidegate.fail-mode",
+                "slidegate.admin.enabled", "slidegate.admin.cors", "slidegate.overrides.refresh",
+                "slidegate.fallback.instances", "slidegate.http.trusted-proxies", "slidegate.http.forwarded-header",
+                "slidegate.http.trusted-hops", "slidegate.http.trust-every-address", "slidegate.http.ipv6-prefix",
+                "slidegate.http.header-timeout", "slidegate.memory.max-keys", "slidegate.redis.timeout",
+                "slidegate.redis.late-limit", "slidegate.redis.refusal-cache-size", "slidegate.redis.batch-size",
+                "slidegate.redis.failure-threshold", "slidegate.redis.cool-down", "slidegate.plans.header",
+                "slidegate.plans.api-keys.*", "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits"));
+        for (String member : POLICY_MEMBERS) {
+            all.add("slidegate.defaults." + member);
+            all.add("slidegate.policies.*." + member);
+        }
+        return List.copyOf(all);
     }
 
-    private static Pattern names(String regex) {
-        return Pattern.compile(regex);
+    private static final Set<String> BOOLEANS = Set.of("slidegate.enabled", "slidegate.admin.enabled", "slidegate.admin.cors",
+            "slidegate.http.trust-every-address", "count-rejected", "dry-run");
+
+    private SettingsCheck() {
     }
 
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
     public static void check(Config config, SlidegateConfig slidegate) {
-        java.util.Set<String> found = new java.util.TreeSet<>();
-        for (org.eclipse.microprofile.config.spi.ConfigSource source : config.getConfigSources()) {
-            // environment variables are left out: SLIDEGATE_POLICIES_MY_POLICY_DRY_RUN cannot say where a
-            // policy name with a dash ends (SmallRye maps them to the mapping's names itself)
-            if (source.getClass().getSimpleName().contains("Env")) {
-                continue;
-            }
-            for (String name : source.getPropertyNames()) {
-                if (name.startsWith("slidegate.")) {
-                    found.add(name);
+        List<String> known = concrete(slidegate);
+        for (String name : known) {
+            if (BOOLEANS.contains(name) || BOOLEANS.contains(name.substring(name.lastIndexOf('.') + 1))) {
+                String raw = config.getConfigValue(name).getRawValue();
+                String value = raw == null ? null : raw.trim().toLowerCase(Locale.ROOT);
+                if (value != null && !value.equals("true") && !value.equals("false")) {
+                    throw fail(name + where(config, name) + ": '" + raw + "' is not a boolean: expected true or false");
                 }
             }
         }
-        List<String> names = new ArrayList<>(found);
-        for (String name : names) {
-            if (BOOLEANS.stream().anyMatch(p -> p.matcher(name).matches())) {
-                String raw = config.getConfigValue(name).getValue();
-                String value = raw == null ? "" : raw.trim().toLowerCase(Locale.ROOT);
-                if (!value.equals("true") && !value.equals("false")) {
-                    throw fail(name + ": '" + raw + "' is not a boolean: expected true or false");
+        Set<String> environment = new java.util.HashSet<>();
+        known.forEach(n -> environment.add(environmentName(n)));
+        for (org.eclipse.microprofile.config.spi.ConfigSource source : config.getConfigSources()) {
+            if (!(source instanceof io.smallrye.config.EnvConfigSource)) {
+                continue;
+            }
+            for (String name : new java.util.TreeSet<>(source.getPropertyNames())) {
+                if (name.startsWith("SLIDEGATE_") && !environment.contains(LIST_INDEX.matcher(name).replaceFirst(""))) {
+                    throw fail(name + " (an environment variable) is no Slidegate setting: under SLIDEGATE_ only the "
+                            + "environment form of a slidegate.* property is read, such as SLIDEGATE_POLICIES_<NAME>_LIMITS for "
+                            + "slidegate.policies.<name>.limits; a policy or plan whose name holds '-' or '.' must also be "
+                            + "named in a property (slidegate.policies.my-policy.limits=...), since the environment cannot "
+                            + "say where its name ends");
                 }
             }
         }
@@ -81,6 +105,54 @@ public final class SettingsCheck {
             atLeast("slidegate.fallback.instances", slidegate.fallback().instances().get(), 1,
                     "how many instances share the limits, e.g. 3");
         }
+    }
+
+    /** An element of a list given one by one: {@code SLIDEGATE_POLICIES_LOGIN_LIMITS_0_}. */
+    private static final Pattern LIST_INDEX = Pattern.compile("_[0-9]+_$");
+
+    /** Every setting that can be given, with the names of the policies and plans this configuration has. */
+    static List<String> concrete(SlidegateConfig slidegate) {
+        List<String> names = new ArrayList<>();
+        for (String setting : SETTINGS) {
+            if (setting.startsWith("slidegate.policies.*.plans.*.")) {
+                slidegate.policies().forEach((policy, p) -> p.plans().keySet().forEach(
+                        plan -> names.add("slidegate.policies." + quoted(policy) + ".plans." + quoted(plan) + ".limits")));
+            } else if (setting.startsWith("slidegate.policies.*.")) {
+                slidegate.policies().keySet().forEach(
+                        policy -> names
+                                .add(setting.replace("slidegate.policies.*.", "slidegate.policies." + quoted(policy) + ".")));
+            } else if (setting.startsWith("slidegate.defaults.plans.*.")) {
+                slidegate.defaults().plans().keySet()
+                        .forEach(plan -> names.add("slidegate.defaults.plans." + quoted(plan) + ".limits"));
+            } else if (setting.equals("slidegate.plans.api-keys.*")) {
+                slidegate.plans().apiKeys().keySet().forEach(plan -> names.add("slidegate.plans.api-keys." + quoted(plan)));
+            } else {
+                names.add(setting);
+            }
+        }
+        return names;
+    }
+
+    /** A name as one segment of a property: quoted when it holds a dot, as SmallRye writes map keys. */
+    private static String quoted(String name) {
+        return name.indexOf('.') >= 0 ? "\"" + name + "\"" : name;
+    }
+
+    /** The environment variable of a property, as SmallRye reads it: every character but letters and digits an underscore. */
+    static String environmentName(String property) {
+        StringBuilder env = new StringBuilder(property.length());
+        for (int i = 0; i < property.length(); i++) {
+            char c = property.charAt(i);
+            env.append((c >= 'a' && c <= 'z') ? (char) (c - 32) : (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_');
+        }
+        return env.toString();
+    }
+
+    /** Where a setting was given, when it was not a property file: {@code " (environment variable X)"}. */
+    private static String where(Config config, String name) {
+        org.eclipse.microprofile.config.ConfigValue value = config.getConfigValue(name);
+        String source = value.getSourceName() == null ? "" : value.getSourceName();
+        return source.contains("EnvConfigSource") ? " (environment variable " + environmentName(name) + ")" : "";
     }
 
     private static void positive(String name, Duration value) {

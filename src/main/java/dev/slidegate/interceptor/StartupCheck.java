@@ -50,6 +50,7 @@ class StartupCheck {
             }
         }
         registry.checkConfiguredPoliciesComplete();
+        registry.checkNamesMatch();
         LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(),
                 store.name());
     }

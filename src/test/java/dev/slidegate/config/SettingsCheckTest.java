@@ -2,9 +2,13 @@ package dev.slidegate.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,5 +86,66 @@ class SettingsCheckTest {
         all.put("slidegate.plans.header", "X-Api-Key");
         all.put("slidegate.plans.api-keys.pro", "k1,k2");
         check(all); // nothing thrown
+    }
+
+    private static ConfigurationException refusedWith(Map<String, String> properties, Map<String, String> environment) {
+        SmallRyeConfig config = TestConfigs.config(properties, environment);
+        return assertThrows(ConfigurationException.class,
+                () -> SettingsCheck.check(config, config.getConfigMapping(SlidegateConfig.class)));
+    }
+
+    // a boolean given as an environment variable gets the same check and sentence as a property: SmallRye reads
+    // 'ture' as false (counting refused attempts off) and 'yes' as true (dry run on)
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "SLIDEGATE_POLICIES_PRODUCTS_COUNT_REJECTED | ture | slidegate.policies.products.count-rejected (environment variable SLIDEGATE_POLICIES_PRODUCTS_COUNT_REJECTED): 'ture' is not a boolean: expected true or false",
+            "SLIDEGATE_POLICIES_PRODUCTS_DRY_RUN | yes | slidegate.policies.products.dry-run (environment variable SLIDEGATE_POLICIES_PRODUCTS_DRY_RUN): 'yes' is not a boolean",
+            "SLIDEGATE_ENABLED | 0 | slidegate.enabled (environment variable SLIDEGATE_ENABLED): '0' is not a boolean",
+            "SLIDEGATE_DEFAULTS_DRY_RUN | on | slidegate.defaults.dry-run (environment variable SLIDEGATE_DEFAULTS_DRY_RUN): 'on' is not a boolean" })
+    void aMistypedBooleanInTheEnvironmentStopsTheStartUp(String variable, String value, String expected) {
+        ConfigurationException e = refusedWith(Map.of("slidegate.policies.products.limits", "5/1m"), Map.of(variable, value));
+        assertEquals("Invalid Slidegate configuration: " + expected,
+                e.getMessage().substring(0, Math.min(e.getMessage().length(),
+                        ("Invalid Slidegate configuration: " + expected).length())),
+                e.getMessage());
+    }
+
+    // an environment variable under SLIDEGATE_ that is no setting is refused by name: misspelled, or naming a policy
+    // whose name the environment cannot delimit (my-policy, only in the environment, was simply never applied)
+    @ParameterizedTest
+    @CsvSource({ "SLIDEGATE_POLICES_PRODUCTS_LIMITS", "SLIDEGATE_POLICIES_PRODUCTS_LIMIT",
+            "SLIDEGATE_POLICIES_MY_POLICY_LIMITS",
+            "SLIDEGATE_REDIS_TIMEOUTS", "SLIDEGATE_POLICIES_PRODUCTS_PLANS_GOLD_LIMIT" })
+    void anEnvironmentVariableThatIsNoSettingStopsTheStartUp(String variable) {
+        ConfigurationException e = refusedWith(Map.of("slidegate.policies.products.limits", "5/1m"), Map.of(variable, "1/1s"));
+        assertTrue(e.getMessage().startsWith("Invalid Slidegate configuration: " + variable
+                + " (an environment variable) is no Slidegate setting"), e.getMessage());
+    }
+
+    // every setting in its environment form is read: a policy named only there (one word), a policy with a dash that a
+    // property names too, a list element, a plan, the API keys of a plan
+    @Test
+    void everySettingIsAcceptedFromTheEnvironment() {
+        Map<String, String> environment = Map.of("SLIDEGATE_ENABLED", "TRUE", "SLIDEGATE_REDIS_TIMEOUT", "300ms",
+                "SLIDEGATE_POLICIES_EXPORTS_LIMITS", "7/1m", "SLIDEGATE_POLICIES_MY_POLICY_DRY_RUN", "false",
+                "SLIDEGATE_POLICIES_PRODUCTS_LIMITS_0_", "9/1m", "SLIDEGATE_POLICIES_PRODUCTS_PLANS_GOLD_LIMITS", "90/1m",
+                "SLIDEGATE_PLANS_API_KEYS_GOLD", "k1,k2");
+        SmallRyeConfig config = TestConfigs.config(
+                Map.of("slidegate.policies.products.limits", "5/1m", "slidegate.policies.my-policy.limits", "1/1s"),
+                environment);
+        SlidegateConfig slidegate = config.getConfigMapping(SlidegateConfig.class);
+        SettingsCheck.check(config, slidegate);
+        assertEquals(java.util.Optional.of(List.of("7/1m")), slidegate.policies().get("exports").limits());
+        assertEquals(java.util.Optional.of(false), slidegate.policies().get("my-policy").dryRun());
+    }
+
+    // the settings this check knows are exactly those of the mapping, as SmallRye sees it
+    @Test
+    void theCheckKnowsEverySettingOfTheMapping() {
+        Set<String> mapping = new TreeSet<>(io.smallrye.config.ConfigMappings
+                .getProperties(io.smallrye.config.ConfigMappings.ConfigClass.configClass(SlidegateConfig.class, "slidegate"))
+                .keySet());
+        mapping.removeIf(n -> n.endsWith("[*]"));
+        assertEquals(mapping, new TreeSet<>(SettingsCheck.SETTINGS));
     }
 }

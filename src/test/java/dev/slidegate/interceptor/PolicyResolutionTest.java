@@ -224,6 +224,30 @@ class PolicyResolutionTest {
                 config(Map.of("slidegate.policies.bad\\:name.limits", "1/1s")))).getMessage().contains("not a policy name"));
     }
 
+    // a name that differs from the one in use only in case is refused: policy names are case-sensitive, so the
+    // settings of 'Login' never reached @RateLimited("login"); API keys listed under a plan no policy has were ignored
+    @Test
+    void namesThatMissWhatTheyMeanAreRefused() {
+        PolicyRegistry cased = new PolicyRegistry(config(Map.of("slidegate.policies.Login.limits", "3/1m")));
+        cased.resolve(new PolicyRegistry.Declared("login", List.of("5/1m"), "", ""), "LoginResource#login");
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.Login.*: there is no policy 'Login', but there is "
+                + "'login' (policy names are case-sensitive): name its settings slidegate.policies.login.*",
+                assertThrows(ConfigurationException.class, cased::checkNamesMatch).getMessage());
+        PolicyRegistry plans = new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
+                "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.Pro", "k1")));
+        assertEquals("Invalid Slidegate configuration: slidegate.plans.api-keys.Pro: no policy has a plan 'Pro': the plan "
+                + "is 'pro' (plan names are case-sensitive here)",
+                assertThrows(ConfigurationException.class, plans::checkNamesMatch).getMessage());
+        PolicyRegistry none = new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
+                "slidegate.plans.api-keys.gold", "k1")));
+        String noPlans = assertThrows(ConfigurationException.class, none::checkNamesMatch).getMessage();
+        assertTrue(noPlans.endsWith("a plan 'gold': no policy has plans (slidegate.policies.<name>.plans.<plan>.limits)"),
+                noPlans);
+        new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
+                "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.pro", "k1")))
+                .checkNamesMatch();
+    }
+
     @Test
     void costAndDryRunComeFromTheAnnotationOrConfiguration() {
         PolicyRegistry registry = new PolicyRegistry(

@@ -97,6 +97,38 @@ class PackagedJarIT {
         assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
     }
 
+    // the same settings as environment variables get the same check and the same sentence, and a variable under
+    // SLIDEGATE_ that is no setting (misspelled) is refused by name; so are names that miss what they mean by case
+    @ParameterizedTest
+    @org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
+    @CsvSource(delimiter = '|', value = {
+            "SLIDEGATE_POLICIES_PRODUCTS_COUNT_REJECTED=ture | slidegate.policies.products.count-rejected (environment variable SLIDEGATE_POLICIES_PRODUCTS_COUNT_REJECTED): 'ture' is not a boolean",
+            "SLIDEGATE_POLICIES_REPORTS_DRY_RUN=yes | slidegate.policies.reports.dry-run (environment variable SLIDEGATE_POLICIES_REPORTS_DRY_RUN): 'yes' is not a boolean",
+            "SLIDEGATE_POLICES_LOGIN_LIMITS=1/1s | SLIDEGATE_POLICES_LOGIN_LIMITS (an environment variable) is no Slidegate setting",
+            "SLIDEGATE_POLICIES_PRODUCTS_LIMIT=1/1s | SLIDEGATE_POLICIES_PRODUCTS_LIMIT (an environment variable) is no Slidegate setting",
+            "SLIDEGATE_POLICIES_PRODUCTS_LIMITS=0/1s | slidegate.policies.products.limits: '0/1s' is not a limit",
+            "SLIDEGATE_PLANS_API_KEYS_PRO2=k9 | slidegate.plans.api-keys.pro2: no policy has a plan 'pro2'; the plans are [pro]" })
+    void badEnvironmentFailsWithOneSentence(String variable, String expected) throws Exception {
+        String[] pair = variable.split("=", 2);
+        ServiceProcess.Result result = ServiceProcess.runToExit(java.util.Map.of(pair[0], pair[1]));
+        assertNotEquals(0, result.exitCode(), result.output());
+        List<String> lines = result.output().lines().filter(l -> l.contains("Invalid Slidegate configuration")).toList();
+        assertEquals(1, lines.size(), result.output());
+        assertTrue(lines.get(0).contains(expected), lines.get(0));
+        assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
+    }
+
+    // names that miss what they mean only by case: the settings of 'Login' never reached @RateLimited("login"), and API
+    // keys listed under 'Pro' never got the plan 'pro'
+    @ParameterizedTest
+    @org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
+    @CsvSource(delimiter = '|', value = {
+            "-Dslidegate.policies.Login.limits=1/1m | slidegate.policies.Login.*: there is no policy 'Login', but there is 'login'",
+            "-Dslidegate.plans.api-keys.Pro=k9 | slidegate.plans.api-keys.Pro: no policy has a plan 'Pro': the plan is 'pro'" })
+    void aNameInAnotherCaseFailsWithOneSentence(String property, String expected) throws Exception {
+        badConfigurationFailsWithOneSentence(property, expected);
+    }
+
     // a property under slidegate. that Slidegate does not read (a typo) is refused by Quarkus itself,
     // naming it, with no stack trace
     @Test

@@ -149,11 +149,19 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Runs the jar expecting it to fail at start-up; returns exit code and output. */
     static Result runToExit(String... properties) throws IOException, InterruptedException {
+        return runToExit(java.util.Map.of(), properties);
+    }
+
+    /** As {@link #runToExit(String...)}, with these environment variables besides the inherited ones. */
+    static Result runToExit(java.util.Map<String, String> environment, String... properties)
+            throws IOException, InterruptedException {
         List<String> cmd = command(freePort(), true, properties);
         if (!nativeExecutable()) { // a start-up that stops: the JIT's top tier and a parallel GC would only cost time
             cmd.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         }
-        Process p = Leftovers.process(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+        ProcessBuilder builder = new ProcessBuilder(cmd).redirectErrorStream(true);
+        builder.environment().putAll(environment);
+        Process p = Leftovers.process(builder.start());
         String out = new String(p.getInputStream().readAllBytes());
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();

@@ -23,8 +23,14 @@ public final class TestConfigs {
      * Quarkus, unknown names under the mapping's prefix are not an error of the mapping itself.
      */
     public static io.smallrye.config.SmallRyeConfig config(Map<String, String> properties) {
+        return config(properties, Map.of());
+    }
+
+    /** As {@link #config(Map)}, with environment variables too (ranked above the properties, as in Quarkus). */
+    public static io.smallrye.config.SmallRyeConfig config(Map<String, String> properties, Map<String, String> environment) {
         return new SmallRyeConfigBuilder().withMapping(SlidegateConfig.class).withValidateUnknown(false)
                 .withConverter(Duration.class, 100, new DurationConverter())
-                .withSources(new PropertiesConfigSource(properties, "test", 500)).build();
+                .withSources(new PropertiesConfigSource(properties, "test", 250))
+                .withSources(new io.smallrye.config.EnvConfigSource(environment, 300)).build();
     }
 }
