@@ -138,10 +138,23 @@
       .catch(() => { formStatus.textContent = 'failed: no answer'; });
   });
 
+  // the stream counts the overrides; the list is asked for only when they changed (overridesVersion), and
+  // only its first page: with thousands of overrides an event stays small
+  let overridesVersion = null;
+
   function renderOverrides(snapshot) {
-    const list = snapshot.overrides || [];
-    overrideBody.replaceChildren(...list.map(overrideRow));
-    document.querySelector('#overrides .empty').hidden = list.length > 0;
+    if (snapshot.overridesVersion !== overridesVersion) {
+      overridesVersion = snapshot.overridesVersion;
+      fetch(location.origin + '/admin/overrides?limit=100', { credentials: 'same-origin' })
+        .then(r => r.ok ? r.json() : Promise.reject(r.status))
+        .then(page => {
+          overrideBody.replaceChildren(...page.overrides.map(overrideRow));
+          document.querySelector('#overrides .empty').hidden = page.total > 0;
+          document.getElementById('overrides-more').textContent =
+            page.total > page.overrides.length ? (page.total - page.overrides.length) + ' more: GET /admin/overrides' : '';
+        })
+        .catch(() => { overridesVersion = null; }); // asked again with the next event
+    }
     const names = document.getElementById('policy-names');
     names.replaceChildren(...snapshot.policies.map(p => {
       const option = document.createElement('option');

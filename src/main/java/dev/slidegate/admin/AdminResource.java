@@ -167,12 +167,22 @@ public class AdminResource {
         return admin.reset(known(policy), storeKey(key)).map(v -> Response.noContent().build());
     }
 
-    /** Every override in force: new limits, blocks and exemptions made at runtime, with who set them and when they expire. */
+    /**
+     * The overrides in force, a page at a time ({@code cursor} from the previous page): new limits, blocks and exemptions
+     * made at runtime, with who set them and when they expire, by policy, plan and key.
+     */
     @GET
     @Path("overrides")
     @Produces(MediaType.APPLICATION_JSON)
-    public OverrideList overrides() {
-        return overrides.list();
+    public OverrideList overrides(@QueryParam("limit") @DefaultValue("1000") int limit,
+            @QueryParam("cursor") @DefaultValue("") String cursor) {
+        if (limit < 1 || limit > 10_000) {
+            throw badRequest("limit must be between 1 and 10000, was " + limit);
+        }
+        if (!cursor.isEmpty() && !cursor.matches("\\d{1,9}")) {
+            throw badRequest("'" + cursor + "' is not a cursor of this listing");
+        }
+        return overrides.list(cursor.isEmpty() ? 0 : Integer.parseInt(cursor), limit);
     }
 
     /** The override of a whole policy. */
@@ -338,7 +348,7 @@ public class AdminResource {
         };
         String kind = switch (e.status) {
             case 404 -> "not-found";
-            case 409 -> "read-only";
+            case 409 -> e.getMessage().contains("slidegate.overrides.max") ? "too-many-overrides" : "read-only";
             case 415 -> "unsupported-media-type";
             case 503 -> "store-unavailable";
             default -> "bad-request";

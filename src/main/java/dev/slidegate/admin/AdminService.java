@@ -231,12 +231,13 @@ public class AdminService {
                 list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList())))
                 .toList();
         long at = System.currentTimeMillis();
-        java.time.Instant now = overrides.now();
-        List<AdminViews.OverrideView> inForce = overrides.active().stream().map(o -> OverrideAdmin.view(o, now)).toList();
+        int inForce = overrides.activeCount();
+        long version = overrides.version();
         if (each.isEmpty()) {
-            return Uni.createFrom().item(new Snapshot(at, store.name(), refusedLocally(), List.of(), inForce));
+            return Uni.createFrom().item(new Snapshot(at, store.name(), refusedLocally(), List.of(), inForce, version));
         }
-        return Uni.join().all(each).andFailFast().map(list -> new Snapshot(at, store.name(), refusedLocally(), list, inForce));
+        return Uni.join().all(each).andFailFast()
+                .map(list -> new Snapshot(at, store.name(), refusedLocally(), list, inForce, version));
     }
 
     /**

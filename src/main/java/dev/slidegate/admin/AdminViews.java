@@ -50,10 +50,13 @@ public final class AdminViews {
     public record PolicyLive(String name, List<String> limits, long admitted, long refused, List<KeyView> busiest) {
     }
 
-    /** One event of {@code /admin/stream}. */
+    /**
+     * One event of {@code /admin/stream}: the overrides are counted, not listed ({@code GET /admin/overrides} lists
+     * them); {@code overridesVersion} moves whenever they change, so a page reloads the list only then.
+     */
     @RegisterForReflection
-    public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies,
-            List<OverrideView> overrides) {
+    public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies, int overrides,
+            long overridesVersion) {
     }
 
     /**
@@ -67,8 +70,11 @@ public final class AdminViews {
             String expiresAt, Long expiresIn, String reason, String setBy, String setAt) {
     }
 
-    /** Every override in force, and where they are kept ({@code redis}, {@code memory}, or a service's own source). */
+    /**
+     * A page of the overrides in force, and where they are kept ({@code redis}, {@code memory}, or a service's own
+     * source): {@code total} in force, {@code next} the cursor of the next page ({@code null} after the last).
+     */
     @RegisterForReflection
-    public record OverrideList(String source, List<OverrideView> overrides) {
+    public record OverrideList(String source, List<OverrideView> overrides, int total, String next) {
     }
 }

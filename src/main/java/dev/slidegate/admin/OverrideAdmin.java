@@ -63,17 +63,25 @@ class OverrideAdmin {
     private final Overrides overrides;
     private final ClientAddress clients;
 
-    OverrideAdmin(PolicyRegistry registry, OverrideSource source, Overrides overrides, ClientAddress clients) {
+    private final int most;
+
+    OverrideAdmin(PolicyRegistry registry, OverrideSource source, Overrides overrides, ClientAddress clients,
+            dev.slidegate.config.SlidegateConfig config) {
         this.registry = registry;
         this.source = source;
         this.overrides = overrides;
         this.clients = clients;
+        this.most = config.overrides().max();
     }
 
-    /** Every override in force, by policy, plan and key. */
-    OverrideList list() {
+    /** A page of the overrides in force, by policy, plan and key: at most {@code limit} from the {@code from}-th on. */
+    OverrideList list(int from, int limit) {
         Instant now = overrides.now();
-        return new OverrideList(source.name(), overrides.active().stream().map(o -> view(o, now)).toList());
+        List<LimitOverride> active = overrides.active();
+        int to = Math.min(active.size(), from + limit);
+        List<OverrideView> page = from >= active.size() ? List.of()
+                : active.subList(from, to).stream().map(o -> view(o, now)).toList();
+        return new OverrideList(source.name(), page, active.size(), to < active.size() ? Integer.toString(to) : null);
     }
 
     /** The override of {@code target} in force. */
@@ -128,6 +136,9 @@ class OverrideAdmin {
     Uni<OverrideView> put(LimitOverride.Target target, String body, String who) {
         LimitOverride o = parse(target, body, who);
         LimitOverride before = overrides.get(target);
+        if ((before == null || !before.activeAt(overrides.now())) && overrides.activeCount() >= most) {
+            throw failure(new dev.slidegate.core.TooManyOverridesException(most));
+        }
         Instant now = overrides.now();
         return Uni.createFrom().completionStage(() -> source.save(o))
                 .onFailure().transform(OverrideAdmin::failure)
@@ -153,9 +164,12 @@ class OverrideAdmin {
                 .replaceWithVoid();
     }
 
-    private static Throwable failure(Throwable e) {
+    private static Refused failure(Throwable e) {
         Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         if (cause instanceof UnsupportedOperationException) {
+            return new Refused(409, cause.getMessage());
+        }
+        if (cause instanceof dev.slidegate.core.TooManyOverridesException) {
             return new Refused(409, cause.getMessage());
         }
         return new Refused(503, "The override could not be saved: " + cause.getMessage());

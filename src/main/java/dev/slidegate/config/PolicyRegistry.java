@@ -280,8 +280,11 @@ public class PolicyRegistry {
      * whose name differs from another policy's only in case (policy names are case-sensitive, so
      * {@code slidegate.policies.Login.*} never reaches {@code @RateLimited("login")}), and API keys listed under a
      * plan no policy has ({@code slidegate.plans.api-keys.Pro} beside the plan {@code pro}).
+     *
+     * @return one warning per configured policy that nothing here uses and whose name is close to one in use
+     *         ({@code logn} beside {@code login}): the {@code RateLimiter} API may use it, which start-up cannot see
      */
-    public void checkNamesMatch() {
+    public List<String> checkNamesMatch() {
         Set<String> names = new java.util.TreeSet<>(configured.keySet());
         names.addAll(defined.keySet());
         for (String name : configured.keySet()) {
@@ -303,6 +306,37 @@ public class PolicyRegistry {
                 throw fail("slidegate.plans.api-keys." + plan + ": no policy has a plan '" + plan + "'" + near);
             }
         }
+        // what start-up cannot decide: a configured policy nothing here uses may be the RateLimiter API's, or a typo
+        Set<String> used = new java.util.TreeSet<>(defined.keySet());
+        attachments.forEach(a -> used.add(a.policy()));
+        List<String> warnings = new ArrayList<>();
+        for (String name : configured.keySet()) {
+            if (!used.contains(name)) {
+                used.stream().filter(u -> distance(u, name) <= 2).findFirst().ifPresent(u -> warnings.add("slidegate.policies."
+                        + name + ".* configures a policy that no @RateLimited method or path uses, and '" + u
+                        + "' is one: a misspelling? (the RateLimiter API may use '" + name + "'; start-up cannot tell)"));
+            }
+        }
+        return warnings;
+    }
+
+    /** The edit distance of two names (insertions, deletions, substitutions). */
+    private static int distance(String a, String b) {
+        int[] row = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            row[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            int diagonal = row[0];
+            row[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int above = row[j];
+                row[j] = Math.min(Math.min(row[j] + 1, row[j - 1] + 1),
+                        diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                diagonal = above;
+            }
+        }
+        return row[b.length()];
     }
 
     /** The policies known so far, by name: every one an annotation resolved (plans inside their policy). */

@@ -36,7 +36,7 @@ public final class SettingsCheck {
 
     private static List<String> settings() {
         List<String> all = new ArrayList<>(List.of("slidegate.enabled", "slidegate.store", "slidegate.fail-mode",
-                "slidegate.admin.enabled", "slidegate.admin.cors", "slidegate.overrides.refresh",
+                "slidegate.admin.enabled", "slidegate.admin.cors", "slidegate.overrides.refresh", "slidegate.overrides.max",
                 "slidegate.fallback.instances", "slidegate.http.trusted-proxies", "slidegate.http.forwarded-header",
                 "slidegate.http.trusted-hops", "slidegate.http.trust-every-address", "slidegate.http.ipv6-prefix",
                 "slidegate.http.header-timeout", "slidegate.memory.max-keys", "slidegate.redis.timeout",
@@ -92,6 +92,7 @@ public final class SettingsCheck {
         positive("slidegate.overrides.refresh", slidegate.overrides().refresh());
         positive("slidegate.http.header-timeout", slidegate.http().headerTimeout());
         atLeast("slidegate.memory.max-keys", slidegate.memory().maxKeys(), 1, "the most keys kept in process, e.g. 100000");
+        atLeast("slidegate.overrides.max", slidegate.overrides().max(), 1, "the most overrides kept, e.g. 10000");
         atLeast("slidegate.redis.refusal-cache-size", slidegate.redis().refusalCacheSize(), 0,
                 "0 (off) or the refusals each instance remembers, e.g. 100000");
         atLeast("slidegate.redis.failure-threshold", slidegate.redis().failureThreshold(), 1,

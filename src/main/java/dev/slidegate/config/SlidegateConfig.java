@@ -58,6 +58,14 @@ public interface SlidegateConfig {
          */
         @WithDefault("10s")
         Duration refresh();
+
+        /**
+         * The most overrides kept: setting one for a new target beyond it is refused (409) and changes nothing. Each
+         * costs every instance memory and its share of a full load (at start, or after Redis lost its record of
+         * changes); a change costs only the overrides it touches.
+         */
+        @WithDefault("10000")
+        int max();
     }
 
     interface AdminConfig {

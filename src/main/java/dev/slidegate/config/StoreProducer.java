@@ -219,7 +219,7 @@ public class StoreProducer {
         }
         dev.slidegate.api.OverrideSource overrides = useRedis
                 ? new dev.slidegate.redis.RedisOverrideSource(redis.get(), vertx.get().getDelegate(), OVERRIDES_POLL,
-                        config.redis().lateLimit())
+                        config.redis().lateLimit(), config.overrides().max())
                 : new dev.slidegate.core.LocalOverrideSource();
         LimiterStore adminReads = store;
         if (useRedis) {

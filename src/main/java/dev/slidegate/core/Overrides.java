@@ -81,57 +81,121 @@ public final class Overrides {
         }
     }
 
-    private record Scope(Active policy, Map<String, Active> plans, Map<String, Active> keys) {
+    /** The overrides of one policy: its own, its plans' (by plan policy name) and its keys'. */
+    private static final class Scope {
+        volatile Active policy;
+        final Map<String, Active> plans = new ConcurrentHashMap<>();
+        final Map<String, Active> keys = new ConcurrentHashMap<>();
+
+        boolean isEmpty() {
+            return policy == null && plans.isEmpty() && keys.isEmpty();
+        }
     }
 
     private final Clock clock;
     private volatile java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> loader = () -> java.util.concurrent.CompletableFuture
             .completedFuture(null);
-    private volatile Map<String, Scope> byPolicy = Map.of();
-    private volatile List<LimitOverride> all = List.of();
+    /** Every override loaded, by target; the index below is kept in step with it under this object's monitor. */
+    private final Map<LimitOverride.Target, Active> byTarget = new ConcurrentHashMap<>();
+    private final Map<String, Scope> byPolicy = new ConcurrentHashMap<>();
+    /** Raised by every change of what is loaded: the admin's live page reloads the list when it moves. */
+    private volatile long version;
 
     public Overrides(Clock clock) {
         this.clock = clock;
     }
 
-    /** The overrides to use from now on (replacing all others); ones already loaded keep their policies. */
-    public synchronized void replaceAll(List<LimitOverride> overrides) {
-        Map<LimitOverride, Active> known = new HashMap<>();
-        for (Scope s : byPolicy.values()) {
-            if (s.policy() != null) {
-                known.put(s.policy().override, s.policy());
+    /**
+     * The overrides to use from now on, replacing all others: only what differs is changed, so a source that
+     * returns everything each time (the in-process one) costs a lookup per override, not a new index.
+     *
+     * @return whether anything changed
+     */
+    public synchronized boolean replaceAll(List<LimitOverride> overrides) {
+        Map<LimitOverride.Target, LimitOverride> wanted = new HashMap<>();
+        overrides.forEach(o -> wanted.put(o.target(), o));
+        List<LimitOverride.Target> gone = byTarget.keySet().stream().filter(t -> !wanted.containsKey(t)).toList();
+        return apply(wanted.values(), gone);
+    }
+
+    /**
+     * Sets {@code set} (replacing the overrides of their targets) and removes the overrides of {@code removed}.
+     *
+     * @return whether anything changed
+     */
+    public synchronized boolean apply(java.util.Collection<LimitOverride> set,
+            java.util.Collection<LimitOverride.Target> removed) {
+        boolean changed = false;
+        for (LimitOverride.Target t : removed) {
+            Active old = byTarget.remove(t);
+            if (old != null) {
+                unindex(t);
+                changed = true;
             }
-            s.plans().values().forEach(a -> known.put(a.override, a));
-            s.keys().values().forEach(a -> known.put(a.override, a));
         }
-        Map<String, Active> policies = new HashMap<>();
-        Map<String, Map<String, Active>> plans = new HashMap<>();
-        Map<String, Map<String, Active>> keys = new HashMap<>();
-        for (LimitOverride o : overrides) {
-            Active a = known.getOrDefault(o, new Active(o));
-            LimitOverride.Target t = o.target();
-            if (t.key() != null) {
-                keys.computeIfAbsent(t.policy(), n -> new HashMap<>()).put(t.key(), a);
-            } else if (t.plan() != null) {
-                plans.computeIfAbsent(t.policy(), n -> new HashMap<>()).put(t.policy() + "." + t.plan(), a);
-            } else {
-                policies.put(t.policy(), a);
+        for (LimitOverride o : set) {
+            Active old = byTarget.get(o.target());
+            if (old != null && old.override.equals(o)) {
+                continue; // the same override: its policies are kept
             }
+            Active a = new Active(o);
+            byTarget.put(o.target(), a);
+            index(a);
+            changed = true;
         }
-        Map<String, Scope> index = new HashMap<>();
-        java.util.Set<String> names = new java.util.HashSet<>(policies.keySet());
-        names.addAll(plans.keySet());
-        names.addAll(keys.keySet());
-        for (String n : names) {
-            index.put(n, new Scope(policies.get(n), Map.copyOf(plans.getOrDefault(n, Map.of())),
-                    Map.copyOf(keys.getOrDefault(n, Map.of()))));
+        if (changed) {
+            version++;
         }
-        List<LimitOverride> sorted = new ArrayList<>(overrides);
-        sorted.sort(Comparator.comparing((LimitOverride o) -> o.target().policy())
-                .thenComparing(o -> o.target().plan() == null ? "" : o.target().plan())
-                .thenComparing(o -> o.target().key() == null ? "" : o.target().key()));
-        all = List.copyOf(sorted);
-        byPolicy = Map.copyOf(index);
+        return changed;
+    }
+
+    private void index(Active a) {
+        LimitOverride.Target t = a.override.target();
+        Scope s = byPolicy.computeIfAbsent(t.policy(), n -> new Scope());
+        if (t.key() != null) {
+            s.keys.put(t.key(), a);
+        } else if (t.plan() != null) {
+            s.plans.put(t.policy() + "." + t.plan(), a);
+        } else {
+            s.policy = a;
+        }
+    }
+
+    private void unindex(LimitOverride.Target t) {
+        Scope s = byPolicy.get(t.policy());
+        if (s == null) {
+            return;
+        }
+        if (t.key() != null) {
+            s.keys.remove(t.key());
+        } else if (t.plan() != null) {
+            s.plans.remove(t.policy() + "." + t.plan());
+        } else {
+            s.policy = null;
+        }
+        if (s.isEmpty()) {
+            byPolicy.remove(t.policy());
+        }
+    }
+
+    /** A number that moves whenever what is loaded changes. */
+    public long version() {
+        return version;
+    }
+
+    /** How many overrides are loaded, in force or not. */
+    public int size() {
+        return byTarget.size();
+    }
+
+    /** How many overrides are in force now. */
+    public int activeCount() {
+        long now = clock.nowMicros();
+        int n = 0;
+        for (Active a : byTarget.values()) {
+            n += a.liveAt(now) ? 1 : 0;
+        }
+        return n;
     }
 
     /** Sets how {@link #reload()} loads the overrides from their source. */
@@ -144,15 +208,22 @@ public final class Overrides {
         return loader.get();
     }
 
-    /** Every override loaded, in force or not, by policy, plan and key. */
+    /**
+     * Every override loaded, in force or not, by policy, plan and key (sorted on each call: for the admin, not per request).
+     */
     public List<LimitOverride> all() {
-        return all;
+        List<LimitOverride> sorted = new ArrayList<>(byTarget.size());
+        byTarget.values().forEach(a -> sorted.add(a.override));
+        sorted.sort(Comparator.comparing((LimitOverride o) -> o.target().policy())
+                .thenComparing(o -> o.target().plan() == null ? "" : o.target().plan())
+                .thenComparing(o -> o.target().key() == null ? "" : o.target().key()));
+        return sorted;
     }
 
-    /** The overrides in force now. */
+    /** The overrides in force now, by policy, plan and key. */
     public List<LimitOverride> active() {
         Instant now = now();
-        return all.stream().filter(o -> o.activeAt(now)).toList();
+        return all().stream().filter(o -> o.activeAt(now)).toList();
     }
 
     /** Now, on the clock that decides expiry. */
@@ -181,11 +252,11 @@ public final class Overrides {
             return null;
         }
         long now = clock.nowMicros();
-        Active a = plan == null ? null : live(plan.keys().get(key), now);
+        Active a = plan == null ? null : live(plan.keys.get(key), now);
         if (a == null && scope != null) {
-            a = live(scope.keys().get(key), now);
-            a = a != null ? a : live(scope.plans().get(policy.name()), now);
-            a = a != null ? a : live(scope.policy(), now);
+            a = live(scope.keys.get(key), now);
+            a = a != null ? a : live(scope.plans.get(policy.name()), now);
+            a = a != null ? a : live(scope.policy, now);
         }
         return a;
     }
@@ -212,6 +283,7 @@ public final class Overrides {
 
     /** The override set exactly for {@code target}, in force or not, or {@code null}. */
     public LimitOverride get(LimitOverride.Target target) {
-        return all.stream().filter(o -> o.target().equals(target)).findFirst().orElse(null);
+        Active a = byTarget.get(target);
+        return a == null ? null : a.override;
     }
 }

@@ -50,7 +50,7 @@ class StartupCheck {
             }
         }
         registry.checkConfiguredPoliciesComplete();
-        registry.checkNamesMatch();
+        registry.checkNamesMatch().forEach(w -> LOG.warn("Slidegate: " + w));
         LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(),
                 store.name());
     }

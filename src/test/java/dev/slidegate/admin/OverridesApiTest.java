@@ -42,6 +42,7 @@ class OverridesApiTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             return plus("quarkus.arc.selected-alternatives", SettableClock.class.getName(),
+                    "slidegate.overrides.max", "5",
                     "slidegate.policies.paths.limits", "2/1h",
                     "slidegate.policies.paths.key", "header:X-Tenant",
                     "slidegate.policies.paths.paths", "/test/plain/*",
@@ -296,6 +297,53 @@ class OverridesApiTest {
                 .contentType("application/problem+json").body("detail", containsString("%2F"));
         admin().urlEncodingEnabled(false).delete("/admin/policies/reports/keys/hdr:a/b").then().statusCode(404)
                 .body("detail", containsString("%2F"));
+    }
+
+    // slidegate.overrides.max (5 here): an override for a new target beyond it is a 409 problem that changes nothing; a
+    // replacement is not refused, and a removal makes room. The live page's events count the overrides and carry a
+    // version that moves with them, never the list (with 10 000 overrides one event was 7 MB); the list comes in pages
+    @Test
+    void overridesAreBoundedAndTheStreamCountsThem() throws Exception {
+        String block = "{\"block\": true}";
+        long version = event(e -> true).getLong("overridesVersion");
+        for (int i = 0; i < 5; i++) {
+            admin().body(block).put("/admin/policies/reports/keys/hdr:bound" + i + "/override").then().statusCode(200);
+        }
+        admin().body(block).put("/admin/policies/reports/keys/hdr:bound5/override").then().statusCode(409)
+                .contentType("application/problem+json").body("type", containsString("too-many-overrides"))
+                .body("detail", containsString("slidegate.overrides.max"));
+        admin().get("/admin/policies/reports/keys/hdr:bound5/override").then().statusCode(404);
+        admin().body("{\"limits\": [\"1/1m\"]}").put("/admin/policies/reports/keys/hdr:bound0/override").then()
+                .statusCode(200);
+        // an event computed before the changes may still be shared (one a second serves every page): the next ones say it
+        io.vertx.core.json.JsonObject event = event(e -> e.getInteger("overrides") == 5);
+        assertTrue(event.getLong("overridesVersion") > version, event.encode());
+        admin().get("/admin/overrides?limit=2").then().body("overrides", hasSize(2)).body("total", equalTo(5))
+                .body("next", equalTo("2"));
+        admin().get("/admin/overrides?limit=2&cursor=4").then().body("overrides", hasSize(1)).body("next", nullValue());
+        admin().get("/admin/overrides?limit=0").then().statusCode(400);
+        admin().delete("/admin/policies/reports/keys/hdr:bound1/override").then().statusCode(204);
+        admin().body(block).put("/admin/policies/reports/keys/hdr:bound5/override").then().statusCode(200);
+    }
+
+    /** The first of the live page's next 4 events that {@code wanted}, as JSON; every one counts the overrides. */
+    private static io.vertx.core.json.JsonObject event(java.util.function.Predicate<io.vertx.core.json.JsonObject> wanted)
+            throws Exception {
+        java.net.http.HttpRequest request = java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create(io.restassured.RestAssured.baseURI + ":" + io.restassured.RestAssured.port
+                        + "/admin/stream"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder()
+                        .encodeToString("admin:slidegate-demo".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .timeout(Duration.ofSeconds(10)).GET().build();
+        java.net.http.HttpResponse<java.util.stream.Stream<String>> r = java.net.http.HttpClient.newHttpClient()
+                .send(request, java.net.http.HttpResponse.BodyHandlers.ofLines());
+        try (java.util.stream.Stream<String> lines = r.body()) {
+            return lines.filter(l -> l.startsWith("data:")).limit(4).map(data -> {
+                io.vertx.core.json.JsonObject event = new io.vertx.core.json.JsonObject(data.substring(5).trim());
+                assertTrue(event.getValue("overrides") instanceof Number, "a count, not a list: " + data);
+                return event;
+            }).filter(wanted).findFirst().orElseThrow(() -> new AssertionError("no such event among the next 4"));
+        }
     }
 
     @Test

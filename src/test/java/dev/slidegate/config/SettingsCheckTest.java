@@ -39,6 +39,7 @@ class SettingsCheckTest {
             "slidegate.overrides.refresh | 0s | slidegate.overrides.refresh: '0ms' is not a time",
             "slidegate.http.header-timeout | 0s | slidegate.http.header-timeout: '0ms' is not a time",
             "slidegate.memory.max-keys | 0 | slidegate.memory.max-keys: '0' is out of range: expected the most keys kept in process",
+            "slidegate.overrides.max | 0 | slidegate.overrides.max: '0' is out of range: expected the most overrides kept",
             "slidegate.redis.refusal-cache-size | -1 | slidegate.redis.refusal-cache-size: '-1' is out of range",
             "slidegate.redis.failure-threshold | 0 | slidegate.redis.failure-threshold: '0' is out of range",
             "slidegate.fallback.instances | 0 | slidegate.fallback.instances: '0' is out of range" })
@@ -69,6 +70,7 @@ class SettingsCheckTest {
         all.put("slidegate.redis.failure-threshold", "1");
         all.put("slidegate.redis.cool-down", "1s");
         all.put("slidegate.overrides.refresh", "10s");
+        all.put("slidegate.overrides.max", "1");
         for (String field : new String[] { "limits", "strategy", "key", "count-rejected", "dry-run", "cells", "fail-mode",
                 "cost", "default-plan", "paths", "methods" }) {
             String value = switch (field) {

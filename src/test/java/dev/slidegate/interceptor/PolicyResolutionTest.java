@@ -243,9 +243,16 @@ class PolicyResolutionTest {
         String noPlans = assertThrows(ConfigurationException.class, none::checkNamesMatch).getMessage();
         assertTrue(noPlans.endsWith("a plan 'gold': no policy has plans (slidegate.policies.<name>.plans.<plan>.limits)"),
                 noPlans);
-        new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
+        assertEquals(List.of(), new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
                 "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.pro", "k1")))
-                .checkNamesMatch();
+                .checkNamesMatch());
+        // what start-up cannot decide (the RateLimiter API may use 'logn') is one warning naming it
+        PolicyRegistry near = new PolicyRegistry(config(Map.of("slidegate.policies.logn.limits", "3/1m",
+                "slidegate.policies.exports.limits", "3/1m")));
+        near.resolve(new PolicyRegistry.Declared("login", List.of("5/1m"), "", ""), "LoginResource#login");
+        assertEquals(List.of("slidegate.policies.logn.* configures a policy that no @RateLimited method or path uses, and "
+                + "'login' is one: a misspelling? (the RateLimiter API may use 'logn'; start-up cannot tell)"),
+                near.checkNamesMatch());
     }
 
     @Test

@@ -247,8 +247,8 @@ class RedisStoreTest {
         }
     }
 
-    // a caller counted only in a longer fixed window (its shorter window's counter expired) is still
-    // listed and counted by the admin views, which scan the first limit's key
+    // a caller counted only in a longer fixed window (its shorter window ended) is still listed and counted by the
+    // admin views: one key per (policy, key) holds every window
     @Test
     void aFixedWindowCallerStaysListedWhileALongerWindowCountsIt() throws Exception {
         Policy p = policy("fw-listed", Strategy.FIXED_WINDOW, false, "2/300ms", "5/1h");
@@ -259,7 +259,7 @@ class RedisStoreTest {
         assertEquals(1L, store.count(p).toCompletableFuture().join());
         assertEquals(4, store.peek(p, "a").toCompletableFuture().join().states().get(1).remaining());
         assertEquals(2, store.peek(p, "a").toCompletableFuture().join().states().get(0).remaining(),
-                "the first key outlived its window: read as empty");
+                "the ended window reads as empty");
         assertTrue(call(p, "a").allowed());
         assertEquals(3, store.peek(p, "a").toCompletableFuture().join().states().get(1).remaining());
     }
