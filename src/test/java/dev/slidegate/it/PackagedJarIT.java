@@ -89,7 +89,11 @@ class PackagedJarIT {
             "-Dslidegate.redis.batch-size=0 | slidegate.redis.batch-size: '0' is out of range: between 1 (each decision on its own) and 1000",
             "-Dslidegate.policies.orphan.key=global | slidegate.policies.orphan.limits is missing" })
     void badConfigurationFailsWithOneSentence(String property, String expected) throws Exception {
-        ServiceProcess.Result result = ServiceProcess.runToExit(property);
+        assertStoppedWithOneSentence(ServiceProcess.runToExit(property), expected);
+    }
+
+    /** The service stopped, saying {@code expected} in one line and no stack trace. */
+    private static void assertStoppedWithOneSentence(ServiceProcess.Result result, String expected) {
         assertNotEquals(0, result.exitCode(), result.output());
         List<String> lines = result.output().lines().filter(l -> l.contains("Invalid Slidegate configuration")).toList();
         assertEquals(1, lines.size(), result.output());
@@ -110,12 +114,7 @@ class PackagedJarIT {
             "SLIDEGATE_PLANS_API_KEYS_PRO2=k9 | slidegate.plans.api-keys.pro2: no policy has a plan 'pro2'; the plans are [pro]" })
     void badEnvironmentFailsWithOneSentence(String variable, String expected) throws Exception {
         String[] pair = variable.split("=", 2);
-        ServiceProcess.Result result = ServiceProcess.runToExit(java.util.Map.of(pair[0], pair[1]));
-        assertNotEquals(0, result.exitCode(), result.output());
-        List<String> lines = result.output().lines().filter(l -> l.contains("Invalid Slidegate configuration")).toList();
-        assertEquals(1, lines.size(), result.output());
-        assertTrue(lines.get(0).contains(expected), lines.get(0));
-        assertFalse(result.output().lines().anyMatch(l -> l.startsWith("\tat ")), "no stack trace: " + result.output());
+        assertStoppedWithOneSentence(ServiceProcess.runToExit(java.util.Map.of(pair[0], pair[1])), expected);
     }
 
     // names that miss what they mean only by case: the settings of 'Login' never reached @RateLimited("login"), and API
