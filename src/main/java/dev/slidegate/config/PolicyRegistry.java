@@ -312,7 +312,7 @@ public class PolicyRegistry {
         List<String> warnings = new ArrayList<>();
         for (String name : configured.keySet()) {
             if (!used.contains(name)) {
-                used.stream().filter(u -> distance(u, name) <= 2).findFirst().ifPresent(u -> warnings.add("slidegate.policies."
+                used.stream().filter(u -> distance(u, name) == 1).findFirst().ifPresent(u -> warnings.add("slidegate.policies."
                         + name + ".* configures a policy that no @RateLimited method or path uses, and '" + u
                         + "' is one: a misspelling? (the RateLimiter API may use '" + name + "'; start-up cannot tell)"));
             }

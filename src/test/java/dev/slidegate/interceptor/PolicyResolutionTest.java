@@ -247,9 +247,11 @@ class PolicyResolutionTest {
                 "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.pro", "k1")))
                 .checkNamesMatch());
         // what start-up cannot decide (the RateLimiter API may use 'logn') is one warning naming it
+        // (one typo away: the demo's 'exports', two from 'reports', is the RateLimiter API's and says nothing)
         PolicyRegistry near = new PolicyRegistry(config(Map.of("slidegate.policies.logn.limits", "3/1m",
                 "slidegate.policies.exports.limits", "3/1m")));
         near.resolve(new PolicyRegistry.Declared("login", List.of("5/1m"), "", ""), "LoginResource#login");
+        near.resolve(new PolicyRegistry.Declared("reports", List.of("5/1m"), "", ""), "ReportResource#list");
         assertEquals(List.of("slidegate.policies.logn.* configures a policy that no @RateLimited method or path uses, and "
                 + "'login' is one: a misspelling? (the RateLimiter API may use 'logn'; start-up cannot tell)"),
                 near.checkNamesMatch());
