@@ -50,7 +50,8 @@ import io.vertx.ext.web.RoutingContext;
  *
  * <p>
  * The handler is put on the listening socket of the application's HTTP and HTTPS servers once they
- * listen (Quarkus' {@link HttpServerStart}); the management interface, if enabled, is left alone. The
+ * listen (Quarkus' {@link HttpServerStart}, which comes asynchronously), or by the first request if it comes
+ * first; the management interface, if enabled, is left alone. The
  * only reflection is one field of Vert.x's server, registered for the native image.
  */
 @Singleton
@@ -75,6 +76,8 @@ class HeaderTimeout {
     private final Counter closed;
     private final IntervalSummary warnings = new IntervalSummary(TimeUnit.SECONDS.toNanos(60), System::nanoTime);
     private final Acceptor acceptor = new Acceptor();
+    /** Whether a request has made sure the acceptor is on its server (a start event may have put it there first). */
+    private volatile boolean installed;
 
     HeaderTimeout(Vertx vertx, SlidegateConfig config, Instance<MeterRegistry> metrics) {
         this.vertx = vertx;
@@ -103,6 +106,12 @@ class HeaderTimeout {
     }
 
     private void headersArrived(RoutingContext rc) {
+        if (!installed) {
+            // the start events come asynchronously, and a busy machine answers requests before they do: the first
+            // request installs the acceptor on its server, so no connection accepted after it escapes the timeout
+            installed = true;
+            install(rc.request().localAddress() == null ? 0 : rc.request().localAddress().port());
+        }
         HttpConnection connection = rc.request().connection();
         if (connection instanceof ConnectionBase base) {
             IntConsumer watch = base.channel().attr(WATCH_KEY).get();
