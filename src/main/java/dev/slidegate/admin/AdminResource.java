@@ -306,8 +306,9 @@ public class AdminResource {
     /** Whether a Content-Type says JSON (any parameters, such as a charset). */
     private static boolean json(String type) {
         try {
-            return type != null && MediaType.APPLICATION_JSON_TYPE.isCompatible(MediaType.valueOf(type))
-                    && !MediaType.valueOf(type).isWildcardType() && !MediaType.valueOf(type).isWildcardSubtype();
+            MediaType t = type == null ? null : MediaType.valueOf(type);
+            return t != null && !t.isWildcardType() && !t.isWildcardSubtype()
+                    && MediaType.APPLICATION_JSON_TYPE.isCompatible(t);
         } catch (IllegalArgumentException e) {
             return false;
         }
@@ -346,14 +347,7 @@ public class AdminResource {
             case 503 -> "Service Unavailable";
             default -> "Bad Request";
         };
-        String kind = switch (e.status) {
-            case 404 -> "not-found";
-            case 409 -> e.getMessage().contains("slidegate.overrides.max") ? "too-many-overrides" : "read-only";
-            case 415 -> "unsupported-media-type";
-            case 503 -> "store-unavailable";
-            default -> "bad-request";
-        };
-        return new WebApplicationException(problems.response(Problems.of(e.status, title, kind, e.getMessage())));
+        return new WebApplicationException(problems.response(Problems.of(e.status, title, e.kind, e.getMessage())));
     }
 
     private Policy known(String name) {

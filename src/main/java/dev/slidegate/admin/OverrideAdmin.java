@@ -48,13 +48,25 @@ class OverrideAdmin {
     private static final ObjectMapper JSON = new ObjectMapper(
             com.fasterxml.jackson.core.JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
 
-    /** A request the admin API refuses: its HTTP status and a sentence. */
+    /** A request the admin API refuses: its HTTP status, the problem's kind and a sentence. */
     static final class Refused extends RuntimeException {
         final int status;
+        final String kind;
 
         Refused(int status, String message) {
+            this(status, switch (status) {
+                case 404 -> "not-found";
+                case 409 -> "read-only";
+                case 415 -> "unsupported-media-type";
+                case 503 -> "store-unavailable";
+                default -> "bad-request";
+            }, message);
+        }
+
+        Refused(int status, String kind, String message) {
             super(message, null, false, false);
             this.status = status;
+            this.kind = kind;
         }
     }
 
@@ -170,7 +182,7 @@ class OverrideAdmin {
             return new Refused(409, cause.getMessage());
         }
         if (cause instanceof dev.slidegate.core.TooManyOverridesException) {
-            return new Refused(409, cause.getMessage());
+            return new Refused(409, "too-many-overrides", cause.getMessage());
         }
         return new Refused(503, "The override could not be saved: " + cause.getMessage());
     }

@@ -31,8 +31,6 @@ final class FixedWindowState extends KeyState {
         }
         windowIndex = index;
         counts = count;
-        permits = np;
-        windows = nw;
     }
 
     @Override

@@ -111,7 +111,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
                 nw[m++] = windows[j];
             }
         }
-        rebuild(Arrays.copyOf(from, m), Arrays.copyOf(np, m), Arrays.copyOf(nw, m), carry, now);
+        setSlots(Arrays.copyOf(from, m), Arrays.copyOf(np, m), Arrays.copyOf(nw, m), carry, now);
         n = k;
     }
 
@@ -137,14 +137,20 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
             np[s] = permits[from[s]];
             nw[s] = windows[from[s]];
         }
-        rebuild(Arrays.copyOf(from, m), np, nw, 0, now);
+        setSlots(Arrays.copyOf(from, m), np, nw, 0, now);
+    }
+
+    /** Replaces the slots ({@link #rebuild}), then their N and W. */
+    private void setSlots(int[] from, int[] np, long[] nw, long carry, long now) {
+        rebuild(from, np, nw, carry, now);
+        permits = np;
+        windows = nw;
     }
 
     /**
-     * Replaces the slots: new slot {@code s} has N {@code np[s]} and W {@code nw[s]}, and the counting state
-     * of old slot {@code from[s]} (whose N and W are still in {@link #permits} and {@link #windows}), or,
-     * with {@code from[s] == -1}, starts from {@code carry} permits at {@code now}. Sets {@link #permits}
-     * and {@link #windows} to {@code np} and {@code nw}.
+     * Replaces the counting state of the slots: new slot {@code s} has N {@code np[s]} and W {@code nw[s]}, and the
+     * counting state of old slot {@code from[s]} (whose N and W are still in {@link #permits} and {@link #windows}),
+     * or, with {@code from[s] == -1}, starts from {@code carry} permits at {@code now}.
      */
     protected abstract void rebuild(int[] from, int[] np, long[] nw, long carry, long now);
 

@@ -58,8 +58,6 @@ final class SlidingCounterState extends KeyState {
         cellSize = size;
         cellIndex = index;
         counts = count;
-        permits = np;
-        windows = nw;
     }
 
     /** The permits counted at cell {@code k} from cells at or after {@code from}, up to {@code k}. */

@@ -43,8 +43,6 @@ final class SlidingLogState extends KeyState {
     /** The instants stay as they are (nothing is dropped here); the next decision and charge trim to the new slots. */
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
-        permits = np;
-        windows = nw;
         maxPermits = 0;
         maxWindow = 0;
         for (int s = 0; s < np.length; s++) {

@@ -52,8 +52,6 @@ final class TokenBucketState extends KeyState {
         }
         interval = newInterval;
         tat = newTat;
-        permits = np;
-        windows = nw;
     }
 
     @Override
