@@ -1,4 +1,5 @@
-// Slidegate's live admin page: one server-sent event per second from /admin/stream.
+// Slidegate's live admin page: one server-sent event per second from <root>/stream, where <root> is the
+// admin's root path (slidegate.admin.root-path), given by the page in the script tag's data-root.
 // Everything a caller can influence (keys) is written with textContent, never as HTML.
 (function () {
   'use strict';
@@ -6,6 +7,7 @@
   const template = document.getElementById('policy-template');
   const sections = new Map();
   let previous = null;
+  const root = document.getElementById('slidegate-admin').dataset.root;
 
   // a policy or key as one path segment, whatever it holds: '/' and '.' are encoded too, so a key such
   // as "/../../login/keys/ip:127.0.0.1" stays one segment and can never name another policy's key
@@ -16,7 +18,7 @@
   function keyPath(policy, key) {
     // an absolute URL from the origin, which never carries credentials (a page opened as
     // http://user:pass@host/admin would otherwise make fetch refuse relative URLs)
-    return location.origin + '/admin/policies/' + segment(policy) + '/keys/' + segment(key);
+    return location.origin + root + '/policies/' + segment(policy) + '/keys/' + segment(key);
   }
 
   function section(name) {
@@ -82,7 +84,7 @@
   const formStatus = document.getElementById('override-status');
 
   function overridePath(o) {
-    const base = location.origin + '/admin/policies/' + segment(o.policy);
+    const base = location.origin + root + '/policies/' + segment(o.policy);
     if (o.plan) {
       return base + '/plans/' + segment(o.plan) + '/override';
     }
@@ -145,13 +147,13 @@
   function renderOverrides(snapshot) {
     if (snapshot.overridesVersion !== overridesVersion) {
       overridesVersion = snapshot.overridesVersion;
-      fetch(location.origin + '/admin/overrides?limit=100', { credentials: 'same-origin' })
+      fetch(location.origin + root + '/overrides?limit=100', { credentials: 'same-origin' })
         .then(r => r.ok ? r.json() : Promise.reject(r.status))
         .then(page => {
           overrideBody.replaceChildren(...page.overrides.map(overrideRow));
           document.querySelector('#overrides .empty').hidden = page.total > 0;
           document.getElementById('overrides-more').textContent =
-            page.total > page.overrides.length ? (page.total - page.overrides.length) + ' more: GET /admin/overrides' : '';
+            page.total > page.overrides.length ? (page.total - page.overrides.length) + ' more: GET ' + root + '/overrides' : '';
         })
         .catch(() => { overridesVersion = null; }); // asked again with the next event
     }
@@ -188,7 +190,7 @@
     previous = snapshot;
   }
 
-  const events = new EventSource(location.origin + '/admin/stream');
+  const events = new EventSource(location.origin + root + '/stream');
   events.onmessage = e => render(JSON.parse(e.data));
   events.onerror = () => { document.getElementById('status').textContent = 'reconnecting…'; };
 })();

@@ -36,7 +36,9 @@ public final class SettingsCheck {
 
     private static List<String> settings() {
         List<String> all = new ArrayList<>(List.of("slidegate.enabled", "slidegate.store", "slidegate.fail-mode",
-                "slidegate.admin.enabled", "slidegate.admin.cors", "slidegate.overrides.refresh", "slidegate.overrides.max",
+                "slidegate.admin.enabled", "slidegate.admin.cors", "slidegate.admin.root-path", "slidegate.admin.role",
+                "slidegate.log.redact", "slidegate.http.problem-bodies", "slidegate.openapi.enabled", "slidegate.redis.client",
+                "slidegate.overrides.refresh", "slidegate.overrides.max",
                 "slidegate.fallback.instances", "slidegate.http.trusted-proxies", "slidegate.http.forwarded-header",
                 "slidegate.http.trusted-hops", "slidegate.http.trust-every-address", "slidegate.http.ipv6-prefix",
                 "slidegate.http.header-timeout", "slidegate.memory.max-keys", "slidegate.redis.timeout",
@@ -51,6 +53,7 @@ public final class SettingsCheck {
     }
 
     private static final Set<String> BOOLEANS = Set.of("slidegate.enabled", "slidegate.admin.enabled", "slidegate.admin.cors",
+            "slidegate.openapi.enabled",
             "slidegate.http.trust-every-address", "count-rejected", "dry-run");
 
     private SettingsCheck() {
@@ -90,7 +93,23 @@ public final class SettingsCheck {
         positive("slidegate.redis.late-limit", slidegate.redis().lateLimit());
         positive("slidegate.redis.cool-down", slidegate.redis().coolDown());
         positive("slidegate.overrides.refresh", slidegate.overrides().refresh());
-        positive("slidegate.http.header-timeout", slidegate.http().headerTimeout());
+        slidegate.http().headerTimeout().filter(Duration::isNegative).ifPresent(t -> {
+            throw fail("slidegate.http.header-timeout: '" + t.toMillis()
+                    + "ms' is not a time: expected 0 (off) or more, e.g. 10s");
+        });
+        oneOf("slidegate.log.redact", slidegate.log().redact(), "slidegate", "all");
+        oneOf("slidegate.http.problem-bodies", slidegate.http().problemBodies(), "slidegate", "all");
+        String root = slidegate.admin().rootPath();
+        if (!root.matches("(/[A-Za-z0-9._~-]+)+") || root.matches(".*/\\.{1,2}(/.*)?")) {
+            throw fail("slidegate.admin.root-path: '" + root + "' is not a path: expected a path starting with '/', of "
+                    + "letters, digits and . _ ~ - between slashes, not '/' alone, e.g. /q/slidegate or /admin");
+        }
+        if (slidegate.admin().role().isBlank()) {
+            throw fail("slidegate.admin.role: is empty: expected the role a caller needs for the admin, e.g. slidegate-admin");
+        }
+        if (slidegate.redis().client().isBlank()) {
+            throw fail("slidegate.redis.client: is empty: expected slidegate, <default> or the name of a Redis client");
+        }
         atLeast("slidegate.memory.max-keys", slidegate.memory().maxKeys(), 1, "the most keys kept in process, e.g. 100000");
         atLeast("slidegate.overrides.max", slidegate.overrides().max(), 1, "the most overrides kept, e.g. 10000");
         atLeast("slidegate.redis.refusal-cache-size", slidegate.redis().refusalCacheSize(), 0,
@@ -154,6 +173,12 @@ public final class SettingsCheck {
         org.eclipse.microprofile.config.ConfigValue value = config.getConfigValue(name);
         String source = value.getSourceName() == null ? "" : value.getSourceName();
         return source.contains("EnvConfigSource") ? " (environment variable " + environmentName(name) + ")" : "";
+    }
+
+    private static void oneOf(String name, String value, String... allowed) {
+        if (!List.of(allowed).contains(value.trim())) {
+            throw fail(name + ": '" + value + "' is not known: expected " + String.join(" or ", allowed));
+        }
     }
 
     private static void positive(String name, Duration value) {

@@ -85,10 +85,48 @@ public interface SlidegateConfig {
          */
         @WithDefault("false")
         boolean cors();
+
+        /**
+         * Where the admin API, the live page and its event stream are served: this path and everything below it
+         * (default {@code /q/slidegate}, beside Quarkus' own pages under the non-application root). Routes exist only
+         * while {@link #enabled()}.
+         */
+        @WithName("root-path")
+        @WithDefault("/q/slidegate")
+        String rootPath();
+
+        /** The role a caller needs for anything under {@link #rootPath()}. */
+        @WithDefault("slidegate-admin")
+        String role();
     }
 
     /** The in-process store. */
     MemoryConfig memory();
+
+    LogConfig log();
+
+    OpenApiConfig openapi();
+
+    interface OpenApiConfig {
+
+        /**
+         * {@code true} (the default, with {@code quarkus-smallrye-openapi}): the service's OpenAPI document describes the
+         * 429 (and, failing closed, 503) answers of its limited operations; {@code false}: it is left as the service's own
+         * annotations make it. Read when the service is built.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    interface LogConfig {
+
+        /**
+         * {@code slidegate} (the default): credentials in URIs are redacted in Slidegate's own log lines. {@code all}:
+         * in every line of the service (the Redis client's, Quarkus'), before any filter of the service's own.
+         */
+        @WithDefault("slidegate")
+        String redact();
+    }
 
     /**
      * What every policy does when Redis cannot decide, unless it sets its own {@code fail-mode}:
@@ -259,9 +297,21 @@ public interface SlidegateConfig {
          * (slowloris) cannot hold connections open. A request body, a long response and an idle kept-alive
          * connection are not timed by it. HTTP/1.x; an HTTP/2 connection is timed until its first request.
          */
+        /**
+         * Off unless set (0 also means off): closes a connection whose request headers take longer (slowloris), for
+         * services exposed without a proxy that does it. Reaches Vert.x internals (docs/footprint.md).
+         */
         @WithName("header-timeout")
-        @WithDefault("10s")
-        Duration headerTimeout();
+        Optional<Duration> headerTimeout();
+
+        /**
+         * {@code slidegate} (the default): problem bodies for Slidegate's own answers only (429, 400 for a missing key,
+         * 503, the admin API). {@code all}: also for requests the service's own endpoints could not read (a body-less
+         * 400, malformed or mis-shaped JSON, an HTTP/1.1 request without Host). Read when the service is built.
+         */
+        @WithName("problem-bodies")
+        @WithDefault("slidegate")
+        String problemBodies();
     }
 
     /** The in-process store. */
@@ -278,6 +328,14 @@ public interface SlidegateConfig {
 
     /** The Redis store; the connection itself is Quarkus' {@code quarkus.redis.*}. */
     interface RedisConfig {
+
+        /**
+         * The Quarkus Redis client Slidegate keeps its windows in: {@code slidegate} (the default, a client of its
+         * own: {@code quarkus.redis.slidegate.hosts}), {@code <default>} (the service's default client,
+         * {@code quarkus.redis.hosts}) or the name of any client the service injects with {@code @RedisClientName}.
+         */
+        @WithDefault("slidegate")
+        String client();
 
         /**
          * The time budget of one decision on Redis, on the blocking and the reactive path alike: when

@@ -22,11 +22,24 @@ import dev.slidegate.redis.RefusalCache;
  * @param owned what {@link #close()} closes
  * @param overrides where overrides of limits are kept by default: in Redis with the Redis store, else in
  *        this instance's memory
+ * @param adminReads where the admin reads counts and listings
+ * @param probe what readiness asks of the shared store
  */
 public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, LimiterStore adminReads)
+        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, LimiterStore adminReads, WriteProbe probe)
         implements
             AutoCloseable {
+
+    /** A write to the shared store, as every decision writes: readiness asks it (the in-process store needs none). */
+    @FunctionalInterface
+    public interface WriteProbe {
+
+        /** {@code null} when the store took a write within {@code budget}, else why not. */
+        String write(java.time.Duration budget);
+
+        /** The probe of a stack without a shared store: always written. */
+        WriteProbe NONE = budget -> null;
+    }
 
     /** The most admin reads in flight at once, whoever asks (see {@link dev.slidegate.core.BoundedStore}). */
     public static final int ADMIN_IN_FLIGHT = 16;
@@ -40,7 +53,8 @@ public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Opti
     /** A stack whose admin reads go to the decisions' store, at most {@link #ADMIN_IN_FLIGHT} at once. */
     public StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
             List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides) {
-        this(decisions, breaker, refusals, owned, overrides, new dev.slidegate.core.BoundedStore(decisions, ADMIN_IN_FLIGHT));
+        this(decisions, breaker, refusals, owned, overrides, new dev.slidegate.core.BoundedStore(decisions, ADMIN_IN_FLIGHT),
+                WriteProbe.NONE);
     }
 
     /** A stack whose overrides are kept in this instance's memory. */

@@ -3,9 +3,6 @@ package dev.slidegate.health;
 import java.time.Duration;
 import java.util.stream.Collectors;
 
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
-
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
@@ -18,33 +15,29 @@ import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.Secrets;
 import dev.slidegate.core.WriteRefusals;
-import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 
 /**
  * Readiness of the rate-limit store. The memory store is always ready. The Redis store is asked to
- * write (a short-lived key, {@value #PROBE}), since every decision writes and a Redis that answers
+ * write (a short-lived key, {@code slidegate:ready}), since every decision writes and a Redis that answers
  * pings but refuses writes (a read-only replica, out of memory, a failed snapshot, a wrong password)
  * decides nothing: if the write succeeds, ready; if not, the instance is <em>not ready</em> when the default fail mode
  * ({@code slidegate.fail-mode}) is {@code closed} (it would refuse every limited call with 503), and
  * otherwise ready but degraded (policies decide by their fail mode), which the data says.
+ * <p>
+ * A bean only where the service has {@code quarkus-smallrye-health} (which makes every {@code @Readiness} class one):
+ * no scope annotation here, so a service without a health endpoint gets no check.
  */
 @Readiness
-@ApplicationScoped
 public class StoreHealth implements HealthCheck {
-
-    /** The key readiness writes, with a 10 s expiry. */
-    static final String PROBE = "slidegate:ready";
 
     private final StoreStack stack;
     private final SlidegateConfig config;
     private final PolicyRegistry registry;
-    private final Instance<ReactiveRedisDataSource> redis;
 
-    StoreHealth(StoreStack stack, SlidegateConfig config, PolicyRegistry registry, Instance<ReactiveRedisDataSource> redis) {
+    StoreHealth(StoreStack stack, SlidegateConfig config, PolicyRegistry registry) {
         this.stack = stack;
         this.config = config;
         this.registry = registry;
-        this.redis = redis;
     }
 
     @Override
@@ -80,11 +73,6 @@ public class StoreHealth implements HealthCheck {
     private String write() {
         Duration budget = config.redis().timeout().compareTo(Duration.ofMillis(250)) < 0 ? Duration.ofMillis(250)
                 : config.redis().timeout();
-        try {
-            redis.get().execute("SET", PROBE, "1", "PX", "10000").await().atMost(budget);
-            return null;
-        } catch (RuntimeException e) {
-            return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        }
+        return stack.probe().write(budget);
     }
 }

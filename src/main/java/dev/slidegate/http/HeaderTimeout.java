@@ -40,7 +40,8 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Closes a connection whose request headers do not arrive within {@code slidegate.http.header-timeout}
+ * Off unless {@code slidegate.http.header-timeout} is set (and not 0): then no route, no handler and no reflection.
+ * When set, closes a connection whose request headers do not arrive within {@code slidegate.http.header-timeout}
  * (slowloris: a caller who writes its headers a byte at a time holds a connection, and the idle and
  * read-idle timeouts never fire while bytes keep coming). Vert.x 4 has no such timeout, so each accepted
  * connection gets a small handler at the front of its pipeline: it starts a timer when the connection
@@ -51,8 +52,10 @@ import io.vertx.ext.web.RoutingContext;
  * <p>
  * The handler is put on the listening socket of the application's HTTP and HTTPS servers once they
  * listen (Quarkus' {@link HttpServerStart}, which comes asynchronously), or by the first request if it comes
- * first; the management interface, if enabled, is left alone. The
- * only reflection is one field of Vert.x's server, registered for the native image.
+ * first; the management interface, if enabled, is left alone. Vert.x has no public API for any of it: the
+ * internals used (its shared servers, one private field of a server, a connection's Netty channel) are listed in
+ * docs/footprint.md, and {@code HeaderTimeoutInternalsTest} fails on a Vert.x version that changes them; start-up
+ * says in one line when the protection is not in force. The field is registered for reflection in the native image.
  */
 @Singleton
 @RegisterForReflection(targets = TCPServerBase.class, fields = true, methods = false)
@@ -71,6 +74,8 @@ class HeaderTimeout {
     private static final int REQUEST_ENDED = 3;
 
     private final Vertx vertx;
+    /** Whether the timeout is set: nothing is installed otherwise. */
+    private final boolean on;
     private final long timeoutNanos;
     private final String timeoutText;
     private final Counter closed;
@@ -81,7 +86,8 @@ class HeaderTimeout {
 
     HeaderTimeout(Vertx vertx, SlidegateConfig config, Instance<MeterRegistry> metrics) {
         this.vertx = vertx;
-        Duration timeout = config.http().headerTimeout();
+        Duration timeout = config.http().headerTimeout().orElse(Duration.ZERO);
+        this.on = !timeout.isZero() && !timeout.isNegative();
         this.timeoutNanos = timeout.toNanos();
         this.timeoutText = Limit.durationText(timeout.toMillis());
         this.closed = metrics.isResolvable()
@@ -94,15 +100,22 @@ class HeaderTimeout {
 
     /** The first route of every request: its headers have arrived, so its connection's timer stops. */
     void register(@Observes Router router) {
+        if (!on) {
+            return;
+        }
         router.route().order(Integer.MIN_VALUE).handler(this::headersArrived);
     }
 
     void httpStarted(@ObservesAsync HttpServerStart start) {
-        install(start.options().getPort());
+        if (on) {
+            install(start.options().getPort());
+        }
     }
 
     void httpsStarted(@ObservesAsync HttpsServerStart start) {
-        install(start.options().getPort());
+        if (on) {
+            install(start.options().getPort());
+        }
     }
 
     private void headersArrived(RoutingContext rc) {
@@ -128,20 +141,10 @@ class HeaderTimeout {
 
     /** Puts the acceptor on the listening socket of each server bound to {@code port} (every one when 0). */
     void install(int port) {
-        List<Channel> listening = new ArrayList<>();
+        List<Channel> listening;
         try {
-            Field bind = TCPServerBase.class.getDeclaredField("bindFuture");
-            bind.setAccessible(true);
-            for (HttpServerImpl server : ((VertxInternal) vertx).sharedHttpServers().values()) {
-                if (port > 0 && server.actualPort() != port) {
-                    continue;
-                }
-                Object future = bind.get(server);
-                if (future instanceof Future<?> f && f.succeeded() && f.result() instanceof Channel channel) {
-                    listening.add(channel);
-                }
-            }
-        } catch (ReflectiveOperationException | RuntimeException e) {
+            listening = listening(vertx, port);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             LOG.warnf("slidegate.http.header-timeout is not in force: this Vert.x version hides its listening socket (%s)",
                     e.toString());
             return;
@@ -158,6 +161,26 @@ class HeaderTimeout {
             }
             LOG.debugf("Header timeout %s on %s", timeoutText, channel.localAddress());
         }
+    }
+
+    /**
+     * The listening sockets of the HTTP servers of {@code vertx} bound to {@code port} (every one when 0), reached
+     * through Vert.x internals (its shared servers, and a private field of a server): no public API gives them.
+     */
+    static List<Channel> listening(Vertx vertx, int port) throws ReflectiveOperationException {
+        List<Channel> listening = new ArrayList<>();
+        Field bind = TCPServerBase.class.getDeclaredField("bindFuture");
+        bind.setAccessible(true);
+        for (HttpServerImpl server : ((VertxInternal) vertx).sharedHttpServers().values()) {
+            if (port > 0 && server.actualPort() != port) {
+                continue;
+            }
+            Object future = bind.get(server);
+            if (future instanceof Future<?> f && f.succeeded() && f.result() instanceof Channel channel) {
+                listening.add(channel);
+            }
+        }
+        return listening;
     }
 
     private void closedOne() {

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 
 import jakarta.inject.Singleton;
-import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -15,17 +14,17 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 
 import dev.slidegate.api.MissingRateLimitKeyException;
 import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.api.StoreUnavailableException;
 
 /**
- * Turns Slidegate's exceptions, and malformed JSON bodies, into RFC 9457 problem responses: 429, 400
- * and 503, never a stack trace; and builds every problem response of the service ({@link #response}).
+ * Turns Slidegate's exceptions into RFC 9457 problem responses: 429, 400 and 503, never a stack trace; and builds
+ * every problem response Slidegate sends ({@link #response}). Requests the service's own endpoints could not read
+ * are the service's: they get problem bodies only with {@code slidegate.http.problem-bodies=all}
+ * ({@link UnreadableRequests}).
  */
 @Singleton
 public class ProblemMappers {
@@ -102,34 +101,5 @@ public class ProblemMappers {
     public Response storeUnavailable(StoreUnavailableException e) {
         LOG.debugf("Rate-limit store unavailable: %s", e.getMessage()); // the breaker logs outages once, not per request
         return response(Problems.storeUnavailable());
-    }
-
-    /**
-     * A request the framework could not read (malformed JSON, a body of the wrong shape, a bad
-     * parameter): the client's error, said in a problem body instead of an empty 400.
-     */
-    @ServerExceptionMapper
-    public Response badRequest(WebApplicationException e) {
-        if (e.getResponse().getStatus() != 400 || e.getResponse().hasEntity()) {
-            return e.getResponse(); // everything else as the framework meant it
-        }
-        Throwable cause = e.getCause();
-        return cause instanceof JsonProcessingException json ? badJson(json)
-                : badRequest("The request could not be read"
-                        + (cause == null || cause.getMessage() == null ? "." : ": " + cause.getMessage()));
-    }
-
-    /** A JSON body of the wrong shape (an array for an object, a string for a number). */
-    @ServerExceptionMapper
-    public Response badJson(MismatchedInputException e) {
-        return badJson((JsonProcessingException) e);
-    }
-
-    private Response badJson(JsonProcessingException e) {
-        return badRequest("The request body is not valid JSON of the expected shape: " + e.getOriginalMessage());
-    }
-
-    private Response badRequest(String detail) {
-        return response(Problems.of(400, "Bad Request", "bad-request", detail));
     }
 }

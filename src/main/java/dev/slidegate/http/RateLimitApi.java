@@ -32,6 +32,10 @@ public final class RateLimitApi implements OASFilter {
 
     @Override
     public void filterOpenAPI(OpenAPI api) {
+        if (!org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue("slidegate.openapi.enabled",
+                Boolean.class).orElse(true)) {
+            return; // the service's document stays exactly as its own annotations make it
+        }
         if (api.getComponents() == null) {
             api.setComponents(OASFactory.createComponents());
         }

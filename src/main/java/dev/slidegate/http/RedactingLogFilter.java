@@ -10,7 +10,9 @@ import io.quarkus.logging.LoggingFilter;
  * Keeps credentials out of every log line of the console handler, whoever logs it (Slidegate, Quarkus,
  * the Vert.x Redis client): the user-info part of any URI in the message, its parameters or the
  * exception message is replaced by {@code ***}, so {@code redis://:secret@host} is printed as
- * {@code redis://***@host}. Installed by {@code quarkus.log.console.filter=slidegate-redact}.
+ * {@code redis://***@host}. Put in front of the log handlers by {@link LogRedaction} (Slidegate's own lines, or
+ * every line with {@code slidegate.log.redact=all}); a service may also name it on a handler of its own
+ * ({@code quarkus.log.console.filter=slidegate-redact}).
  */
 @LoggingFilter(name = "slidegate-redact")
 public final class RedactingLogFilter implements Filter {

@@ -37,7 +37,14 @@ class SettingsCheckTest {
             "slidegate.redis.late-limit | 0s | slidegate.redis.late-limit: '0ms' is not a time",
             "slidegate.redis.cool-down | -1s | slidegate.redis.cool-down: '-1000ms' is not a time",
             "slidegate.overrides.refresh | 0s | slidegate.overrides.refresh: '0ms' is not a time",
-            "slidegate.http.header-timeout | 0s | slidegate.http.header-timeout: '0ms' is not a time",
+            "slidegate.http.header-timeout | -1s | slidegate.http.header-timeout: '-1000ms' is not a time: expected 0 (off)",
+            "slidegate.log.redact | every | slidegate.log.redact: 'every' is not known: expected slidegate or all",
+            "slidegate.http.problem-bodies | none | slidegate.http.problem-bodies: 'none' is not known",
+            "slidegate.admin.root-path | admin | slidegate.admin.root-path: 'admin' is not a path",
+            "slidegate.admin.root-path | / | slidegate.admin.root-path: '/' is not a path",
+            "slidegate.admin.root-path | /a/../b | slidegate.admin.root-path: '/a/../b' is not a path",
+            "slidegate.admin.root-path | /admin/ | slidegate.admin.root-path: '/admin/' is not a path",
+            "slidegate.admin.role | ' ' | slidegate.admin.role: is empty",
             "slidegate.memory.max-keys | 0 | slidegate.memory.max-keys: '0' is out of range: expected the most keys kept in process",
             "slidegate.overrides.max | 0 | slidegate.overrides.max: '0' is out of range: expected the most overrides kept",
             "slidegate.redis.refusal-cache-size | -1 | slidegate.redis.refusal-cache-size: '-1' is out of range",
@@ -61,6 +68,11 @@ class SettingsCheckTest {
         all.put("slidegate.http.trusted-proxies", "10.0.0.0/8");
         all.put("slidegate.http.ipv6-prefix", "64");
         all.put("slidegate.http.header-timeout", "30s");
+        all.put("slidegate.http.problem-bodies", "all");
+        all.put("slidegate.log.redact", "all");
+        all.put("slidegate.admin.root-path", "/ops/rate-limits.v2");
+        all.put("slidegate.admin.role", "ops");
+        all.put("slidegate.redis.client", "<default>");
         all.put("slidegate.http.trust-every-address", "false");
         all.put("slidegate.memory.max-keys", "1");
         all.put("slidegate.redis.timeout", "1ms");

@@ -28,7 +28,8 @@ import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
 
 /**
- * The header timeout with its shipped default (10 s), judged by the caller's clock: a caller who sends its
+ * The header timeout as the demo sets it (10 s, the value docs/security.md suggests; off unless set), judged by the caller's
+ * clock: a caller who sends its
  * request headers a byte at a time (slowloris), or nothing at all, is cut off, while other callers are
  * answered; a kept-alive connection idle between requests and a body sent slowly after complete headers
  * are not timed; a later request on a kept-alive connection is timed from its first byte. On Vert.x alone
@@ -38,7 +39,7 @@ import io.restassured.RestAssured;
 @TestProfile(SmallLimits.class)
 class HeaderTimeoutTest {
 
-    static final long SHIPPED_TIMEOUT_MILLIS = 10_000;
+    static final long DEMO_TIMEOUT_MILLIS = 10_000;
     private static final String GET = "GET /q/health/live HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
     private static Socket connect(String from) throws IOException {
@@ -85,7 +86,7 @@ class HeaderTimeoutTest {
         try (Socket slow = connect()) {
             send(slow, "GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Slow: ");
             long closedAfter = trickleUntilClosed(slow, before, 500, 60_000);
-            assertTrue(closedAfter >= SHIPPED_TIMEOUT_MILLIS - 1, "closed after " + closedAfter + " ms, before its 10 s");
+            assertTrue(closedAfter >= DEMO_TIMEOUT_MILLIS - 1, "closed after " + closedAfter + " ms, before its 10 s");
         }
     }
 
@@ -95,7 +96,7 @@ class HeaderTimeoutTest {
             while (!closedByServer(silent)) {
                 assertTrue(millisSince(before) < 60_000, "a silent connection is still open after 60 s");
             }
-            assertTrue(millisSince(before) >= SHIPPED_TIMEOUT_MILLIS - 1, "closed before its 10 s");
+            assertTrue(millisSince(before) >= DEMO_TIMEOUT_MILLIS - 1, "closed before its 10 s");
         }
     }
 
@@ -103,7 +104,7 @@ class HeaderTimeoutTest {
         try (Socket socket = connect()) {
             send(socket, GET);
             assertTrue(response(socket).endsWith(" 200 OK"));
-            Thread.sleep(SHIPPED_TIMEOUT_MILLIS + 1_000); // idle between requests for longer than the timeout
+            Thread.sleep(DEMO_TIMEOUT_MILLIS + 1_000); // idle between requests for longer than the timeout
             assertFalse(closedByServer(socket), "an idle kept-alive connection was closed");
             send(socket, GET);
             assertTrue(response(socket).endsWith(" 200 OK"));
@@ -118,7 +119,7 @@ class HeaderTimeoutTest {
                     + body.length() + "\r\n\r\n");
             for (int i = 0; i < body.length(); i++) { // 40 bytes over 11 s
                 send(socket, body.substring(i, i + 1));
-                Thread.sleep((SHIPPED_TIMEOUT_MILLIS + 1_000) / body.length());
+                Thread.sleep((DEMO_TIMEOUT_MILLIS + 1_000) / body.length());
             }
             String status = response(socket);
             assertTrue(status.endsWith(" 401 Unauthorized"), status); // the body was read: a wrong password
@@ -132,7 +133,7 @@ class HeaderTimeoutTest {
             long before = System.nanoTime();
             send(socket, "GET /q/health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: ");
             long closedAfter = trickleUntilClosed(socket, before, 500, 60_000);
-            assertTrue(closedAfter >= SHIPPED_TIMEOUT_MILLIS - 1, "closed " + closedAfter + " ms after its first byte");
+            assertTrue(closedAfter >= DEMO_TIMEOUT_MILLIS - 1, "closed " + closedAfter + " ms after its first byte");
         }
     }
 

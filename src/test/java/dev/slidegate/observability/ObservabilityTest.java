@@ -3,7 +3,6 @@ package dev.slidegate.observability;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.hasItems;
 import static org.hamcrest.Matchers.not;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -65,8 +64,10 @@ class ObservabilityTest {
         assertEquals("#/components/schemas/Problem", api.getString(tooMany + "content.'application/problem+json'.schema.$ref"));
         assertTrue(api.getMap("components.schemas.Problem.properties").keySet()
                 .containsAll(List.of("title", "status", "retryAfter", "policy")));
-        given().accept("application/json").get("/q/openapi?format=json").then()
-                .body("paths.'/admin'.get.responses.keySet()", hasItems("401", "403"));
+        // the admin API is served beside the service's REST application, not in it: the service's document stays its own
+        assertTrue(api.<String, Object> getMap("paths").keySet().stream().noneMatch(p -> p.startsWith("/admin")),
+                api.getMap("paths").keySet()
+                        .toString());
     }
 
     // refusals are summarised, not logged per request: 6 refusals of one policy give one line, naming no key

@@ -3,13 +3,24 @@ package example;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
 
-/** The service limits with Slidegate as its only addition, and nothing of Slidegate's demo reaches it. */
+/**
+ * The service limits with Slidegate as its only addition, nothing of Slidegate's demo reaches it, and nothing of the
+ * service's own (its /admin, its errors, its settings, its log filter) is changed by Slidegate being on its class path.
+ */
 @QuarkusTest
 class ConsumerTest {
 
@@ -43,8 +54,64 @@ class ConsumerTest {
     void nothingOfTheDemoReachesTheService() {
         given().get("/api/products").then().statusCode(404);
         given().post("/api/login").then().statusCode(404);
-        // the admin API is off unless the service turns it on, and no demo user exists
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin").then().statusCode(404);
+        // the admin is off unless the service turns it on: no route at its root, and no demo user exists
+        given().auth().preemptive().basic("admin", "slidegate-demo").get("/q/slidegate").then().statusCode(404);
+    }
+
+    @Test
+    void theServicesOwnAdminIsItsOwn() {
+        given().get("/admin").then().statusCode(200).body(equalTo("the service's own admin"));
+        given().get("/admin/users").then().statusCode(200).body(equalTo("the service's own users"));
+        given().urlEncodingEnabled(false).get("/admin%2Fusers").then().statusCode(not(equalTo(200)));
+    }
+
+    @Test
+    void theServicesOwnErrorsAreAnsweredAsItsFrameworkAnswersThem() {
+        // a body-less 400 stays body-less: no problem body of Slidegate's
+        given().get("/host/bad").then().statusCode(400).body(equalTo(""))
+                .header("Content-Type", org.hamcrest.Matchers.anyOf(org.hamcrest.Matchers.nullValue(),
+                        not(containsString("problem+json"))));
+        // a JSON body it cannot read: Quarkus' own answer, not Slidegate's
+        for (String body : List.of("{\"name\": \"a\", \"quantity\": ", "{\"name\": \"a\", \"quantity\": [1]}")) {
+            given().contentType("application/json").body(body).post("/host/items").then().statusCode(400)
+                    .header("Content-Type", org.hamcrest.Matchers.anyOf(org.hamcrest.Matchers.nullValue(),
+                            not(containsString("problem+json"))));
+        }
+        given().contentType("application/json").body("{\"name\": \"a\", \"quantity\": 1}").post("/host/items").then()
+                .statusCode(200).body(equalTo("a"));
+    }
+
+    @Test
+    void slidegateSetsNoneOfTheServicesSettings() {
+        List<String> set = new ArrayList<>();
+        for (ConfigSource source : ConfigProvider.getConfig().getConfigSources()) {
+            String name = source.getName() == null ? "" : source.getName();
+            if (name.contains("slidegate") && name.contains("microprofile-config.properties")) {
+                source.getPropertyNames().stream().filter(p -> p.startsWith("quarkus.")).forEach(p -> set.add(name + ": " + p));
+            }
+        }
+        assertEquals(List.of(), set, "quarkus.* settings shipped by Slidegate");
+        assertTrue(sourceNames().stream().anyMatch(n -> n.contains("slidegate") && n.contains("microprofile-config.properties")),
+                "Slidegate's own defaults file is read (so the check above looked at it): " + sourceNames());
+        // the service's own values are the ones in force
+        assertEquals("host-filter", ConfigProvider.getConfig().getValue("quarkus.log.console.filter", String.class));
+        assertEquals(7, ConfigProvider.getConfig().getValue("quarkus.redis.max-pool-size", Integer.class));
+        assertTrue(ConfigProvider.getConfig().getOptionalValue("quarkus.redis.devservices.enabled", Boolean.class)
+                .orElse(true), "Redis Dev Services are the service's to switch off");
+    }
+
+    private static List<String> sourceNames() {
+        List<String> names = new ArrayList<>();
+        ConfigProvider.getConfig().getConfigSources().forEach(s -> names.add(String.valueOf(s.getName())));
+        return names;
+    }
+
+    @Test
+    void theServicesOwnLogFilterStaysInForceAndSeesItsLinesAsWritten() {
+        String line = "connecting to redis://:host-secret@cache.internal:6379 " + System.nanoTime();
+        given().queryParam("text", line).get("/host/log").then().statusCode(200);
+        // the service did not ask Slidegate to redact its lines (slidegate.log.redact=all): they reach its filter as written
+        assertTrue(HostLogFilter.SEEN.contains(line), HostLogFilter.SEEN.toString());
     }
 
     @Test

@@ -16,7 +16,10 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import redis.embedded.RedisServer;
 
-/** The same service on the Redis store: one property, and the limits are kept in Redis. */
+/**
+ * The same service on the Redis store, through a Redis client of Slidegate's own (quarkus.redis.slidegate.hosts), beside
+ * the service's own use of its default client, whose pool and health check stay the service's.
+ */
 @QuarkusTest
 @TestProfile(RedisConsumerTest.OnRedis.class)
 class RedisConsumerTest {
@@ -32,7 +35,9 @@ class RedisConsumerTest {
                 s.close();
                 server = new RedisServer(port);
                 server.start();
-                return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port, "slidegate.store", "redis");
+                // the service's own client, and Slidegate's (its own named client, here on the same server)
+                return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port, "quarkus.redis.slidegate.hosts",
+                        "redis://127.0.0.1:" + port + "/1", "slidegate.store", "redis", "slidegate.admin.enabled", "true");
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -57,6 +62,25 @@ class RedisConsumerTest {
         }
     }
 
+    @jakarta.inject.Inject
+    io.quarkus.redis.datasource.RedisDataSource hostRedis;
+
+    @Test
+    void theServicesOwnRedisClientAndHealthCheckAreItsOwn() {
+        given().get("/cache/k").then().statusCode(200).body(equalTo("cached k"));
+        // the Redis client's own health check, which the service left on, runs beside Slidegate's
+        given().get("/q/health/ready").then().statusCode(200)
+                .body("checks.name", org.hamcrest.Matchers.hasItems("Slidegate store", "Redis connection health check"));
+    }
+
+    @Test
+    void theAdminIsUnderItsOwnRootAndGuarded() {
+        // on, but this service has no security extension: nobody holds the role, so nobody gets in
+        given().get("/q/slidegate").then().statusCode(401);
+        given().get("/q/slidegate/policies/orders/keys").then().statusCode(401);
+        given().get("/admin").then().statusCode(200).body(equalTo("the service's own admin"));
+    }
+
     @Test
     void limitsAreKeptInRedis() {
         given().get("/q/health/ready").then().statusCode(200).body("checks.find { it.name == 'Slidegate store' }.data.store",
@@ -64,5 +88,7 @@ class RedisConsumerTest {
         given().get("/orders/export").then().statusCode(200);
         given().get("/orders/export").then().statusCode(200);
         given().get("/orders/export").then().statusCode(429).body("policy", equalTo("orders"));
+        // in Slidegate's client's database (1), never in the service's own (0)
+        org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), hostRedis.key().keys("*slidegate*"));
     }
 }
