@@ -99,7 +99,7 @@ class AdminRoutes {
             return;
         }
         router.route().order(Integer.MIN_VALUE + 5).handler(rc -> {
-            if (disguised(rc.request().path(), root)) {
+            if (disguised(rc.request().path(), pageRoot)) {
                 rc.response().setStatusCode(404).end();
             } else {
                 rc.next();
@@ -188,7 +188,15 @@ class AdminRoutes {
     private void route(RoutingContext rc, String who) {
         List<String> s;
         try {
-            s = segments(rc.normalizedPath().substring(root.length()));
+            // the path below the root, after the service's quarkus.http.root-path when its router is mounted there
+            String path = rc.normalizedPath();
+            String mount = rc.mountPoint();
+            int from = mount == null ? 0 : mount.endsWith("/") ? mount.length() - 1 : mount.length();
+            if (!path.startsWith(root, from)) {
+                notFound(rc);
+                return;
+            }
+            s = segments(path.substring(from + root.length()));
         } catch (IllegalArgumentException e) {
             send(rc, Problems.of(400, "Bad Request", "bad-request", "The path is not valid: " + e.getMessage()));
             return;
