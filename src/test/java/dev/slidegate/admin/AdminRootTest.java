@@ -6,7 +6,7 @@ import static org.hamcrest.Matchers.not;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.http.SmallLimits;
+import dev.slidegate.http.ServiceChoicesTest;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -15,15 +15,8 @@ import io.quarkus.test.junit.TestProfile;
  * else (the demo's {@code /admin} is then the service's own path again), and the permission scoped to that root.
  */
 @QuarkusTest
-@TestProfile(AdminRootTest.Elsewhere.class)
+@TestProfile(ServiceChoicesTest.LibraryDefaults.class) // slidegate.admin.root-path=/ops/rate-limits, role viewer
 class AdminRootTest {
-
-    public static class Elsewhere extends SmallLimits {
-        @Override
-        public java.util.Map<String, String> getConfigOverrides() {
-            return plus("slidegate.admin.root-path", "/ops/rate-limits", "slidegate.admin.role", "viewer");
-        }
-    }
 
     private static io.restassured.specification.RequestSpecification viewer() {
         return given().auth().preemptive().basic("viewer", "viewer-secret");

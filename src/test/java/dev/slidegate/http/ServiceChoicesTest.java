@@ -26,13 +26,15 @@ import io.vertx.core.Vertx;
  */
 @QuarkusTest
 @TestProfile(ServiceChoicesTest.LibraryDefaults.class)
-class ServiceChoicesTest {
+public class ServiceChoicesTest {
 
     public static class LibraryDefaults extends SmallLimits {
         @Override
         public java.util.Map<String, String> getConfigOverrides() {
+            // (AdminRootTest shares this start: the admin where a service puts it, for the role it names)
             return plus("slidegate.http.header-timeout", "0", "slidegate.http.problem-bodies", "slidegate",
-                    "slidegate.openapi.enabled", "false");
+                    "slidegate.openapi.enabled", "false", "slidegate.admin.root-path", "/ops/rate-limits",
+                    "slidegate.admin.role", "viewer");
         }
     }
 
