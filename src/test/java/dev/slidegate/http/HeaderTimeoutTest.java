@@ -40,6 +40,11 @@ import io.restassured.RestAssured;
 class HeaderTimeoutTest {
 
     static final long DEMO_TIMEOUT_MILLIS = 10_000;
+    /**
+     * The latest a connection may be closed: the setting, one trickling pause, and scheduling slack on a busy machine;
+     * a close much later than the setting promises is a failure, not noise.
+     */
+    static final long LATEST_CLOSE_MILLIS = DEMO_TIMEOUT_MILLIS + 3_000;
     private static final String GET = "GET /q/health/live HTTP/1.1\r\nHost: localhost\r\n\r\n";
 
     private static Socket connect(String from) throws IOException {
@@ -85,7 +90,7 @@ class HeaderTimeoutTest {
         long before = System.nanoTime();
         try (Socket slow = connect()) {
             send(slow, "GET /api/products HTTP/1.1\r\nHost: localhost\r\nX-Slow: ");
-            long closedAfter = trickleUntilClosed(slow, before, 500, 60_000);
+            long closedAfter = trickleUntilClosed(slow, before, 500, LATEST_CLOSE_MILLIS);
             assertTrue(closedAfter >= DEMO_TIMEOUT_MILLIS - 1, "closed after " + closedAfter + " ms, before its 10 s");
         }
     }
@@ -94,7 +99,8 @@ class HeaderTimeoutTest {
         long before = System.nanoTime();
         try (Socket silent = connect()) {
             while (!closedByServer(silent)) {
-                assertTrue(millisSince(before) < 60_000, "a silent connection is still open after 60 s");
+                assertTrue(millisSince(before) < LATEST_CLOSE_MILLIS, "a silent connection is still open after "
+                        + millisSince(before) + " ms");
             }
             assertTrue(millisSince(before) >= DEMO_TIMEOUT_MILLIS - 1, "closed before its 10 s");
         }
@@ -132,7 +138,7 @@ class HeaderTimeoutTest {
             assertTrue(response(socket).endsWith(" 200 OK"));
             long before = System.nanoTime();
             send(socket, "GET /q/health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: ");
-            long closedAfter = trickleUntilClosed(socket, before, 500, 60_000);
+            long closedAfter = trickleUntilClosed(socket, before, 500, LATEST_CLOSE_MILLIS);
             assertTrue(closedAfter >= DEMO_TIMEOUT_MILLIS - 1, "closed " + closedAfter + " ms after its first byte");
         }
     }

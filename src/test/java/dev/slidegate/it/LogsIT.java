@@ -1,10 +1,12 @@
 package dev.slidegate.it;
 
+import static dev.slidegate.testing.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -23,8 +25,9 @@ class LogsIT {
                 service.get("/api/reports", "X-Api-Key", "api-key-do-not-log");
                 service.postJson("/api/login", "{\"username\":\"alice\",\"password\":\"password-do-not-log\"}");
             }
-            Thread.sleep(300); // let the last lines reach the log file
-            String log = service.log();
+            // the summary is written at the first refusal: wait for it, then count
+            String log = eventually(Duration.ofSeconds(10), service::log, l -> l.contains("Policy 'reports' refused"),
+                    "the refusal summary in the log");
             assertTrue(log.contains("does not answer at start-up"), log);
             assertTrue(log.contains("redis://***@127.0.0.1:1"), "the URI is shown without its credentials:\n" + log);
             for (String secret : List.of("s3cret-pass", "api-key-do-not-log", "password-do-not-log", "slidegate-demo")) {
@@ -123,7 +126,7 @@ class LogsIT {
     }
 
     // three callers trickling their headers are cut off by the header timeout (here 1 s, so that the
-    // test does not wait the shipped 10 s, which HeaderTimeoutTest does): counted in the metrics,
+    // test does not wait the demo's 10 s, which HeaderTimeoutTest does): counted in the metrics,
     // summed in one warning, never a line per connection; a normal caller is answered meanwhile
     @Test
     void slowHeadersAreCutOffAndSummedInOneWarning() throws Exception {
@@ -138,13 +141,14 @@ class LogsIT {
             }
             assertEquals(200, service.get("/api/products").statusCode());
             for (java.net.Socket socket : slow) {
-                dev.slidegate.testing.SlowCaller.trickleUntilClosed(socket, before, 100, 30_000);
+                dev.slidegate.testing.SlowCaller.trickleUntilClosed(socket, before, 100, 4_000); // 1 s, and slack
                 socket.close();
             }
             String metrics = service.get("/q/metrics").body();
             assertTrue(metrics.contains("slidegate_http_header_timeouts_total 3.0"), metrics);
-            Thread.sleep(300); // let the last lines reach the log file
-            String log = service.log();
+            String log = eventually(Duration.ofSeconds(10), service::log,
+                    l -> l.contains("whose request headers took longer than"),
+                    "the warning about slow headers in the log");
             assertEquals(1, log.lines().filter(l -> l.contains("whose request headers took longer than")).count(), log);
             assertTrue(log.contains("slidegate.http.header-timeout (1s)"), log);
             assertFalse(log.contains("is not in force"), log);
@@ -167,11 +171,8 @@ class LogsIT {
             java.nio.file.Files.createDirectory(dir.resolve("blocked")); // after the start, which would read it
             admin.call("CONFIG", "SET", "save", "3600 1");
             admin.call("BGSAVE");
-            long until = System.nanoTime() + 30_000_000_000L;
-            while (!String.valueOf(admin.call("INFO", "persistence")).contains("rdb_last_bgsave_status:err")) {
-                assertTrue(System.nanoTime() < until, "the snapshot did not fail");
-                Thread.sleep(50);
-            }
+            eventually(Duration.ofSeconds(30), () -> String.valueOf(admin.call("INFO", "persistence")),
+                    info -> info.contains("rdb_last_bgsave_status:err"), "the snapshot failing");
             HttpResponse<String> ready = service.get("/q/health/ready");
             // the demo's fail mode is local: ready, degraded, with the cause (fail mode closed: 503, RedisHealthTest)
             assertEquals(200, ready.statusCode(), ready.body());
@@ -183,13 +184,10 @@ class LogsIT {
                 assertEquals(200, service.get("/api/products").statusCode(), "the fail mode (local) decides");
             }
             admin.call("CONFIG", "SET", "stop-writes-on-bgsave-error", "no");
-            until = System.nanoTime() + 30_000_000_000L;
-            while (service.get("/q/health/ready").body().contains("refuses writes")) {
-                assertTrue(System.nanoTime() < until, "readiness did not heal");
-                Thread.sleep(100);
-            }
-            Thread.sleep(300); // let the last lines reach the log file
-            String log = service.log();
+            eventually(Duration.ofSeconds(30), () -> service.get("/q/health/ready").body(), b -> !b.contains("refuses writes"),
+                    "readiness healing");
+            String log = eventually(Duration.ofSeconds(10), service::log,
+                    l -> l.contains("cannot save its snapshot (MISCONF): fix its disk"), "the line naming the cause");
             assertEquals(1, log.lines().filter(l -> l.contains("cannot save its snapshot (MISCONF): fix its disk")).count(),
                     "one line names the cause and the fix:\n" + log);
         } finally {

@@ -58,12 +58,9 @@ class RefusalCacheIT {
                             .encodeToString("admin:slidegate-demo".getBytes()))
                     .DELETE().build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(204, reset.statusCode(), reset.body());
-            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            int status = 0;
-            while (System.nanoTime() < deadline && (status = a.get("/api/products").statusCode()) != 200) {
-                Thread.sleep(20);
-            }
-            assertEquals(200, status, "instance a admits again after the reset made through instance b");
+            dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), () -> a.get("/api/products").statusCode(),
+                    s -> s == 200,
+                    "instance a admitting again after the reset made through instance b");
         }
     }
 

@@ -122,6 +122,9 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     private static ServiceProcess start(List<String> cmd, int port) {
+        // each test says what it started, so that a report shows whether the executable or the jar was tested
+        System.out.println("[ServiceProcess] started " + (nativeExecutable() ? "the native executable " : "the jar with ")
+                + cmd.get(0) + " on port " + port);
         try {
             Path log = Leftovers.tempFile("slidegate-" + port, ".log");
             Process p = Leftovers
@@ -208,8 +211,15 @@ public final class ServiceProcess implements AutoCloseable {
      * {@code slidegate.it.native}), else the jar on this JVM; either takes the properties as {@code -D}.
      */
     static boolean nativeExecutable() {
-        return "true".equals(System.getProperty("slidegate.it.native"))
-                && Files.isExecutable(Paths.get(System.getProperty("native.image.path", "")));
+        if (!"true".equals(System.getProperty("slidegate.it.native"))) {
+            return false;
+        }
+        Path executable = Paths.get(System.getProperty("native.image.path", ""));
+        if (!Files.isExecutable(executable)) {
+            // a native run must run the executable: never the jar in its place, passing for what it did not test
+            throw new IllegalStateException("a native run (-Dnative) found no executable at " + executable.toAbsolutePath());
+        }
+        return true;
     }
 
     private static List<String> command(int port, boolean classData, String... properties) {
