@@ -34,9 +34,13 @@ class AdminBenchmarkSmokeTest {
         // the live pages keep streaming under the load (they died at their first snapshot when each page
         // computed its own on the decisions' connections), and no API request fails meanwhile
         java.util.regex.Matcher busy = java.util.regex.Pattern
-                .compile("\\| with the admin load \\| \\d+ \\| (\\d+) \\|.*\\| (\\d+) stream events").matcher(isolation);
+                .compile(
+                        "\\| with the admin load \\| \\d+ \\| (\\d+) \\|.*\\| (\\d+) stream events.*, (\\d+) listings by usage \\((\\d+) failed\\)")
+                .matcher(isolation);
         assertTrue(busy.find(), isolation);
-        assertTrue(busy.group(1).equals("0"), "no API request answered 503:\n" + isolation);
+        assertTrue(busy.group(1).equals("0"), "no API request failed (no 503, no 500, every one answered):\n" + isolation);
+        assertTrue(Long.parseLong(busy.group(3)) > 0, "the operators' listings ran:\n" + isolation);
+        assertTrue(busy.group(4).equals("0"), "no listing failed:\n" + isolation);
         assertTrue(Long.parseLong(busy.group(2)) > 0, "the live pages kept streaming:\n" + isolation);
     }
 }

@@ -94,12 +94,10 @@ class RedisClusterApiTest {
             pages++;
         } while (cursor != null && pages < 50);
         assertEquals(200, listed.size());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long counted;
-        do { // the summary's counts are at most about a second old
-            counted = admin().get("/admin").jsonPath().getLong("policies.find { it.name == 'reports' }.activeKeys");
-        } while (counted < 200 && System.nanoTime() < deadline);
-        assertTrue(counted >= 200, "activeKeys " + counted);
+        // the summary's counts are at most about a second old
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(10),
+                () -> admin().get("/admin").jsonPath().getLong("policies.find { it.name == 'reports' }.activeKeys"),
+                counted -> counted >= 200, "the summary counting the 200 keys");
     }
 
     @Test
@@ -157,37 +155,30 @@ class RedisClusterApiTest {
         assertTrue(seen.get(200) > 100, "load ran: " + seen);
 
         // 3. recovered by itself: new callers are decided by Redis again (local fallback writes nothing to Redis)
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        int found;
-        int round = 0;
-        do {
-            round++;
+        int[] round = { 0 };
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(10), () -> {
+            round[0]++;
             for (int i = 0; i < 20; i++) {
-                given().header("X-Api-Key", "after-" + round + "-" + i).get("/api/reports").then().statusCode(200);
+                given().header("X-Api-Key", "after-" + round[0] + "-" + i).get("/api/reports").then().statusCode(200);
             }
-            found = 0;
+            int found = 0;
             for (RedisServer m : cluster().masters()) {
-                found += scan(m, "slidegate:{reports:hdr:after-" + round + "-*").size();
+                found += scan(m, "slidegate:{reports:hdr:after-" + round[0] + "-*").size();
             }
-        } while (found < 20 && System.nanoTime() < deadline);
-        assertEquals(20, found, "the 20 new callers of round " + round + " are in Redis");
+            return found;
+        }, found -> found == 20, "the 20 new callers of one round in Redis");
     }
 
     private static io.restassured.specification.RequestSpecification admin() {
         return given().auth().preemptive().basic("admin", "slidegate-demo");
     }
 
-    private static void awaitRole(RedisServer node, String role) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
+    private static void awaitRole(RedisServer node, String role) {
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(30), () -> {
             try (Resp r = node.connect()) {
-                if (((String) r.call("INFO", "replication")).contains(role)) {
-                    return;
-                }
+                return (String) r.call("INFO", "replication");
             }
-            Thread.sleep(50);
-        }
-        throw new AssertionError(node.uri() + " never reported " + role);
+        }, info -> info.contains(role), node.uri() + " reporting " + role);
     }
 
     /** Every key of one node matching {@code pattern}. */
