@@ -107,8 +107,8 @@ class AdminRoutes {
         });
         if (!config.admin().cors()) {
             // ahead of Quarkus' CORS filter (order -300): the admin root is kept out of the service's CORS settings
-            router.route(root).order(Integer.MIN_VALUE + 10).handler(AdminRoutes::outOfCors);
-            router.route(root + "/*").order(Integer.MIN_VALUE + 10).handler(AdminRoutes::outOfCors);
+            router.route(root).order(Integer.MIN_VALUE + 10).handler(this::outOfCors);
+            router.route(root + "/*").order(Integer.MIN_VALUE + 10).handler(this::outOfCors);
         }
         router.route(root).order(ORDER).handler(this::handle);
         router.route(root + "/*").order(ORDER).handler(this::handle);
@@ -120,15 +120,14 @@ class AdminRoutes {
      * {@code Access-Control-Allow-*} field: a browser then neither sends a cross-origin {@code PUT} or {@code DELETE}
      * nor lets a page of another origin read an answer. Same-origin requests (the live page) need neither.
      */
-    private static void outOfCors(RoutingContext rc) {
+    private void outOfCors(RoutingContext rc) {
         if (rc.request().getHeader("Origin") == null) {
             rc.next();
             return;
         }
         if (rc.request().method() == HttpMethod.OPTIONS && rc.request().getHeader("Access-Control-Request-Method") != null) {
-            rc.response().setStatusCode(403).putHeader("Content-Type", Problem.MEDIA_TYPE)
-                    .end("{\"type\":\"https://slidegate.dev/problems/forbidden\",\"title\":\"Forbidden\",\"status\":403,"
-                            + "\"detail\":\"The admin API answers no cross-origin requests (slidegate.admin.cors=false)\"}");
+            send(rc, Problems.of(403, "Forbidden", "forbidden",
+                    "The admin API answers no cross-origin requests (slidegate.admin.cors=false)"));
             return;
         }
         rc.addHeadersEndHandler(v -> {
@@ -460,7 +459,7 @@ class AdminRoutes {
     }
 
     private static OverrideAdmin.Refused badRequest(String detail) {
-        return new OverrideAdmin.Refused(400, "bad-request", detail);
+        return new OverrideAdmin.Refused(400, detail);
     }
 
     private static String param(RoutingContext rc, String name, String otherwise) {

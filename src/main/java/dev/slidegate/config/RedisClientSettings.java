@@ -44,6 +44,6 @@ public record RedisClientSettings(String name, Optional<String> hosts, boolean c
         if (isDefault()) {
             return "quarkus.redis." + setting;
         }
-        return "quarkus.redis." + (name.indexOf('.') >= 0 ? '"' + name + '"' : name) + "." + setting;
+        return "quarkus.redis." + SettingsCheck.quoted(name) + "." + setting;
     }
 }

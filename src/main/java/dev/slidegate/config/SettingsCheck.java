@@ -154,7 +154,7 @@ public final class SettingsCheck {
     }
 
     /** A name as one segment of a property: quoted when it holds a dot, as SmallRye writes map keys. */
-    private static String quoted(String name) {
+    static String quoted(String name) {
         return name.indexOf('.') >= 0 ? "\"" + name + "\"" : name;
     }
 

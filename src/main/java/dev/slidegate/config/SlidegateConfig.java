@@ -334,7 +334,7 @@ public interface SlidegateConfig {
          * own: {@code quarkus.redis.slidegate.hosts}), {@code <default>} (the service's default client,
          * {@code quarkus.redis.hosts}) or the name of any client the service injects with {@code @RedisClientName}.
          */
-        @WithDefault("slidegate")
+        @WithDefault(RedisClientSettings.OWN_CLIENT)
         String client();
 
         /**
