@@ -93,7 +93,7 @@ public final class RedisServer implements AutoCloseable {
             try {
                 Path log = Leftovers.tempFile("redis-" + port, ".log");
                 Process p = Leftovers
-                        .process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
+                        .process(launch(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())));
                 try {
                     if (waitForPing(p, port)) {
                         return new RedisServer(p, port, binary, log);
@@ -116,6 +116,27 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         throw last;
+    }
+
+    /**
+     * Starts a process, retrying while the kernel answers "Text file busy" (ETXTBSY, error 26): a binary
+     * just written (the bundled one, unpacked under target/redis) cannot be executed while any process
+     * still holds a descriptor open for writing it, and a process forked at that moment by another test
+     * thread inherits such a descriptor until it has closed its descriptors or executed its own
+     * program. That lasts milliseconds; the retries allow two seconds.
+     */
+    static Process launch(ProcessBuilder builder) throws IOException {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return builder.start();
+            } catch (IOException e) {
+                boolean busy = String.valueOf(e.getMessage()).contains("error=26");
+                if (!busy || attempt == 100) {
+                    throw e;
+                }
+                sleep(20);
+            }
+        }
     }
 
     /**
