@@ -24,7 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.StoreUnavailableException;
 import dev.slidegate.config.SlidegateConfig;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.http.Problem;
 import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
@@ -452,7 +452,7 @@ class AdminRoutes {
     /** A key as typed into the URL, checked as every store requires it (a 400 naming the rule, on every store). */
     private static String storeKey(String key) {
         try {
-            return LimiterStore.checkKey(key);
+            return DecisionStore.checkKey(key);
         } catch (IllegalArgumentException e) {
             throw badRequest("'" + key + "': " + e.getMessage());
         }

@@ -23,7 +23,7 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.StoreInspection;
 import dev.slidegate.metrics.DecisionStats;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
@@ -73,10 +73,11 @@ public class AdminService {
 
     private final Map<String, Ranking> rankings = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** Where the admin reads: at most a few reads in flight, on connections of their own with Redis. */
-    private final LimiterStore store;
-    /** Where a reset goes: the decisions' own store, so whatever it remembers of the key is forgotten too. */
-    private final LimiterStore decisions;
+    /**
+     * Where the admin reads and resets: at most a few calls in flight, on connections of their own with
+     * Redis; a reset also reaches what the decisions' stack remembers of the key.
+     */
+    private final StoreInspection store;
     private final PolicyRegistry registry;
     private final DecisionStats stats;
     private final boolean enabled;
@@ -89,8 +90,7 @@ public class AdminService {
             dev.slidegate.core.Overrides overrides) {
         this.overrides = overrides;
         this.stack = stack;
-        this.store = stack.adminReads();
-        this.decisions = stack.decisions();
+        this.store = stack.inspection();
         this.registry = registry;
         this.stats = stats;
         this.enabled = config.enabled();
@@ -121,7 +121,7 @@ public class AdminService {
 
     Uni<Summary> summary() {
         List<Policy> all = List.copyOf(policies().values());
-        return counts(all).map(c -> new Summary(store.name(), enabled, c.at(), refusedLocally(),
+        return counts(all).map(c -> new Summary(stack.decisions().name(), enabled, c.at(), refusedLocally(),
                 all.stream()
                         .map(p -> new PolicySummary(p.name(), texts(p.limits()), p.strategy().configName(), p.key(),
                                 p.countRejected(),
@@ -174,7 +174,7 @@ public class AdminService {
 
     Uni<Void> reset(Policy p, String key) {
         rankings.remove(p.name()); // the next listing by usage shows the reset
-        return Uni.createFrom().completionStage(() -> decisions.reset(p, key)).invoke(() -> rankings.remove(p.name()));
+        return Uni.createFrom().completionStage(() -> store.reset(p, key)).invoke(() -> rankings.remove(p.name()));
     }
 
     /** A page in the store's order, or with {@code byUsage} the callers closest to their limit first (cursor: an offset). */
@@ -234,10 +234,11 @@ public class AdminService {
         int inForce = overrides.activeCount();
         long version = overrides.version();
         if (each.isEmpty()) {
-            return Uni.createFrom().item(new Snapshot(at, store.name(), refusedLocally(), List.of(), inForce, version));
+            return Uni.createFrom()
+                    .item(new Snapshot(at, stack.decisions().name(), refusedLocally(), List.of(), inForce, version));
         }
         return Uni.join().all(each).andFailFast()
-                .map(list -> new Snapshot(at, store.name(), refusedLocally(), list, inForce, version));
+                .map(list -> new Snapshot(at, stack.decisions().name(), refusedLocally(), list, inForce, version));
     }
 
     /**

@@ -24,7 +24,7 @@ import dev.slidegate.api.LimitOverride;
 import dev.slidegate.api.OverrideSource;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Overrides;
 import dev.slidegate.http.ClientAddress;
 import io.smallrye.mutiny.Uni;
@@ -130,7 +130,7 @@ class OverrideAdmin {
             if (key != null) {
                 LimitOverride.Target sent = new LimitOverride.Target(policy, null, key); // its length and characters first
                 try {
-                    key = OverrideKeys.canonical(LimiterStore.checkKey(key), owner.key(), clients::clientOf).key();
+                    key = OverrideKeys.canonical(DecisionStore.checkKey(key), owner.key(), clients::clientOf).key();
                 } catch (IllegalArgumentException noCallersKey) {
                     if (overrides.get(sent) == null) {
                         throw noCallersKey;

@@ -12,11 +12,14 @@ import jakarta.enterprise.inject.Instance;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.core.BoundedInspection;
 import dev.slidegate.core.Breaker;
 import dev.slidegate.core.Clock;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.FallbackStore;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.ResetHooks;
 import dev.slidegate.core.Secrets;
+import dev.slidegate.core.StoreInspection;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.MeteredStore;
 import dev.slidegate.redis.ClusterNodes;
@@ -95,7 +98,7 @@ public class RedisStackFactory implements RedisStacks {
         decisions = new RedisStore(redis, config.redis().timeout(), config.redis().lateLimit(), nodes,
                 config.redis().batchSize());
         owned.add(decisions);
-        LimiterStore remote = decisions;
+        DecisionStore remote = decisions;
         RefusalCache refusals = null;
         if (config.redis().refusalCacheSize() > 0) {
             refusals = new RefusalCache(decisions, config.redis().refusalCacheSize(), System::nanoTime);
@@ -111,7 +114,7 @@ public class RedisStackFactory implements RedisStacks {
             remote = refusals;
         }
         FallbackStore fallback = fallback(config, clock, remote, redis, metrics, owned);
-        LimiterStore store = fallback;
+        DecisionStore store = fallback;
         if (metrics.isResolvable()) {
             store = new MeteredStore(store, metrics.get());
         }
@@ -129,8 +132,16 @@ public class RedisStackFactory implements RedisStacks {
                 return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             }
         };
+        // a reset forgets the key's local window of the fail modes and every refusal remembered here
+        RefusalCache remembered = refusals;
+        StoreInspection inspection = new ResetHooks(admin, (policy, key) -> {
+            fallback.forget(policy, key);
+            if (remembered != null) {
+                remembered.forgetAll();
+            }
+        });
         return new StoreStack(store, Optional.of(fallback.breaker()), Optional.ofNullable(refusals), owned, overrides,
-                new dev.slidegate.core.BoundedStore(admin, StoreStack.ADMIN_IN_FLIGHT), probe);
+                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe);
     }
 
     @Override
@@ -157,7 +168,7 @@ public class RedisStackFactory implements RedisStacks {
      * {@code slidegate_failmode_transitions_total{to}} ({@code to="fail-mode"} when Redis starts being skipped,
      * {@code to="store"} when it is used again). What it creates that must be closed is added to {@code owned}.
      */
-    private FallbackStore fallback(SlidegateConfig config, Clock clock, LimiterStore redis, ReactiveRedisDataSource source,
+    private FallbackStore fallback(SlidegateConfig config, Clock clock, DecisionStore redis, ReactiveRedisDataSource source,
             Instance<MeterRegistry> metrics, List<AutoCloseable> owned) {
         Consumer<Breaker.State> transitions = s -> {
         };

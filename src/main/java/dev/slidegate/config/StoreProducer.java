@@ -1,9 +1,7 @@
 package dev.slidegate.config;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
@@ -13,7 +11,7 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import dev.slidegate.core.Clock;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.MeteredStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -47,10 +45,10 @@ public class StoreProducer {
         stack.close();
     }
 
-    /** The store every decision goes to: the top of the {@link StoreStack}. */
+    /** The store every decision goes to: the top of the {@link StoreStack}'s decisions. */
     @Produces
     @Singleton
-    LimiterStore store(StoreStack stack) {
+    DecisionStore store(StoreStack stack) {
         return stack.decisions();
     }
 
@@ -101,11 +99,8 @@ public class StoreProducer {
                 why += "; Redis Cluster (" + client.property("client-type") + "=cluster)";
             }
         } else {
-            LimiterStore store = new MemoryStore(clock, config.memory().maxKeys());
-            if (metrics.isResolvable()) {
-                store = new MeteredStore(store, metrics.get());
-            }
-            stack = new StoreStack(store, Optional.empty(), Optional.empty(), List.of());
+            MemoryStore store = new MemoryStore(clock, config.memory().maxKeys());
+            stack = StoreStack.inProcess(metrics.isResolvable() ? new MeteredStore(store, metrics.get()) : store, store);
         }
         LOG.infof("Slidegate store: %s (%s)%s", stack.decisions().name(), why,
                 config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");

@@ -5,28 +5,31 @@ import java.util.Optional;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.core.BoundedInspection;
 import dev.slidegate.core.Breaker;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.StoreInspection;
 import dev.slidegate.redis.RefusalCache;
 
 /**
- * The store stack as {@link StoreProducer} assembled it, in one place: the store every decision goes
- * to (for Redis: {@code Metered(Fallback(Redis, Memory, Breaker))}; in process: {@code
- * Metered(Memory)}), the breaker between Redis and the fail modes when there is one (health reads it
+ * The store stack as {@link StoreProducer} assembled it, in one place: the decisions' stack (for Redis:
+ * {@code Metered(Fallback(RefusalCache(Redis), Memory, Breaker))}; in process: {@code Metered(Memory)}),
+ * the admin's inspection stack (for Redis: {@code Bounded(ResetHooks(Redis on connections of its own))};
+ * in process: {@code Bounded(Memory)}), the breaker between Redis and the fail modes when there is one (health reads it
  * from here, never by unwrapping decorators), and everything in the stack that owns a thread, a timer
  * or a client, closed at shutdown in reverse order of creation.
  *
- * @param decisions the top of the stack: what decisions, admin views and health use
+ * @param decisions the top of the decisions' stack: what every decision asks
  * @param breaker the breaker in front of Redis; empty for the in-process store
  * @param refusals the refusals remembered in front of Redis; empty in process or when turned off
  * @param owned what {@link #close()} closes
  * @param overrides where overrides of limits are kept by default: in Redis with the Redis store, else in
  *        this instance's memory
- * @param adminReads where the admin reads counts and listings
+ * @param inspection where the admin reads states, counts and listings, and resets keys
  * @param probe what readiness asks of the shared store
  */
-public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, LimiterStore adminReads, WriteProbe probe)
+public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
+        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, StoreInspection inspection, WriteProbe probe)
         implements
             AutoCloseable {
 
@@ -41,7 +44,7 @@ public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Opti
         WriteProbe NONE = budget -> null;
     }
 
-    /** The most admin reads in flight at once, whoever asks (see {@link dev.slidegate.core.BoundedStore}). */
+    /** The most admin reads in flight at once, whoever asks (see {@link BoundedInspection}). */
     public static final int ADMIN_IN_FLIGHT = 16;
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
@@ -50,18 +53,14 @@ public record StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Opti
         owned = List.copyOf(owned);
     }
 
-    /** A stack whose admin reads go to the decisions' store, at most {@link #ADMIN_IN_FLIGHT} at once. */
-    public StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-            List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides) {
-        this(decisions, breaker, refusals, owned, overrides, new dev.slidegate.core.BoundedStore(decisions, ADMIN_IN_FLIGHT),
-                WriteProbe.NONE);
-    }
-
-    /** A stack whose overrides are kept in this instance's memory. */
-    public StoreStack(LimiterStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-            List<AutoCloseable> owned) {
-        this(decisions, breaker, refusals, owned,
-                (dev.slidegate.api.OverrideSource) new dev.slidegate.core.LocalOverrideSource());
+    /**
+     * The in-process stack: decisions through {@code decisions} (the store, perhaps metered), the admin
+     * straight to the store, at most {@link #ADMIN_IN_FLIGHT} reads at once; overrides in this
+     * instance's memory.
+     */
+    public static StoreStack inProcess(DecisionStore decisions, StoreInspection store) {
+        return new StoreStack(decisions, Optional.empty(), Optional.empty(), List.of(),
+                new dev.slidegate.core.LocalOverrideSource(), new BoundedInspection(store, ADMIN_IN_FLIGHT), WriteProbe.NONE);
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */

@@ -27,7 +27,7 @@ import dev.slidegate.api.StoreUnavailableException;
  * end of the outage adds what Redis admitted before (or after) to what the instances admitted
  * locally: at most 2N. A local decision reports the share it was made against (N/k), in its
  * RateLimit fields and its problem text alike.
- * Admin reads ({@code peek}, {@code keys}, {@code count}) and {@code reset} always go to the remote store.
+ * The admin reads and resets through the other SPI ({@link StoreInspection}); a reset tells {@link #forget} too.
  *
  * <p>
  * A Redis out of memory ({@code OOM}, under {@code noeviction}) fails only the decisions that need new
@@ -35,8 +35,9 @@ import dev.slidegate.api.StoreUnavailableException;
  * still decides on the windows it holds: a flood of new keys that fills Redis must not hand every
  * other caller (an address locked out of a login) a fresh local window. One warning a minute says so.
  */
-public final class FallbackStore extends ForwardingStore {
+public final class FallbackStore implements DecisionStore {
 
+    private final DecisionStore delegate;
     private final LimiterStore local;
     private final java.util.function.IntSupplier instances;
     private final Breaker breaker;
@@ -49,7 +50,7 @@ public final class FallbackStore extends ForwardingStore {
 
     private final java.util.function.Consumer<Throwable> onError;
 
-    public FallbackStore(LimiterStore remote, LimiterStore local, int instances, Breaker breaker) {
+    public FallbackStore(DecisionStore remote, LimiterStore local, int instances, Breaker breaker) {
         this(remote, local, () -> instances, breaker, e -> {
         });
     }
@@ -58,9 +59,9 @@ public final class FallbackStore extends ForwardingStore {
      * @param instances how many instances share the limits now (asked at each local decision; below 1 counts as 1)
      * @param onError told of every failed call to the remote store (each one is then decided by the fail mode); e.g. metrics
      */
-    public FallbackStore(LimiterStore remote, LimiterStore local, java.util.function.IntSupplier instances, Breaker breaker,
+    public FallbackStore(DecisionStore remote, LimiterStore local, java.util.function.IntSupplier instances, Breaker breaker,
             java.util.function.Consumer<Throwable> onError) {
-        super(remote);
+        this.delegate = remote;
         this.local = local;
         this.instances = instances;
         this.breaker = breaker;
@@ -171,8 +172,12 @@ public final class FallbackStore extends ForwardingStore {
     }
 
     @Override
-    public CompletionStage<Void> reset(Policy policy, String key) {
+    public String name() {
+        return delegate.name();
+    }
+
+    /** Forgets the local window of {@code key}, so that a reset reaches the fail modes' share too. */
+    public void forget(Policy policy, String key) {
         local.reset(share(policy).windows(), key);
-        return delegate.reset(policy, key);
     }
 }

@@ -16,7 +16,7 @@ import dev.slidegate.api.PlanResolver;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.api.StoreUnavailableException;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Overrides;
 import dev.slidegate.http.Problems;
 import io.quarkus.runtime.BlockingOperationControl;
@@ -49,12 +49,12 @@ class Decider {
     }
 
     private final CallerKeys keys;
-    private final LimiterStore store;
+    private final DecisionStore store;
     private final PlanResolver plans;
     private final Admission admission;
     private final Overrides overrides;
 
-    Decider(CallerKeys keys, LimiterStore store, PlanResolver plans, Admission admission, Overrides overrides) {
+    Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides) {
         this.keys = keys;
         this.store = store;
         this.plans = plans;

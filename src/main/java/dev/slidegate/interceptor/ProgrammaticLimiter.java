@@ -13,7 +13,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimiter;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Overrides;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.runtime.configuration.ConfigurationException;
@@ -23,12 +23,12 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 class ProgrammaticLimiter implements RateLimiter {
 
     private final PolicyRegistry registry;
-    private final LimiterStore store;
+    private final DecisionStore store;
     private final Admission admission;
     private final Overrides overrides;
     private final Map<String, Policy> policies = new ConcurrentHashMap<>();
 
-    ProgrammaticLimiter(PolicyRegistry registry, LimiterStore store, Admission admission, Overrides overrides) {
+    ProgrammaticLimiter(PolicyRegistry registry, DecisionStore store, Admission admission, Overrides overrides) {
         this.registry = registry;
         this.store = store;
         this.admission = admission;

@@ -16,7 +16,7 @@ import org.jboss.logging.Logger;
 import dev.slidegate.api.PlanResolver;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.http.ClientAddress;
 import io.quarkus.runtime.StartupEvent;
 
@@ -32,7 +32,7 @@ class StartupCheck {
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     void onStart(@Observes StartupEvent event, BeanManager beans, MethodPolicies policies, PolicyRegistry registry,
-            LimiterStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter,
+            DecisionStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter,
             jakarta.enterprise.inject.Instance<RateLimitedSites.Sites> sites) {
         int methods;
         if (sites.isResolvable()) {

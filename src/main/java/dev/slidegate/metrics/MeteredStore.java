@@ -8,8 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
-import dev.slidegate.core.ForwardingStore;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -21,7 +20,9 @@ import io.micrometer.core.instrument.Timer;
  * a 503), and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
  * names (bounded by configuration) and fixed words, never a caller's key.
  */
-public final class MeteredStore extends ForwardingStore {
+public final class MeteredStore implements DecisionStore {
+
+    private final DecisionStore delegate;
 
     private final MeterRegistry registry;
     private final Timer storeTimer;
@@ -30,8 +31,8 @@ public final class MeteredStore extends ForwardingStore {
 
     static final String[] OUTCOMES = { "admitted", "refused", "dry_run_refused", "fallback", "error" };
 
-    public MeteredStore(LimiterStore delegate, MeterRegistry registry) {
-        super(delegate);
+    public MeteredStore(DecisionStore delegate, MeterRegistry registry) {
+        this.delegate = delegate;
         this.registry = registry;
         this.storeTimer = timer(delegate.name());
         this.fallbackTimer = timer("fallback");
@@ -44,8 +45,13 @@ public final class MeteredStore extends ForwardingStore {
     }
 
     /** The store that decides. */
-    public LimiterStore delegate() {
+    public DecisionStore delegate() {
         return delegate;
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
     }
 
     @Override

@@ -6,7 +6,7 @@ import java.util.List;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import io.vertx.redis.client.Response;
 
 /**
@@ -148,7 +148,7 @@ final class DecisionScripts {
      * one decision in one Redis Cluster slot.
      */
     static String keyPrefix(Policy policy, String key) {
-        return "slidegate:{" + policy.name() + ":" + LimiterStore.checkKey(key) + "}";
+        return "slidegate:{" + policy.name() + ":" + DecisionStore.checkKey(key) + "}";
     }
 
     /** The decision a reply says, for {@code policy}. */

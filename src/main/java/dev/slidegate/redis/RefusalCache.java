@@ -16,8 +16,7 @@ import com.github.benmanes.caffeine.cache.Expiry;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
-import dev.slidegate.core.ForwardingStore;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 
 /**
  * Answers a refusal again without asking the shared store, for as long as the store said it holds.
@@ -37,7 +36,7 @@ import dev.slidegate.core.LimiterStore;
  * during a reset is not remembered. Memory is bounded: at most {@code maxEntries} refusals, each
  * dropped when it expires.
  */
-public final class RefusalCache extends ForwardingStore {
+public final class RefusalCache implements DecisionStore {
 
     /** One remembered refusal: the store's answer, when the request was sent, and until when it holds. */
     private record Entry(Decision refusal, long sentNanos, long untilNanos) {
@@ -54,6 +53,7 @@ public final class RefusalCache extends ForwardingStore {
         }
     }
 
+    private final DecisionStore delegate;
     private final Cache<String, Entry> refusals;
     private final LongSupplier nanoTime;
     /** Counts resets: a refusal asked before the latest reset is not remembered. */
@@ -65,8 +65,8 @@ public final class RefusalCache extends ForwardingStore {
      * @param maxEntries the most refusals remembered at once
      * @param nanoTime the monotonic clock ({@code System::nanoTime}; tests set their own)
      */
-    public RefusalCache(LimiterStore store, int maxEntries, LongSupplier nanoTime) {
-        super(store);
+    public RefusalCache(DecisionStore store, int maxEntries, LongSupplier nanoTime) {
+        this.delegate = store;
         this.nanoTime = nanoTime;
         this.refusals = Caffeine.newBuilder().maximumSize(maxEntries).ticker(nanoTime::getAsLong)
                 .expireAfter(new Expiry<String, Entry>() {
@@ -109,12 +109,14 @@ public final class RefusalCache extends ForwardingStore {
     }
 
     @Override
-    public CompletionStage<Void> reset(Policy policy, String key) {
-        forgetAll();
-        return delegate.reset(policy, key).thenRun(this::forgetAll);
+    public String name() {
+        return delegate.name();
     }
 
-    /** Drops every remembered refusal: a key was reset here or on another instance. */
+    /**
+     * Drops every remembered refusal: a key was reset here (told before and after the store forgets it,
+     * see {@link dev.slidegate.core.ResetHooks}) or on another instance.
+     */
     public void forgetAll() {
         resets.incrementAndGet();
         refusals.invalidateAll();

@@ -20,7 +20,7 @@ import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.ForwardingStore;
+import dev.slidegate.core.StoreInspection;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.DecisionStats;
 import dev.slidegate.testing.ManualClock;
@@ -34,14 +34,30 @@ import dev.slidegate.testing.TestConfigs;
 class AdminRankingTest {
 
     /** Answers reads a millisecond later, on another thread, and records how many were in flight at most. */
-    static final class SlowReads extends ForwardingStore {
+    static final class SlowReads implements StoreInspection {
+        final MemoryStore delegate;
         final AtomicInteger reads = new AtomicInteger();
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger maxInFlight = new AtomicInteger();
         final ScheduledExecutorService later = Executors.newScheduledThreadPool(4);
 
         SlowReads(MemoryStore delegate) {
-            super(delegate);
+            this.delegate = delegate;
+        }
+
+        @Override
+        public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+            return delegate.keys(policy, cursor, limit);
+        }
+
+        @Override
+        public CompletionStage<Long> count(Policy policy) {
+            return delegate.count(policy);
+        }
+
+        @Override
+        public CompletionStage<Void> reset(Policy policy, String key) {
+            return delegate.reset(policy, key);
         }
 
         @Override
@@ -65,8 +81,8 @@ class AdminRankingTest {
     private final PolicyRegistry registry = new PolicyRegistry(TestConfigs.slidegate(Map.of()));
     private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m")
             .policy();
-    private final AdminService admin = new AdminService(new dev.slidegate.config.StoreStack(store, java.util.Optional.empty(),
-            java.util.Optional.empty(), List.of()), registry, new DecisionStats(), TestConfigs.slidegate(Map.of()),
+    private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.delegate, store),
+            registry, new DecisionStats(), TestConfigs.slidegate(Map.of()),
             new dev.slidegate.core.Overrides(clock));
 
     @AfterEach
@@ -77,7 +93,7 @@ class AdminRankingTest {
     @Test
     void aRankingReadsABoundedNumberOfKeysAtOnceAndServesEveryPage() {
         for (int i = 0; i < 1000; i++) {
-            store.acquire(policy, "hdr:c" + i, 1 + i % 10).toCompletableFuture().join();
+            store.delegate.acquire(policy, "hdr:c" + i, 1 + i % 10).toCompletableFuture().join();
         }
         // two viewers at once: one ranking, in progress when the second asks
         var viewer = admin.keys(policy, "", 100, true).subscribeAsCompletionStage();
@@ -104,7 +120,7 @@ class AdminRankingTest {
     @Test
     void aRankingThatRunsOutOfTimeRanksWhatItReadAndSaysSo() {
         for (int i = 0; i < 300; i++) {
-            store.acquire(policy, (i % 100 == 7 ? "hdr:stuck" : "hdr:c") + i, 1 + i % 10).toCompletableFuture().join();
+            store.delegate.acquire(policy, (i % 100 == 7 ? "hdr:stuck" : "hdr:c") + i, 1 + i % 10).toCompletableFuture().join();
         }
         KeyList ranked = admin.keys(policy, "", 1000, true).await().atMost(Duration.ofSeconds(30));
         assertTrue(ranked.partial(), "three keys never answer: the ranking is partial");

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import dev.slidegate.testing.RedisTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -40,23 +40,23 @@ import io.restassured.response.Response;
 public class AdminBenchmark {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
     @Test
     void measure() throws Exception {
-        String report = run(store, registry, Integer.getInteger("admin.bench.keys", 100_000), 30) + "\n"
-                + isolation(store, registry, 7_500, 50, Double.parseDouble(System.getProperty("admin.bench.seconds", "10")));
+        String report = run(stack, registry, Integer.getInteger("admin.bench.keys", 100_000), 30) + "\n"
+                + isolation(stack, registry, 7_500, 50, Double.parseDouble(System.getProperty("admin.bench.seconds", "10")));
         Files.createDirectories(Path.of("target"));
         Files.writeString(Path.of("target", "admin-benchmark.md"), report);
         System.out.println(report);
     }
 
     /** Fills the keys, measures both endpoints and returns a Markdown table. */
-    static String run(LimiterStore store, PolicyRegistry registry, int keys, int repetitions) {
+    static String run(StoreStack stack, PolicyRegistry registry, int keys, int repetitions) {
         Policy bench = registry.policies().get("bench").policy();
-        fill(store, bench, keys);
+        fill(stack, bench, keys);
         long counted = given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin").jsonPath()
                 .getLong("policies.find { it.name == 'bench' }.activeKeys");
         if (counted != keys) {
@@ -70,7 +70,7 @@ public class AdminBenchmark {
         double[] scan = new double[Math.max(3, repetitions / 6)];
         for (int i = 0; i < scan.length; i++) {
             long start = System.nanoTime();
-            store.counts(all).toCompletableFuture().join();
+            stack.inspection().counts(all).toCompletableFuture().join();
             scan[i] = (System.nanoTime() - start) / 1e6;
         }
         Arrays.sort(scan);
@@ -92,10 +92,10 @@ public class AdminBenchmark {
      * {@code /bench/…} with random keys of it back to back for {@code seconds}, first alone, then while
      * {@code pages} live pages stream and 2 operators list the keys by usage (1000 a page) in a loop.
      */
-    static String isolation(LimiterStore store, PolicyRegistry registry, int keys, int pages, double seconds)
+    static String isolation(StoreStack stack, PolicyRegistry registry, int keys, int pages, double seconds)
             throws Exception {
         Policy bench = registry.policies().get("bench").policy();
-        fill(store, bench, keys);
+        fill(stack, bench, keys);
         String base = "http://localhost:" + io.restassured.RestAssured.port;
         String auth = "Basic " + java.util.Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes());
         java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
@@ -223,11 +223,11 @@ public class AdminBenchmark {
         return t;
     }
 
-    private static void fill(LimiterStore store, Policy bench, int keys) {
+    private static void fill(StoreStack stack, Policy bench, int keys) {
         for (int from = 0; from < keys; from += 500) {
             List<CompletableFuture<Decision>> batch = new ArrayList<>();
             for (int i = from; i < Math.min(keys, from + 500); i++) {
-                batch.add(store.acquire(bench, "hdr:client-" + i, 1 + i % 9).toCompletableFuture());
+                batch.add(stack.decisions().acquire(bench, "hdr:client-" + i, 1 + i % 9).toCompletableFuture());
             }
             batch.forEach(CompletableFuture::join);
         }

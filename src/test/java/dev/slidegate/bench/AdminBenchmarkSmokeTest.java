@@ -7,7 +7,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -20,16 +20,16 @@ import io.quarkus.test.junit.TestProfile;
 class AdminBenchmarkSmokeTest {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
     @Test
     void measure() throws Exception {
-        String report = AdminBenchmark.run(store, registry, 1000, 3);
+        String report = AdminBenchmark.run(stack, registry, 1000, 3);
         System.out.println(report);
         assertTrue(report.contains("| first page of 100 keys |") && report.contains("1000 active keys"), report);
-        String isolation = AdminBenchmark.isolation(store, registry, 3_000, 50, 1.5);
+        String isolation = AdminBenchmark.isolation(stack, registry, 3_000, 50, 1.5);
         System.out.println(isolation);
         // the live pages keep streaming under the load (they died at their first snapshot when each page
         // computed its own on the decisions' connections), and no API request fails meanwhile

@@ -20,7 +20,7 @@ class StoreStackTest {
     @Test
     void closesEverythingItOwnsInReverseOrder() {
         List<String> closed = new ArrayList<>();
-        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10), Optional.empty(), Optional.empty(), List.of(
+        StoreStack stack = stack(Optional.empty(), List.of(
                 () -> closed.add("redis store"),
                 () -> {
                     closed.add("registry");
@@ -34,9 +34,13 @@ class StoreStackTest {
 
     @Test
     void aStackWithABreakerIsShared() {
-        StoreStack stack = new StoreStack(new MemoryStore(Clock.system(), 10),
-                Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)), Optional.empty(),
-                List.of());
+        StoreStack stack = stack(Optional.of(new Breaker("Redis", 3, 1, System::nanoTime)), List.of());
         assertTrue(stack.shared());
+    }
+
+    private static StoreStack stack(Optional<Breaker> breaker, List<AutoCloseable> owned) {
+        MemoryStore store = new MemoryStore(Clock.system(), 10);
+        return new StoreStack(store, breaker, Optional.empty(), owned, new dev.slidegate.core.LocalOverrideSource(),
+                store, StoreStack.WriteProbe.NONE);
     }
 }

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -20,13 +20,14 @@ import io.quarkus.test.junit.TestProfile;
 class CostAndDryRunTest {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
     @BeforeEach
     void reset() {
-        registry.policies().values().forEach(r -> store.reset(r.policy(), "ip:127.0.0.1").toCompletableFuture().join());
+        registry.policies().values()
+                .forEach(r -> stack.inspection().reset(r.policy(), "ip:127.0.0.1").toCompletableFuture().join());
     }
 
     // 10/1h at cost 5: two calls, then refused; the fields count permits, not calls

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -23,19 +23,19 @@ import io.quarkus.test.junit.TestProfile;
 class EarlyDecisionsTest {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
     @BeforeEach
     void reset() {
         for (String name : new String[] { "early-json", "early-blocking", "early-outer", "early-secured", "early-two-ip" }) {
-            store.reset(registry.policies().get(name).policy(), "ip:127.0.0.1").toCompletableFuture().join();
+            stack.inspection().reset(registry.policies().get(name).policy(), "ip:127.0.0.1").toCompletableFuture().join();
         }
         for (String id : new String[] { "a", "b" }) {
-            store.reset(registry.policies().get("early-arg").policy(), "arg:" + id).toCompletableFuture().join();
+            stack.inspection().reset(registry.policies().get("early-arg").policy(), "arg:" + id).toCompletableFuture().join();
         }
-        store.reset(registry.policies().get("early-inner").policy(), "global").toCompletableFuture().join();
+        stack.inspection().reset(registry.policies().get("early-inner").policy(), "global").toCompletableFuture().join();
         EarlyResource.JSON_CALLS.set(0);
         EarlyResource.BLOCKING_CALLS.set(0);
     }

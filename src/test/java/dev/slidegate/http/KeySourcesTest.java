@@ -8,7 +8,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -18,7 +18,7 @@ import io.quarkus.test.junit.TestProfile;
 class KeySourcesTest {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
@@ -26,7 +26,7 @@ class KeySourcesTest {
     void resetRouteWindows() {
         var perRoute = registry.policies().get("per-route").policy();
         for (String route : new String[] { "/test/keys/items/:id", "/test/keys/other/:id" }) {
-            store.reset(perRoute, "ip:127.0.0.1+path:" + route).toCompletableFuture().join();
+            stack.inspection().reset(perRoute, "ip:127.0.0.1+path:" + route).toCompletableFuture().join();
         }
     }
 

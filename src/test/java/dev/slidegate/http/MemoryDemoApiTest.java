@@ -7,7 +7,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -17,20 +17,20 @@ import io.quarkus.test.junit.TestProfile;
 class MemoryDemoApiTest extends DemoApiContract {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
     @BeforeEach
     void resetWindows() {
         registry.policies().values().forEach(r -> {
-            store.reset(r.policy(), "ip:127.0.0.1").toCompletableFuture().join();
-            store.reset(r.policy(), "ip:0:0:0:0:0:0:0:1").toCompletableFuture().join();
+            stack.inspection().reset(r.policy(), "ip:127.0.0.1").toCompletableFuture().join();
+            stack.inspection().reset(r.policy(), "ip:0:0:0:0:0:0:0:1").toCompletableFuture().join();
         });
     }
 
     @Test
     void theStoreIsTheInProcessOne() {
-        Assertions.assertEquals("memory", store.name());
+        Assertions.assertEquals("memory", stack.decisions().name());
     }
 }

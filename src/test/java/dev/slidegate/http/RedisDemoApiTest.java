@@ -10,7 +10,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import dev.slidegate.testing.RedisTestResource;
 import dev.slidegate.testing.Resp;
 import io.quarkus.test.junit.QuarkusTest;
@@ -26,10 +26,7 @@ import io.quarkus.test.junit.TestProfile;
 class RedisDemoApiTest extends DemoApiContract {
 
     @Inject
-    LimiterStore store;
-
-    @jakarta.inject.Inject
-    dev.slidegate.config.StoreStack stack;
+    StoreStack stack;
 
     @BeforeEach
     void flush() {
@@ -38,7 +35,7 @@ class RedisDemoApiTest extends DemoApiContract {
 
     @Test
     void autoChoosesRedisWhenHostsAreSetAndWindowsLiveThere() {
-        assertEquals("redis", store.name());
+        assertEquals("redis", stack.decisions().name());
         given().get("/api/products/reactive").then().statusCode(200);
         try (Resp r = RedisTestResource.server().connect()) {
             assertEquals(1L, r.number("ZCOUNT", "slidegate:{products:ip:127.0.0.1}:log", "(0", "+inf"));

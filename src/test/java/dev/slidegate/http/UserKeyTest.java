@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.security.TestSecurity;
@@ -21,7 +21,7 @@ import io.quarkus.test.security.TestSecurity;
 class UserKeyTest {
 
     @Inject
-    LimiterStore store;
+    StoreStack stack;
     @Inject
     PolicyRegistry registry;
 
@@ -32,12 +32,12 @@ class UserKeyTest {
     @BeforeEach
     void reset() {
         for (String key : new String[] { "user:alice", "ip:127.0.0.1" }) {
-            store.reset(policy(), key).toCompletableFuture().join();
+            stack.inspection().reset(policy(), key).toCompletableFuture().join();
         }
     }
 
     private long remaining(String key) {
-        return store.acquire(policy(), key, 1).toCompletableFuture().join().remaining();
+        return stack.decisions().acquire(policy(), key, 1).toCompletableFuture().join().remaining();
     }
 
     @Test

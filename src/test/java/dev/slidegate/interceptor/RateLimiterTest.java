@@ -11,7 +11,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.RateLimiter;
-import dev.slidegate.core.LimiterStore;
 import dev.slidegate.http.SmallLimits;
 import dev.slidegate.metrics.DecisionStats;
 import io.quarkus.test.junit.QuarkusTest;
@@ -24,8 +23,6 @@ class RateLimiterTest {
 
     @Inject
     RateLimiter limiter;
-    @Inject
-    LimiterStore store;
     @Inject
     DecisionStats stats;
 

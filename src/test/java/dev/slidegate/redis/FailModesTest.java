@@ -47,6 +47,27 @@ class FailModesTest {
         return s.acquire(p, key, 1).toCompletableFuture().join();
     }
 
+    // an operator's reset goes through the admin's inspection stack; its hooks reach the key's local window of
+    // the local fail mode on this instance, which then admits again while Redis is still gone
+    @Test
+    void aResetReachesTheLocalWindowOfTheFailMode() {
+        RedisServer server = RedisServer.start();
+        try (RedisClients clients = new RedisClients(server)) {
+            FallbackStore store = store(clients, 2);
+            Policy local = policy("fm-reset", FailMode.LOCAL);
+            server.signal("KILL");
+            assertTrue(call(store, local, "a").allowed());
+            assertTrue(call(store, local, "a").allowed());
+            assertFalse(call(store, local, "a").allowed(), "the share of 4 / 2 is used");
+            new dev.slidegate.core.ResetHooks(new MemoryStore(Clock.system(), 10), store::forget).reset(local, "a")
+                    .toCompletableFuture().join();
+            Decision after = call(store, local, "a");
+            assertTrue(after.allowed() && after.fallback(), "the reset reached the local window: " + after);
+        } finally {
+            server.close();
+        }
+    }
+
     // Redis gone (the process killed): open admits, closed refuses with a store error, local limits in
     // process at N / instances (4 / 2 = 2)
     @Test

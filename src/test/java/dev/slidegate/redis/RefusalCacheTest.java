@@ -14,7 +14,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
-import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.testing.ManualClock;
 
@@ -33,7 +33,7 @@ class RefusalCacheTest {
         return clock.nowMicros() * 1000;
     }
 
-    private static Decision call(LimiterStore s, Policy p, String key, int cost) {
+    private static Decision call(DecisionStore s, Policy p, String key, int cost) {
         return s.acquire(p, key, cost).toCompletableFuture().join();
     }
 
@@ -57,7 +57,7 @@ class RefusalCacheTest {
                 String key = "k" + random.nextInt(2);
                 int cost = 1 + (random.nextInt(4) == 0 ? random.nextInt(3) : 0);
                 int who = random.nextInt(3);
-                LimiterStore instance = who == 0 ? a : who == 1 ? b : shared;
+                DecisionStore instance = who == 0 ? a : who == 1 ? b : shared;
                 long before = a.answeredLocally() + b.answeredLocally();
                 Decision cached = call(instance, p, key, cost);
                 Decision truth = call(uncached, p, key, cost);
@@ -116,7 +116,8 @@ class RefusalCacheTest {
         assertFalse(call(there, p, "k", 1).allowed());
         assertFalse(call(there, p, "k", 1).allowed());
         assertEquals(1, there.answeredLocally());
-        here.reset(p, "k").toCompletableFuture().join();
+        // a reset as the admin makes it: through the inspection stack, whose hooks reach this instance's refusals
+        new dev.slidegate.core.ResetHooks(shared, (policy, key) -> here.forgetAll()).reset(p, "k").toCompletableFuture().join();
         assertTrue(call(here, p, "k", 1).allowed(), "the instance that reset");
         there.forgetAll(); // what the reset announcement does on every other instance (RefusalCacheIT shows it over Redis)
         assertEquals(0, there.size());

@@ -13,17 +13,18 @@ import dev.slidegate.api.Policy;
 /**
  * The admin's reads of a store, at most {@code most} in flight at once whoever asks (listings, rankings,
  * live pages); the rest wait their turn in order. This bounds what the admin can put on the store at
- * any moment, so that decisions never queue behind it, however many operators look. Decisions
- * ({@code acquire}) are not meant to pass here and are not bounded.
+ * any moment, so that decisions never queue behind it, however many operators look. Decisions take
+ * the other SPI ({@link DecisionStore}) and never pass here.
  */
-public final class BoundedStore extends ForwardingStore {
+public final class BoundedInspection implements StoreInspection {
 
     private final int most;
     private int inFlight;
     private final ArrayDeque<Runnable> waiting = new ArrayDeque<>();
+    private final StoreInspection delegate;
 
-    public BoundedStore(LimiterStore delegate, int most) {
-        super(delegate);
+    public BoundedInspection(StoreInspection delegate, int most) {
+        this.delegate = delegate;
         if (most < 1) {
             throw new IllegalArgumentException("at least one call must be allowed, was " + most);
         }

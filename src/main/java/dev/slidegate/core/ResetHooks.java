@@ -3,32 +3,30 @@ package dev.slidegate.core;
 import java.util.Collection;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 
-/** A store that hands every call to another; decorators override what they add to. */
-public abstract class ForwardingStore implements LimiterStore {
+/**
+ * Inspection whose resets also reach what the decisions' stack remembers of a key on this instance (the
+ * fail modes' local windows, remembered refusals): told before the store forgets the key, and again
+ * once it has, so that a decision answered in between is not remembered past the reset.
+ */
+public final class ResetHooks implements StoreInspection {
 
-    protected final LimiterStore delegate;
+    private final StoreInspection delegate;
+    private final BiConsumer<Policy, String> onReset;
 
-    protected ForwardingStore(LimiterStore delegate) {
+    public ResetHooks(StoreInspection delegate, BiConsumer<Policy, String> onReset) {
         this.delegate = delegate;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
-        return delegate.acquire(policy, key, cost);
+        this.onReset = onReset;
     }
 
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
-        return delegate.reset(policy, key);
+        onReset.accept(policy, key);
+        return delegate.reset(policy, key).thenRun(() -> onReset.accept(policy, key));
     }
 
     @Override
