@@ -23,6 +23,7 @@ import dev.slidegate.core.StoreInspection;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.MeteredStore;
 import dev.slidegate.redis.ClusterNodes;
+import dev.slidegate.redis.Eviction;
 import dev.slidegate.redis.InstanceRegistry;
 import dev.slidegate.redis.RedisNodes;
 import dev.slidegate.redis.RedisStore;
@@ -49,6 +50,8 @@ public class RedisStackFactory implements RedisStacks {
     private final Instance<ReactiveRedisDataSource> defaultClient;
     private final Instance<io.vertx.mutiny.core.Vertx> vertx;
     private RedisStore decisions;
+    /** The client the stack was built on. */
+    private ReactiveRedisDataSource source;
 
     /**
      * {@code own} is never read: it names Slidegate's own client, {@value RedisClientSettings#OWN_CLIENT}, so that
@@ -79,6 +82,7 @@ public class RedisStackFactory implements RedisStacks {
     @Override
     public StoreStack stack(SlidegateConfig config, RedisClientSettings client, Clock clock, Instance<MeterRegistry> metrics) {
         ReactiveRedisDataSource redis = client(client);
+        source = redis;
         List<AutoCloseable> owned = new ArrayList<>();
         RedisNodes nodes;
         if (client.cluster()) {
@@ -95,8 +99,9 @@ public class RedisStackFactory implements RedisStacks {
         } else {
             nodes = RedisNodes.single(redis);
         }
-        decisions = new RedisStore(redis, config.redis().timeout(), config.redis().lateLimit(), nodes,
-                config.redis().batchSize());
+        RedisStore.Options options = RedisStore.Options.of(config.redis().timeout())
+                .withLateLimit(config.redis().lateLimit()).withBatchSize(config.redis().batchSize());
+        decisions = new RedisStore(redis, nodes, options);
         owned.add(decisions);
         DecisionStore remote = decisions;
         RefusalCache refusals = null;
@@ -122,7 +127,8 @@ public class RedisStackFactory implements RedisStacks {
                 vertx.get().getDelegate(), StoreProducer.OVERRIDES_POLL, config.redis().lateLimit(), config.overrides().max());
         // the admin reads Redis on connections of its own, one call at a time each (no batching with
         // decisions), with the patience of a late Redis: never the decisions' connections or budget
-        RedisStore admin = new RedisStore(redis, config.redis().lateLimit(), config.redis().lateLimit(), decisions.nodes(), 1);
+        RedisStore admin = new RedisStore(redis, nodes,
+                RedisStore.Options.of(config.redis().lateLimit()).withLateLimit(config.redis().lateLimit()).withBatchSize(1));
         owned.add(admin);
         StoreStack.WriteProbe probe = budget -> {
             try {
@@ -153,8 +159,8 @@ public class RedisStackFactory implements RedisStacks {
                     Secrets.redact(client.hosts().orElse("")), Secrets.redact(failed), refusal == null ? "" : ". " + refusal);
             return;
         }
-        String eviction = decisions.evictionPolicy(Duration.ofSeconds(1));
-        if (RedisStore.evictsWindows(eviction)) {
+        String eviction = Eviction.policy(source, Duration.ofSeconds(1));
+        if (Eviction.dropsWindows(eviction)) {
             LOG.warnf("Redis evicts keys at maxmemory with maxmemory-policy %s: under a flood of keys it can drop the "
                     + "windows of callers, who then start afresh. Set maxmemory-policy noeviction (writes then fail "
                     + "and policies decide by their fail mode) or volatile-ttl (windows nearest their end go first); "

@@ -18,18 +18,41 @@ import java.util.HexFormat;
  */
 public record LuaScript(String name, String body, String sha1) {
 
-    /** Loads {@code slidegate/lua/<file>} from the class path. */
+    /**
+     * Loads {@code slidegate/lua/<file>} from the class path; a line {@code --#include <other file>} is
+     * replaced by that file's text (Redis has no includes: the batch script carries every strategy's).
+     */
     public static LuaScript load(String file) {
+        return of(file, read(file));
+    }
+
+    private static String read(String file) {
         String path = "slidegate/lua/" + file;
         try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(path)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script " + path + " is missing from the class path");
             }
-            return of(file, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            StringBuilder out = new StringBuilder(text.length());
+            for (String line : text.split("\n", -1)) {
+                if (line.startsWith(INCLUDE)) {
+                    String included = line.substring(INCLUDE.length()).trim();
+                    if (included.equals(file)) {
+                        throw new IllegalStateException("Lua script " + path + " includes itself");
+                    }
+                    out.append(read(included));
+                } else {
+                    out.append(line);
+                }
+                out.append('\n');
+            }
+            return out.substring(0, out.length() - 1);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + path, e);
         }
     }
+
+    private static final String INCLUDE = "--#include ";
 
     /** A script made in code, named {@code name} in messages. */
     public static LuaScript of(String name, String body) {

@@ -22,6 +22,7 @@ import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.redis.RedisLayout;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.LoadOracle;
 import dev.slidegate.testing.RedisClients;
@@ -117,7 +118,7 @@ public class AccuracyReport {
                         Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, 2_000_000)), s, "ip",
                                 false);
                         fill(redis, p, "k", m, 1_800_000);
-                        long bytes = RedisStore.keys(p, "k").stream().mapToLong(k -> {
+                        long bytes = RedisLayout.keys(p, "k").stream().mapToLong(k -> {
                             Object usage = resp.call("MEMORY", "USAGE", k, "SAMPLES", "0");
                             return usage == null ? 0 : (Long) usage;
                         }).sum();

@@ -24,6 +24,7 @@ import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.redis.RedisLayout;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
@@ -200,7 +201,7 @@ class RedisBenchmark {
 
     private static void load(RedisServer server, Policy policy) {
         try (Resp r = server.connect()) {
-            r.call("SCRIPT", "LOAD", RedisStore.scriptBody(policy));
+            r.call("SCRIPT", "LOAD", RedisLayout.scriptBody(policy));
         }
     }
 
@@ -318,7 +319,7 @@ class RedisBenchmark {
             cmd.addAll(List.of("-r", Integer.toString(keys)));
         }
         cmd.add("EVALSHA");
-        cmd.addAll(RedisStore.evalshaArguments(policy, keys > 1 ? "k:__rand_int__" : key(0), 1));
+        cmd.addAll(RedisLayout.evalshaArguments(policy, keys > 1 ? "k:__rand_int__" : key(0), 1));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
@@ -360,7 +361,7 @@ class RedisBenchmark {
                 redisStore.acquire(p, "k:saturated", n).toCompletableFuture().join();
                 long bytes = 0;
                 try (Resp r = server.connect()) {
-                    for (String k : RedisStore.keys(p, "k:saturated")) {
+                    for (String k : RedisLayout.keys(p, "k:saturated")) {
                         bytes += (Long) r.call("MEMORY", "USAGE", k, "SAMPLES", "0");
                     }
                 }

@@ -18,7 +18,7 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.http.ClientAddress;
-import dev.slidegate.redis.RedisStore;
+import dev.slidegate.redis.RedisLayout;
 import dev.slidegate.testing.TestConfigs;
 
 /** Keys that need no HTTP request: parameters, resolvers, paths, composites; and their bounds. */
@@ -64,7 +64,7 @@ class CallerKeysTest {
         assertTrue(key.length() <= dev.slidegate.core.KeyEncoder.MAX_KEY, key);
         String arg = keys.resolve(mp(new KeySource.Global(), 0, Map.of()), new Object[] { "y".repeat(100_000) }, null);
         for (String k : List.of(key, arg)) {
-            for (String redisKey : RedisStore.keys(LONG_NAME, k)) {
+            for (String redisKey : RedisLayout.keys(LONG_NAME, k)) {
                 assertTrue(redisKey.getBytes(StandardCharsets.UTF_8).length <= 200, redisKey.length() + ": " + redisKey);
                 assertEquals(1, redisKey.chars().filter(c -> c == '{').count(), redisKey);
                 assertEquals(1, redisKey.chars().filter(c -> c == '}').count(), redisKey);

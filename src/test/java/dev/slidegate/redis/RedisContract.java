@@ -62,7 +62,7 @@ abstract class RedisContract extends StoreContract {
         this.server = p.timeServer();
         this.owner = p.owner();
         this.clients = p.clients();
-        this.store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5), clients.nodes());
+        this.store = new RedisStore(clients.dataSource(), clients.nodes(), RedisStore.Options.of(Duration.ofSeconds(5)));
     }
 
     @AfterAll

@@ -187,13 +187,13 @@ class RedisStoreTest {
         for (Strategy s : Strategy.values()) {
             Policy p = policy("peek-" + s.configName(), s, false, "5/1m", "50/1h");
             store.peek(p, "nobody").toCompletableFuture().join();
-            for (String k : RedisStore.keys(p, "nobody")) {
+            for (String k : RedisLayout.keys(p, "nobody")) {
                 assertEquals(0L, resp.number("EXISTS", k), s + " created " + k);
             }
             call(p, "somebody");
-            List<Object> before = RedisStore.keys(p, "somebody").stream().map(k -> resp.call("DUMP", k)).toList();
+            List<Object> before = RedisLayout.keys(p, "somebody").stream().map(k -> resp.call("DUMP", k)).toList();
             assertEquals(4, store.peek(p, "somebody").toCompletableFuture().join().remaining());
-            List<Object> after = RedisStore.keys(p, "somebody").stream().map(k -> resp.call("DUMP", k)).toList();
+            List<Object> after = RedisLayout.keys(p, "somebody").stream().map(k -> resp.call("DUMP", k)).toList();
             assertEquals(before, after, s + " changed its keys on a read");
         }
     }
@@ -205,18 +205,18 @@ class RedisStoreTest {
         for (Strategy s : Strategy.values()) {
             Policy p = policy("tags", s, false, "5/1s", "50/1m", "500/1h");
             Policy other = new Policy("tags", List.of(Limit.parse("7/10s")), s, "ip", false);
-            List<String> keys = RedisStore.keys(p, "ip:10.0.0.1");
+            List<String> keys = RedisLayout.keys(p, "ip:10.0.0.1");
             assertEquals(1, keys.size(), s + ": " + keys);
-            assertEquals(keys, RedisStore.keys(other, "ip:10.0.0.1"), s + ": the same key under other limits");
+            assertEquals(keys, RedisLayout.keys(other, "ip:10.0.0.1"), s + ": the same key under other limits");
         }
         Policy p = policy("tags", Strategy.FIXED_WINDOW, false, "5/1s", "50/1m", "500/1h");
-        List<String> keys = RedisStore.keys(p, "ip:10.0.0.1");
+        List<String> keys = RedisLayout.keys(p, "ip:10.0.0.1");
         assertEquals(List.of("slidegate:{tags:ip:10.0.0.1}:fw"), keys);
         for (String k : keys) { // Redis Cluster hashes only what lies between the first '{' and the next '}'
             int open = k.indexOf('{');
             assertEquals("tags:ip:10.0.0.1", k.substring(open + 1, k.indexOf('}', open)));
         }
-        assertThrows(IllegalArgumentException.class, () -> RedisStore.keys(p, "a}b"));
+        assertThrows(IllegalArgumentException.class, () -> RedisLayout.keys(p, "a}b"));
     }
 
     // Redis errors are never read as "allowed": the stage fails

@@ -1,0 +1,126 @@
+package dev.slidegate.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
+import io.vertx.redis.client.impl.types.ErrorType;
+
+/**
+ * The decisions one event loop makes in one turn of its loop (every request read in one pass over its
+ * sockets, every answer handled), sent together when the turn ends: one {@code EVALSHA} of
+ * {@link DecisionScripts#BATCH} for two or more, the strategy's own script for one, at most
+ * {@code batchSize} decisions per call. A decision waits no longer than the rest of the turn it was
+ * asked in; each keeps its own deadline and is decided alone and atomically inside the call.
+ */
+final class TurnBatches {
+
+    private final ScriptCalls calls;
+    private final Lateness lateness;
+    private final int batchSize;
+    /** Each event loop's decisions of the current turn, not sent yet. */
+    private final ThreadLocal<Turn> turns = ThreadLocal.withInitial(Turn::new);
+
+    TurnBatches(ScriptCalls calls, Lateness lateness, int batchSize) {
+        this.calls = calls;
+        this.lateness = lateness;
+        this.batchSize = batchSize;
+    }
+
+    /** Queues a decision of {@code loop}'s current turn. */
+    CompletionStage<Decision> add(Context loop, Policy policy, DecisionScripts.Shape shape, String[] cmd) {
+        Lateness.Call call = lateness.start(shape.script());
+        Turn turn = turns.get();
+        turn.queued.add(new Queued(policy, shape, cmd, call));
+        if (turn.queued.size() == 1) {
+            loop.runOnContext(v -> flush(turn));
+        }
+        return call.result;
+    }
+
+    /** A decision waiting for its turn to end. */
+    private record Queued(Policy policy, DecisionScripts.Shape shape, String[] cmd, Lateness.Call call) {
+
+        void complete(io.vertx.core.AsyncResult<Response> reply) {
+            call.complete(reply, r -> DecisionScripts.decode(policy, r));
+        }
+    }
+
+    private static final class Turn {
+        private List<Queued> queued = new ArrayList<>();
+    }
+
+    private void flush(Turn turn) {
+        List<Queued> all = turn.queued;
+        turn.queued = new ArrayList<>();
+        for (int from = 0; from < all.size(); from += batchSize) {
+            List<Queued> part = all.subList(from, Math.min(all.size(), from + batchSize));
+            if (part.size() == 1) {
+                Queued q = part.get(0);
+                calls.call(q.shape().script(), q.cmd(), q.call(), q::complete);
+            } else {
+                send(List.copyOf(part));
+            }
+        }
+    }
+
+    private void send(List<Queued> part) {
+        Lateness.Call shared = part.get(0).call();
+        calls.call(DecisionScripts.BATCH, command(part), shared, reply -> {
+            for (Queued q : part) {
+                q.call().sent = shared.sent;
+            }
+            for (int i = 0; i < part.size(); i++) {
+                Queued q = part.get(i);
+                if (reply.failed()) {
+                    q.complete(reply);
+                    continue;
+                }
+                Response all = reply.result();
+                Response one = all != null && all.type() == ResponseType.MULTI && i < all.size() ? all.get(i) : null;
+                q.complete(one != null && one.type() == ResponseType.MULTI
+                        ? Future.succeededFuture(one)
+                        : Future.failedFuture(ErrorType.create(one != null ? one.toString()
+                                : "the batch's reply has no answer for decision " + i + ": " + all)));
+            }
+        });
+        for (Queued q : part) {
+            q.call().sent = shared.sent; // the connection a deadline of any of them gives up
+        }
+    }
+
+    /** The batch's {@code EVALSHA} arguments: every decision's keys, then per decision its head and ARGV. */
+    private static String[] command(List<Queued> part) {
+        int keys = 0;
+        int size = 3;
+        for (Queued q : part) {
+            keys += q.shape().keySuffixes().size();
+            size += q.cmd().length + 1; // its keys and ARGV, plus the batch head's three, less SHA and key count
+        }
+        String[] cmd = new String[size];
+        cmd[0] = DecisionScripts.BATCH.sha1();
+        cmd[1] = Integer.toString(keys);
+        int k = 2;
+        int a = 2 + keys;
+        cmd[a++] = Integer.toString(part.size());
+        for (Queued q : part) {
+            String[] one = q.cmd();
+            int n = q.shape().keySuffixes().size();
+            System.arraycopy(one, 2, cmd, k, n);
+            k += n;
+            int args = one.length - 2 - n;
+            for (String h : q.shape().batchHead()) {
+                cmd[a++] = h;
+            }
+            System.arraycopy(one, 2 + n, cmd, a, args);
+            a += args;
+        }
+        return cmd;
+    }
+}

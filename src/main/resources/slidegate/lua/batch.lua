@@ -1,0 +1,45 @@
+-- Batch: several decisions in one script call, each decided exactly as its own call would decide it
+-- (a script runs alone in Redis, so nothing comes between them), one after the other in the order
+-- given. One decision's error is its own: it is caught and returned in its place, the others stand.
+--
+-- KEYS     every decision's keys, one decision after the other
+-- ARGV[1]  how many decisions; then per decision: its script (1 sliding log, 2 fixed window,
+--          3 sliding counter, 4 token bucket), its key count, its ARGV count, its ARGV
+--
+-- Returns  per decision, its script's reply, or a string (the error it raised)
+--
+-- Only where every key lives on one server: a Redis Cluster routes each decision by its own slot.
+-- Each strategy's script is included unchanged as a function of its own KEYS and ARGV: LuaScript.load
+-- replaces each '--#include <file>' line with that file's text, and DecisionScripts checks that the
+-- numbers here are its own.
+local strategies = {}
+strategies[1] = function(KEYS, ARGV)
+--#include sliding_log.lua
+end
+strategies[2] = function(KEYS, ARGV)
+--#include fixed_window.lua
+end
+strategies[3] = function(KEYS, ARGV)
+--#include sliding_counter.lua
+end
+strategies[4] = function(KEYS, ARGV)
+--#include token_bucket.lua
+end
+
+local out, k, a = {}, 1, 2
+for d = 1, tonumber(ARGV[1]) do
+  local s, nk, na = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  a = a + 3
+  local keys, args = {}, {}
+  for i = 1, nk do keys[i] = KEYS[k]; k = k + 1 end
+  for i = 1, na do args[i] = ARGV[a]; a = a + 1 end
+  local ok, r = pcall(strategies[s], keys, args)
+  if ok then
+    out[d] = r
+  elseif type(r) == 'table' and r.err then
+    out[d] = tostring(r.err)
+  else
+    out[d] = tostring(r)
+  end
+end
+return out
