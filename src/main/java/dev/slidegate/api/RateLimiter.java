@@ -21,6 +21,12 @@ import java.util.concurrent.CompletionStage;
  * store (it appears as {@code key:<value>} in the admin listing, hashed when long or unusual). A
  * policy in dry-run answers refusals as they are ({@code allowed() == false}) and leaves what to do
  * to the caller; {@code decision.policy().dryRun()} says so.
+ *
+ * <p>
+ * Plans and overrides apply as they do to annotated methods. A call made during an HTTP request gets
+ * the plan the {@link PlanResolver} finds for that request (the shipped one reads the API key header);
+ * the resolver sees a {@link KeyResolver.Call} whose method is {@code null} and whose only argument is
+ * the key given here. Outside a request, a resolver that needs one answers no plan.
  */
 public interface RateLimiter {
 

@@ -43,6 +43,12 @@ public final class Problems {
                 "The rate limiter could not decide this request; retry shortly.", null, null, 1L);
     }
 
+    /** The 500 body of a call a key or plan resolver could not decide (the service's bug, logged where it happened). */
+    public static Problem decisionFailed(String policy) {
+        return of(500, "Internal Server Error", "decision-failed", "The rate limiter could not decide this request: policy '"
+                + policy + "' failed to find the caller's key or plan.");
+    }
+
     private static String describe(Limit l) {
         return l.permits() + (l.permits() == 1 ? " call per " : " calls per ") + l.windowText();
     }

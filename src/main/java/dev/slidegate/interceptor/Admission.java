@@ -3,14 +3,12 @@ package dev.slidegate.interceptor;
 import jakarta.inject.Singleton;
 
 import dev.slidegate.api.Decision;
-import dev.slidegate.http.HttpDecisions;
 import dev.slidegate.metrics.DecisionStats;
-import io.vertx.ext.web.RoutingContext;
 
 /**
- * What follows every decision, wherever it was made (the interceptor or the path limiter): count it,
- * give the HTTP response its RateLimit fields, summarise refusals in the log (dry-run ones every 10 s,
- * enforced ones every 60 s, per policy), and say whether to refuse.
+ * What follows every decision, whichever entry point asked for it: count it, summarise refusals in the
+ * log (dry-run ones every 10 s, enforced ones every 60 s, per policy), and say whether to refuse. The
+ * HTTP adapters give the response its RateLimit fields ({@link HttpOutcomes}).
  */
 @Singleton
 class Admission {
@@ -24,11 +22,8 @@ class Admission {
     }
 
     /** Records {@code d}; {@code true} when the call must be refused (refused, and not in dry-run). */
-    boolean refuse(Decision d, RoutingContext rc) {
+    boolean refuse(Decision d) {
         stats.record(d);
-        if (rc != null) {
-            HttpDecisions.record(rc, d);
-        }
         if (d.allowed()) {
             return false;
         }

@@ -1,5 +1,6 @@
 package dev.slidegate.interceptor;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -18,22 +19,23 @@ import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.api.StoreUnavailableException;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Overrides;
-import dev.slidegate.http.Problems;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Decides one call against its policies: the single pipeline behind the interceptor, the request
- * filter and the path limiter, which only adapt its {@link Verdict} to their callers.
+ * Decides one call against its policies: the single pipeline behind every entry point (the
+ * interceptor, the request filter, the path limiter and the {@link dev.slidegate.api.RateLimiter}),
+ * which only adapt its {@link Outcome} to their callers. Nothing here speaks HTTP: the request, when
+ * there is one, is only where keys and plans are read.
  *
  * <p>
- * For one call it resolves every policy's key and plan first (so a missing key charges nothing),
- * then acquires the policies in order; the first refusal answers and later policies are not asked.
- * Each decision is recorded ({@link Admission}: statistics, RateLimit fields, the refusal log), and
- * every failure becomes a refusal exactly here: a missing key 400, an undecided store 503, anything
- * else (a resolver's bug) 500, logged once. The verdict never fails.
+ * For one call it resolves every policy's key and plan first (so a missing key charges nothing), finds
+ * the override in force, then acquires the policies in order; the first refusal answers and later
+ * policies are not asked. Each decision is counted and logged ({@link Admission}), and every failure
+ * becomes an outcome exactly here: a missing key, an undecided store, anything else (a resolver's
+ * bug), logged once. The outcome never fails.
  */
 @Singleton
 class Decider {
@@ -45,7 +47,7 @@ class Decider {
      *
      * @param override the override that decides it, or {@code null}
      */
-    private record Ask(MethodPolicy mp, Policy policy, String key, Overrides.Active override) {
+    private record Ask(MethodPolicy mp, Policy policy, String key, int cost, Overrides.Active override) {
     }
 
     private final CallerKeys keys;
@@ -63,96 +65,126 @@ class Decider {
     }
 
     /**
-     * Decides a call of a method with {@code policies}, never blocking. The verdict completes on the
+     * Decides a call of a method with {@code policies}, never blocking. The outcome completes on the
      * caller's Vert.x context (inline when the store answers there), so what follows sees its request.
      *
      * @param args the call's arguments (empty for a request decided before dispatch)
      * @param rc the HTTP request, or {@code null} outside HTTP
      */
-    CompletionStage<Verdict> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
+    CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
         return decide(policies, args, rc, resumeOn(Vertx.currentContext()));
     }
 
     /**
-     * Decides and waits for the verdict, for a method that returns a plain value. Waiting is only
+     * Decides a call whose key the code gives ({@link dev.slidegate.api.RateLimiter}): the same plans
+     * (read from {@code rc} when the call happens during a request), overrides, counting and logging as
+     * every other entry point; completes wherever the store answers.
+     */
+    CompletionStage<Outcome> decide(MethodPolicy mp, String key, int cost, RoutingContext rc) {
+        Ask ask;
+        try {
+            Object[] args = { key };
+            Policy policy = mp.policyFor(plans, args, rc);
+            ask = new Ask(mp, policy, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(failure(e, mp, List.of()));
+        }
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        acquire(new Ask[] { ask }, 0, Runnable::run, List.of(), outcome);
+        return outcome;
+    }
+
+    /**
+     * Decides and waits for the outcome, for a method that returns a plain value. Waiting is only
      * allowed off the event loop; an in-process decision never waits.
      *
      * @throws IllegalStateException on an event loop when the store has not answered at once
      */
-    Verdict decideAndWait(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
+    Outcome decideAndWait(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
         // the waiting thread is the caller: continue on whichever thread the store answers
-        CompletableFuture<Verdict> verdict = decide(policies, args, rc, Runnable::run).toCompletableFuture();
-        if (!verdict.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
+        CompletableFuture<Outcome> outcome = decide(policies, args, rc, Runnable::run).toCompletableFuture();
+        if (!outcome.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
             throw new IllegalStateException(policies.get(0).where()
                     + " returns a plain value but runs on an I/O thread, where a "
                     + "remote rate-limit decision cannot be awaited: return Uni or CompletionStage, or annotate it @Blocking");
         }
-        return verdict.join();
+        return outcome.join();
     }
 
-    private CompletionStage<Verdict> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc, Executor resume) {
+    private CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc, Executor resume) {
         Ask[] asks = new Ask[policies.size()];
         try {
             for (int i = 0; i < asks.length; i++) { // keys and plans are read now, on the caller's thread, where the request is
                 MethodPolicy mp = policies.get(i);
                 Policy policy = mp.policyFor(plans, args, rc);
                 String key = keys.resolve(mp, args, rc);
-                asks[i] = new Ask(mp, policy, key, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
+                asks[i] = new Ask(mp, policy, key, mp.cost(),
+                        overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
             }
         } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(refusal(e, policies.get(0)));
+            return CompletableFuture.completedFuture(failure(e, policies.get(0), List.of()));
         }
-        CompletableFuture<Verdict> verdict = new CompletableFuture<>();
-        acquire(asks, 0, rc, resume, verdict);
-        return verdict;
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        acquire(asks, 0, resume, List.of(), outcome);
+        return outcome;
     }
 
-    private void acquire(Ask[] asks, int i, RoutingContext rc, Executor resume, CompletableFuture<Verdict> verdict) {
+    /** @param made the decisions made so far for this call, in order */
+    private void acquire(Ask[] asks, int i, Executor resume, List<Decision> made, CompletableFuture<Outcome> outcome) {
         if (i == asks.length) {
-            verdict.complete(Verdict.ADMITTED);
+            outcome.complete(new Outcome.Admitted(made));
             return;
         }
         Ask a = asks[i];
         CompletionStage<Decision> decision;
         try {
-            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.mp().cost());
+            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost());
         } catch (RuntimeException e) {
-            verdict.complete(storeFailure(e));
+            outcome.complete(storeFailure(e, made));
             return;
         }
         decision.whenComplete((d, error) -> resume.execute(() -> {
             try {
                 if (error != null) {
-                    verdict.complete(storeFailure(error));
-                } else if (admission.refuse(d, rc)) {
-                    RateLimitExceededException refused = new RateLimitExceededException(d, a.mp().cost());
-                    verdict.complete(new Verdict(Problems.rateLimited(refused), refused));
+                    outcome.complete(storeFailure(error, made));
+                    return;
+                }
+                List<Decision> now = with(made, d);
+                if (admission.refuse(d)) {
+                    outcome.complete(new Outcome.Refused(now, new RateLimitExceededException(d, a.cost())));
                 } else {
-                    acquire(asks, i + 1, rc, resume, verdict);
+                    acquire(asks, i + 1, resume, now, outcome);
                 }
             } catch (RuntimeException e) {
-                verdict.complete(refusal(e, a.mp()));
+                outcome.complete(failure(e, a.mp(), made));
             }
         }));
     }
 
-    private static Verdict storeFailure(Throwable error) {
+    private static List<Decision> with(List<Decision> made, Decision d) {
+        if (made.isEmpty()) {
+            return List.of(d);
+        }
+        List<Decision> all = new ArrayList<>(made.size() + 1);
+        all.addAll(made);
+        all.add(d);
+        return List.copyOf(all);
+    }
+
+    private static Outcome storeFailure(Throwable error, List<Decision> made) {
         Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         StoreUnavailableException unavailable = e instanceof StoreUnavailableException s ? s
                 : new StoreUnavailableException("The rate-limit store failed: " + e, e);
         LOG.debugf("Rate-limit store unavailable: %s", unavailable.getMessage()); // the breaker logs outages once, not per request
-        return new Verdict(Problems.storeUnavailable(), unavailable);
+        return new Outcome.StoreUnavailable(made, unavailable);
     }
 
-    private static Verdict refusal(RuntimeException e, MethodPolicy mp) {
+    private static Outcome failure(RuntimeException e, MethodPolicy mp, List<Decision> made) {
         if (e instanceof MissingRateLimitKeyException missing) {
-            return new Verdict(Problems.missingKey(missing.policy(), missing.getMessage()), missing);
+            return new Outcome.KeyMissing(missing);
         }
         LOG.errorf(e, "%s: policy '%s' could not decide a call", mp.where(), mp.policy().name());
-        return new Verdict(Problems.of(500, "Internal Server Error", "decision-failed",
-                "The rate limiter could not decide this request: policy '" + mp.policy().name()
-                        + "' failed to find the caller's key or plan."),
-                e);
+        return new Outcome.Failed(made, mp.policy().name(), e);
     }
 
     /** Runs continuations on {@code caller} (inline when already there); inline outside Vert.x. */

@@ -55,14 +55,14 @@ public class EarlyDecisions {
         if (policies == null) {
             return;
         }
-        CompletableFuture<Verdict> verdict = decider.decide(policies, MethodPolicies.NO_ARGUMENTS, rc).toCompletableFuture();
-        if (verdict.isDone()) {
-            apply(verdict.join(), policies, rc, request, false);
+        CompletableFuture<Outcome> outcome = decider.decide(policies, MethodPolicies.NO_ARGUMENTS, rc).toCompletableFuture();
+        if (outcome.isDone()) {
+            apply(outcome.join(), policies, rc, request, false);
             return;
         }
         request.suspend();
-        verdict.whenComplete((v, error) -> {
-            if (error != null) { // the verdict never fails; should it, the request fails as a filter's would
+        outcome.whenComplete((v, error) -> {
+            if (error != null) { // the outcome never fails; should it, the request fails as a filter's would
                 request.resume(error);
             } else {
                 apply(v, policies, rc, request, true);
@@ -71,11 +71,12 @@ public class EarlyDecisions {
     }
 
     /** Answers a refusal, or marks the call as decided and lets it go on (resuming it if it was suspended). */
-    private void apply(Verdict v, List<MethodPolicy> policies, RoutingContext rc,
+    private void apply(Outcome v, List<MethodPolicy> policies, RoutingContext rc,
             ResteasyReactiveContainerRequestContext request,
             boolean suspended) {
+        HttpOutcomes.record(v, rc);
         if (!v.admitted()) {
-            request.abortWith(problems.response(v.problem())); // resumes a suspended request with the answer
+            request.abortWith(problems.response(HttpOutcomes.problem(v))); // resumes a suspended request with the answer
             return;
         }
         Decided.mark(rc, policies.get(0).method());

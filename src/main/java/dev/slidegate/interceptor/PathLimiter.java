@@ -156,10 +156,11 @@ public class PathLimiter {
             rc.next();
         } else {
             decider.decide(matched, MethodPolicies.NO_ARGUMENTS, rc).thenAccept(v -> {
+                HttpOutcomes.record(v, rc);
                 if (v.admitted()) {
                     rc.next();
                 } else {
-                    problems.send(rc.response(), v.problem());
+                    problems.send(rc.response(), HttpOutcomes.problem(v));
                 }
             });
         }

@@ -10,29 +10,33 @@ import java.util.concurrent.ConcurrentHashMap;
 import jakarta.inject.Singleton;
 
 import dev.slidegate.api.Decision;
-import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimiter;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.DecisionStore;
-import dev.slidegate.core.Overrides;
+import io.quarkus.arc.Arc;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.quarkus.runtime.configuration.ConfigurationException;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.vertx.ext.web.RoutingContext;
 
-/** The shipped {@link RateLimiter}: policies by name from the registry, keys made safe like every other key. */
+/**
+ * The shipped {@link RateLimiter}: policies by name from the registry, keys made safe like every other
+ * key, decided by the one {@link Decider} as every annotated call is: the same plans (read from the
+ * current HTTP request, when the call happens during one), overrides, counting and logging. Its
+ * adapter turns the {@link Outcome} into a {@link Decision}, admitted or refused (a dry-run policy's
+ * refusal is answered as it is), or a failure when nothing could decide.
+ */
 @Singleton
 class ProgrammaticLimiter implements RateLimiter {
 
     private final PolicyRegistry registry;
-    private final DecisionStore store;
-    private final Admission admission;
-    private final Overrides overrides;
-    private final Map<String, Policy> policies = new ConcurrentHashMap<>();
+    private final Decider decider;
+    private final CurrentVertxRequest currentRequest;
+    private final Map<String, MethodPolicy> policies = new ConcurrentHashMap<>();
 
-    ProgrammaticLimiter(PolicyRegistry registry, DecisionStore store, Admission admission, Overrides overrides) {
+    ProgrammaticLimiter(PolicyRegistry registry, Decider decider, CurrentVertxRequest currentRequest) {
         this.registry = registry;
-        this.store = store;
-        this.admission = admission;
-        this.overrides = overrides;
+        this.decider = decider;
+        this.currentRequest = currentRequest;
     }
 
     @Override
@@ -40,13 +44,22 @@ class ProgrammaticLimiter implements RateLimiter {
         if (cost < 1) {
             throw new IllegalArgumentException("A cost is a whole number of permits, at least 1, not " + cost);
         }
-        Policy p = policy(policy);
+        MethodPolicy mp = policy(policy);
         String k = key(key);
-        return overrides.acquire(overrides.isEmpty() ? null : overrides.find(p.name(), p, k), store, p, k, cost)
-                .thenApply(d -> {
-                    admission.refuse(d, null); // counted and logged like every decision
-                    return d;
-                });
+        RoutingContext rc = Arc.container().requestContext().isActive() ? currentRequest.getCurrent() : null;
+        return decider.decide(mp, k, cost, rc).thenCompose(ProgrammaticLimiter::decision);
+    }
+
+    /** The outcome as a {@link RateLimiter} answers it: the decision, admitted or refused, or a failed stage. */
+    private static CompletionStage<Decision> decision(Outcome o) {
+        if (o instanceof Outcome.Refused r) {
+            return CompletableFuture.completedFuture(r.decision());
+        }
+        if (o.admitted()) {
+            List<Decision> made = o.decisions();
+            return CompletableFuture.completedFuture(made.get(made.size() - 1));
+        }
+        return CompletableFuture.failedFuture(o.failure());
     }
 
     @Override
@@ -64,14 +77,16 @@ class ProgrammaticLimiter implements RateLimiter {
         }
     }
 
-    private Policy policy(String name) {
+    private MethodPolicy policy(String name) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("RateLimiter needs a policy name");
         }
         return policies.computeIfAbsent(name.trim(), n -> {
+            String where = "RateLimiter.acquire(\"" + n + "\")";
             try {
-                return registry.resolve(new PolicyRegistry.Declared(n, List.of(), "", ""), "RateLimiter.acquire(\"" + n + "\")")
-                        .policy();
+                PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared(n, List.of(), "", ""), where);
+                return new MethodPolicy(null, where, r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE,
+                        r.cost(), null, Map.of());
             } catch (ConfigurationException e) {
                 throw new IllegalArgumentException(e.getMessage(), e);
             }

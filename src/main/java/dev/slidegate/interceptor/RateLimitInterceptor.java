@@ -19,7 +19,8 @@ import io.vertx.ext.web.RoutingContext;
 
 /**
  * Applies {@link RateLimited} to a method call: asks the {@link Decider} and lets the call through,
- * or throws (fails with, for {@code Uni} and {@code CompletionStage} methods) what the verdict says.
+ * or throws (fails with, for {@code Uni} and {@code CompletionStage} methods) the outcome's failure.
+ * During an HTTP request the response gets the RateLimit fields of its decisions.
  * A plain method waits for the decision; the others never block, and run when the decision is made,
  * back on the caller's Vert.x context. A {@code Uni} is decided when it is subscribed to.
  */
@@ -57,14 +58,21 @@ public class RateLimitInterceptor {
         Object[] args = ctx.getParameters();
         return switch (mps.get(0).kind()) {
             case PLAIN -> {
-                decider.decideAndWait(mps, args, rc).orThrow();
+                Outcome o = decider.decideAndWait(mps, args, rc);
+                HttpOutcomes.record(o, rc);
+                o.orThrow();
                 yield ctx.proceed();
             }
             case UNI -> Uni.createFrom().completionStage(() -> decider.decide(decided, args, rc))
-                    .chain(v -> v.admitted() ? (Uni<?>) proceed(ctx) : Uni.createFrom().failure(v.failure()));
+                    .chain(v -> {
+                        HttpOutcomes.record(v, rc);
+                        return v.admitted() ? (Uni<?>) proceed(ctx) : Uni.createFrom().failure(v.failure());
+                    });
             case STAGE -> decider.decide(mps, args, rc)
-                    .thenCompose(
-                            v -> v.admitted() ? (CompletionStage<?>) proceed(ctx) : CompletableFuture.failedFuture(v.failure()))
+                    .thenCompose(v -> {
+                        HttpOutcomes.record(v, rc);
+                        return v.admitted() ? (CompletionStage<?>) proceed(ctx) : CompletableFuture.failedFuture(v.failure());
+                    })
                     .toCompletableFuture();
         };
     }

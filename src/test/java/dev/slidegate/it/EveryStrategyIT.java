@@ -122,6 +122,11 @@ class EveryStrategyIT {
         assertTrue(second.body().contains("\"permits\":40"), second.body());
         assertRefused(service.get("/api/reports/export?rows=1", "X-Api-Key", "it-exports"), "exports");
         assertEquals(200, service.get("/api/reports/export?rows=1", "X-Api-Key", "it-other").statusCode(), "another key");
+        // plans apply to the programmatic RateLimiter as to annotations: the pro key's plan grants 1000 permits an hour
+        for (int i = 0; i < 3; i++) {
+            assertEquals(200, service.get("/api/reports/export?rows=100000", "X-Api-Key", "demo-pro-key").statusCode(),
+                    "100 permits of the pro plan's 1000, call " + (i + 1));
+        }
         for (String bad : List.of("0", "abc", "100001", "-5", "99999999999")) {
             HttpResponse<String> r = service.get("/api/reports/export?rows=" + bad, "X-Api-Key", "it-other");
             assertEquals(400, r.statusCode(), bad + ": " + r.body());

@@ -1,0 +1,39 @@
+package dev.slidegate.interceptor;
+
+import dev.slidegate.http.HttpDecisions;
+import dev.slidegate.http.Problem;
+import dev.slidegate.http.Problems;
+import io.vertx.ext.web.RoutingContext;
+
+/** The HTTP side of an {@link Outcome}: its RateLimit fields on the response, and the problem that answers a refusal. */
+final class HttpOutcomes {
+
+    private HttpOutcomes() {
+    }
+
+    /** Gives the response of {@code rc} the RateLimit fields of every decision made for the call. */
+    static void record(Outcome o, RoutingContext rc) {
+        if (rc != null) {
+            for (var d : o.decisions()) {
+                HttpDecisions.record(rc, d);
+            }
+        }
+    }
+
+    /** The answer to a call that was not admitted: 429, 400, 503 or 500. */
+    static Problem problem(Outcome o) {
+        if (o instanceof Outcome.Refused r) {
+            return Problems.rateLimited(r.failure());
+        }
+        if (o instanceof Outcome.KeyMissing m) {
+            return Problems.missingKey(m.failure().policy(), m.failure().getMessage());
+        }
+        if (o instanceof Outcome.StoreUnavailable) {
+            return Problems.storeUnavailable();
+        }
+        if (o instanceof Outcome.Failed f) {
+            return Problems.decisionFailed(f.policy());
+        }
+        throw new IllegalArgumentException("an admitted call has no problem");
+    }
+}

@@ -1,0 +1,76 @@
+package dev.slidegate.interceptor;
+
+import java.util.List;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.MissingRateLimitKeyException;
+import dev.slidegate.api.RateLimitExceededException;
+import dev.slidegate.api.StoreUnavailableException;
+
+/**
+ * What became of one call, as the {@link Decider} says it, with nothing of HTTP in it: each entry
+ * point adapts it to its caller. The request filter and the path limiter turn it into RateLimit fields
+ * and a problem body ({@link HttpOutcomes}), the interceptor into an exception (its {@link #failure()}),
+ * the {@link dev.slidegate.api.RateLimiter} into a {@link Decision}.
+ */
+sealed interface Outcome {
+
+    /** Every decision made for the call, in the order of its policies (fewer when one refused or failed). */
+    List<Decision> decisions();
+
+    /** What a Java caller gets instead of the call; {@code null} when admitted. */
+    Throwable failure();
+
+    default boolean admitted() {
+        return this instanceof Admitted;
+    }
+
+    /** Every policy admitted the call (a dry-run policy admits what it would have refused). */
+    record Admitted(List<Decision> decisions) implements Outcome {
+
+        @Override
+        public Throwable failure() {
+            return null;
+        }
+    }
+
+    /** A policy refused the call; later policies were not asked. */
+    record Refused(List<Decision> decisions, RateLimitExceededException failure) implements Outcome {
+
+        /** The refusing decision. */
+        Decision decision() {
+            return failure.decision();
+        }
+    }
+
+    /** A policy found no key for the call (a header, parameter or argument it needs is missing): nothing charged. */
+    record KeyMissing(MissingRateLimitKeyException failure) implements Outcome {
+
+        @Override
+        public List<Decision> decisions() {
+            return List.of();
+        }
+    }
+
+    /** The store could not decide and the policy's fail mode is {@code closed}. */
+    record StoreUnavailable(List<Decision> decisions, StoreUnavailableException failure) implements Outcome {
+    }
+
+    /** A key or plan resolver failed (a bug of the service), logged once where it happened. */
+    record Failed(List<Decision> decisions, String policy, RuntimeException failure) implements Outcome {
+    }
+
+    /** For callers that throw: nothing when admitted, else the failure. */
+    default void orThrow() {
+        Throwable f = failure();
+        if (f instanceof RuntimeException e) {
+            throw e;
+        }
+        if (f instanceof Error e) {
+            throw e;
+        }
+        if (f != null) {
+            throw new IllegalStateException(f);
+        }
+    }
+}
