@@ -99,11 +99,7 @@ public class PolicyRegistry {
 
     public PolicyRegistry(SlidegateConfig config) {
         apiKeyPlans = Set.copyOf(config.plans().apiKeys().keySet());
-        globalFailMode = check(() -> FailMode.parse(config.failMode()), "slidegate.fail-mode");
-        if (config.fallback().instances().isPresent() && config.fallback().instances().get() < 1) {
-            throw fail("slidegate.fallback.instances: '" + config.fallback().instances().get()
-                    + "' is not a number of instances: expected 1 or more (or leave it unset to count the instances through Redis)");
-        }
+        globalFailMode = config.failMode();
         defaults = parse("slidegate.defaults.", config.defaults());
         config.policies().forEach((name, p) -> {
             try {
@@ -144,9 +140,9 @@ public class PolicyRegistry {
     }
 
     private static Overrides parse(String prefix, SlidegateConfig.PolicyConfig p) {
-        Optional<List<Limit>> limits = p.limits().map(list -> parseLimits(list, prefix + "limits"));
-        Optional<Strategy> strategy = p.strategy().map(s -> check(() -> Strategy.parse(s), prefix + "strategy"));
-        Optional<KeySource> key = p.key().map(k -> check(() -> KeySource.parse(k), prefix + "key"));
+        Optional<List<Limit>> limits = p.limits().map(list -> nonEmpty(list, prefix + "limits"));
+        Optional<Strategy> strategy = p.strategy();
+        Optional<KeySource> key = p.key();
         p.cost().filter(c -> c < 1).ifPresent(c -> {
             throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
         });
@@ -162,10 +158,10 @@ public class PolicyRegistry {
                 String second = first.equals(other) ? plan : other;
                 throw fail(prefix + "plans: '" + first + "' and '" + second + "' overlap (plan names ignore case): keep one");
             }
-            List<String> texts = planConfig.limits()
+            List<Limit> planLimits = planConfig.limits()
                     .orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
                             + Limit.EXPECTED));
-            plans.put(plan, parseLimits(texts, prefix + "plans." + plan + ".limits"));
+            plans.put(plan, nonEmpty(planLimits, prefix + "plans." + plan + ".limits"));
         });
         p.defaultPlan().filter(d -> !plans.containsKey(d)).ifPresent(d -> {
             throw fail(prefix + "default-plan: '" + d + "' is not one of the plans " + plans.keySet());
@@ -173,20 +169,25 @@ public class PolicyRegistry {
         p.cells().filter(c -> c < 1 || c > 100).ifPresent(c -> {
             throw fail(prefix + "cells: '" + c + "' is not a number of cells: expected 1 to 100, e.g. 10");
         });
-        Optional<FailMode> failMode = p.failMode().map(m -> check(() -> FailMode.parse(m), prefix + "fail-mode"));
+        Optional<FailMode> failMode = p.failMode();
         return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans), p.defaultPlan(),
                 p.cells(), failMode);
     }
 
+    /** Limits an annotation declares, read by the parser configuration's converter uses. */
     private static List<Limit> parseLimits(List<String> texts, String property) {
         List<Limit> limits = new ArrayList<>();
         for (String t : texts) {
             limits.add(check(() -> Limit.parse(t), property));
         }
+        return nonEmpty(limits, property);
+    }
+
+    private static List<Limit> nonEmpty(List<Limit> limits, String property) {
         if (limits.isEmpty()) {
             throw fail(property + " is empty: expected " + Limit.EXPECTED);
         }
-        return limits;
+        return List.copyOf(limits);
     }
 
     private static <T> T check(java.util.function.Supplier<T> parse, String where) {

@@ -5,7 +5,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.slidegate.api.FailMode;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Strategy;
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
 
@@ -26,7 +30,8 @@ public interface SlidegateConfig {
      * instance), or {@code auto}: redis when {@code quarkus.redis.hosts} is set, memory otherwise.
      */
     @WithDefault("auto")
-    String store();
+    @WithConverter(Converters.StoreKindConverter.class)
+    StoreKind store();
 
     /** Named policies, by name: {@code slidegate.policies.<name>.*}. */
     Map<String, PolicyConfig> policies();
@@ -135,7 +140,8 @@ public interface SlidegateConfig {
      */
     @WithName("fail-mode")
     @WithDefault("local")
-    String failMode();
+    @WithConverter(Converters.FailModeConverter.class)
+    FailMode failMode();
 
     /** The fail mode {@code local}. */
     FallbackConfig fallback();
@@ -158,16 +164,18 @@ public interface SlidegateConfig {
     interface PolicyConfig {
 
         /** Comma-separated limits, all checked together: {@code 500/2s,2000/10s}. Units ms, s, m, h, d. */
-        Optional<List<String>> limits();
+        Optional<List<@WithConverter(Converters.LimitConverter.class) Limit>> limits();
 
         /** {@code sliding-log} (exact; the default), {@code fixed-window}, {@code sliding-counter} or {@code token-bucket}. */
-        Optional<String> strategy();
+        @WithConverter(Converters.StrategyConverter.class)
+        Optional<Strategy> strategy();
 
         /**
          * Whose calls are counted together: {@code ip}, {@code user}, {@code global} or {@code header:<Name>}. Default
          * {@code ip}.
          */
-        Optional<String> key();
+        @WithConverter(Converters.KeySourceConverter.class)
+        Optional<KeySource> key();
 
         /**
          * {@code true}: refused attempts are charged too, so a caller who keeps trying stays locked out (brute-force
@@ -191,7 +199,8 @@ public interface SlidegateConfig {
          * {@code slidegate.fail-mode}.
          */
         @WithName("fail-mode")
-        Optional<String> failMode();
+        @WithConverter(Converters.FailModeConverter.class)
+        Optional<FailMode> failMode();
 
         /**
          * Permits one call of every method of this policy weighs, at least 1. Default: the annotation's {@code cost}, else 1.
@@ -223,7 +232,7 @@ public interface SlidegateConfig {
     interface PlanConfig {
 
         /** Comma-separated limits of this plan, as for a policy. */
-        Optional<List<String>> limits();
+        Optional<List<@WithConverter(Converters.LimitConverter.class) Limit>> limits();
     }
 
     /** Plans, as the shipped {@code PlanResolver} assigns them: by API key. */

@@ -1,7 +1,6 @@
 package dev.slidegate.config;
 
 import java.time.Duration;
-import java.util.Locale;
 
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Instance;
@@ -60,17 +59,16 @@ public class StoreProducer {
         // covers a service that builds none): check the settings it is built from first
         org.eclipse.microprofile.config.Config settings = org.eclipse.microprofile.config.ConfigProvider.getConfig();
         SettingsCheck.check(settings, config);
-        String mode = config.store().trim().toLowerCase(Locale.ROOT);
         RedisClientSettings client = RedisClientSettings.of(config.redis().client(), settings);
         boolean redisConfigured = client.hosts().isPresent();
         String why;
         boolean useRedis;
-        switch (mode) {
-            case "memory" -> {
+        switch (config.store()) {
+            case MEMORY -> {
                 useRedis = false;
                 why = "slidegate.store=memory";
             }
-            case "redis" -> {
+            case REDIS -> {
                 if (!redis.isResolvable()) {
                     throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store=redis needs the Quarkus "
                             + "Redis client: add the dependency io.quarkus:quarkus-redis-client to the service");
@@ -83,13 +81,12 @@ public class StoreProducer {
                 useRedis = true;
                 why = "slidegate.store=redis";
             }
-            case "auto" -> {
+            case AUTO -> {
                 useRedis = redisConfigured && redis.isResolvable();
                 why = "slidegate.store=auto and " + client.property("hosts") + " is " + (redisConfigured ? "set" : "not set")
                         + (redisConfigured && !redis.isResolvable() ? ", but the service has no quarkus-redis-client" : "");
             }
-            default -> throw new ConfigurationException("Invalid Slidegate configuration: slidegate.store: '" + config.store()
-                    + "' is not a store: expected auto, memory or redis");
+            default -> throw new IllegalStateException("unknown store kind " + config.store());
         }
         StoreStack stack;
         RedisStacks onRedis = useRedis ? redis.get() : null;

@@ -89,6 +89,9 @@ class SettingsCheckTest {
                 case "count-rejected", "dry-run" -> "true";
                 case "limits" -> "5/1m";
                 case "cells", "cost" -> "2";
+                case "strategy" -> "fixed-window";
+                case "key" -> "header:X-Tenant";
+                case "fail-mode" -> "open";
                 default -> "x";
             };
             all.put("slidegate.policies.login." + field, value);
@@ -149,7 +152,8 @@ class SettingsCheckTest {
                 environment);
         SlidegateConfig slidegate = config.getConfigMapping(SlidegateConfig.class);
         SettingsCheck.check(config, slidegate);
-        assertEquals(java.util.Optional.of(List.of("7/1m")), slidegate.policies().get("exports").limits());
+        assertEquals(java.util.Optional.of(List.of(dev.slidegate.api.Limit.parse("7/1m"))),
+                slidegate.policies().get("exports").limits());
         assertEquals(java.util.Optional.of(false), slidegate.policies().get("my-policy").dryRun());
     }
 
