@@ -70,6 +70,21 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         this(name, limits, strategy, key, countRejected, false);
     }
 
+    /** This policy under another name (a plan's policy, the local share of the fail modes). */
+    public Policy withName(String name) {
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode);
+    }
+
+    /** This policy with other limits (an override, the local share of the fail modes). */
+    public Policy withLimits(List<Limit> limits) {
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode);
+    }
+
+    /** This policy, reporting only ({@code true}) or enforcing ({@code false}) its refusals. */
+    public Policy withDryRun(boolean dryRun) {
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode);
+    }
+
     /** The largest N of all limits: the most entries an exact log ever needs to keep. */
     public int maxPermits() {
         int max = 0;

@@ -247,14 +247,14 @@ public class PolicyRegistry {
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
         FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get()
                 : defaults.failMode().orElse(globalFailMode);
+        Policy own = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode),
+                origin);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
-                    check(() -> new Policy(name + "." + plan, planLimits, strategy, key.spec(), countRejected, dryRun, cells,
-                            failMode), origin)));
+                    check(() -> own.withName(name + "." + plan).withLimits(planLimits), origin)));
         }
-        Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get())
-                : check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode), origin);
+        Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
         Resolved resolved = new Resolved(name, policy, key, Map.copyOf(plans), cost);
         Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
         if (first != null && !first.resolved().sameDefinition(resolved)) {

@@ -154,12 +154,8 @@ public final class FallbackStore implements DecisionStore {
         if (s == null || !s.of().equals(p) || s.instances() != k) {
             List<Limit> limits = p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros()))
                     .toList();
-            Policy reported = k == 1 ? p
-                    : new Policy(p.name(), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(), p.cells(),
-                            p.failMode());
-            Policy windows = new Policy(localName(p.name(), k), limits, p.strategy(), p.key(), p.countRejected(), p.dryRun(),
-                    p.cells(),
-                    p.failMode());
+            Policy reported = k == 1 ? p : p.withLimits(limits);
+            Policy windows = p.withLimits(limits).withName(localName(p.name(), k));
             s = new Share(p, k, reported, windows);
             shares.put(p.name(), s);
         }

@@ -52,8 +52,7 @@ public final class Overrides {
             if (override.limits().isEmpty()) {
                 return p;
             }
-            return policies.computeIfAbsent(p.name(), n -> new Policy(p.name(), override.limits(), p.strategy(), p.key(),
-                    p.countRejected(), p.dryRun(), p.cells(), p.failMode()));
+            return policies.computeIfAbsent(p.name(), n -> p.withLimits(override.limits()));
         }
 
         /**
@@ -66,8 +65,7 @@ public final class Overrides {
             List<LimitState> states = p.limits().stream().map(l -> new LimitState(l, 0, retry)).toList();
             // an operator's block is enforced even where the policy only reports its refusals (dry-run)
             Policy enforced = !p.dryRun() ? p
-                    : policies.computeIfAbsent(p.name() + "\u0000enforced", n -> new Policy(p.name(), p.limits(), p.strategy(),
-                            p.key(), p.countRejected(), false, p.cells(), p.failMode()));
+                    : policies.computeIfAbsent(p.name() + "\u0000enforced", n -> p.withDryRun(false));
             return new Decision(enforced, false, 0, retry, nowMicros, states);
         }
 
