@@ -86,14 +86,23 @@ public class AdminService {
 
     private final dev.slidegate.core.Overrides overrides;
 
+    /** The instance's time source: the ages of the shared counts, rankings and snapshots, and the instants they report. */
+    private final dev.slidegate.core.Clock clock;
+
     AdminService(StoreStack stack, PolicyRegistry registry, DecisionStats stats, SlidegateConfig config,
-            dev.slidegate.core.Overrides overrides) {
+            dev.slidegate.core.Overrides overrides, dev.slidegate.core.Clock clock) {
+        this.clock = clock;
         this.overrides = overrides;
         this.stack = stack;
         this.store = stack.inspection();
         this.registry = registry;
         this.stats = stats;
         this.enabled = config.enabled();
+    }
+
+    /** Milliseconds since the epoch, by the instance's clock. */
+    private long nowMillis() {
+        return clock.nowMicros() / 1000;
     }
 
     /** Every policy by name, plans included. */
@@ -140,14 +149,14 @@ public class AdminService {
         if (c == null || !c.policies().equals(names)) {
             return count(all, names);
         }
-        if (System.currentTimeMillis() - c.at() > COUNTS_MAX_AGE_MS && counting.compareAndSet(false, true)) {
+        if (nowMillis() - c.at() > COUNTS_MAX_AGE_MS && counting.compareAndSet(false, true)) {
             count(all, names).subscribe().with(fresh -> counting.set(false), failure -> counting.set(false));
         }
         return Uni.createFrom().item(c);
     }
 
     private Uni<Counted> count(List<Policy> all, List<String> names) {
-        long at = System.currentTimeMillis();
+        long at = nowMillis();
         return Uni.createFrom().completionStage(() -> store.counts(all)).map(m -> {
             Counted fresh = new Counted(names, m, at);
             counted = fresh;
@@ -205,7 +214,7 @@ public class AdminService {
      * open pages cost what one does. A snapshot in progress is shared too; a failed one is not kept.
      */
     Uni<Snapshot> sharedSnapshot(int top) {
-        long now = System.currentTimeMillis();
+        long now = nowMillis();
         synchronized (this) {
             SharedSnapshot s = shared;
             if (s == null || s.top() != top || now - s.startedAt() >= SNAPSHOT_MAX_AGE_MS) {
@@ -230,7 +239,7 @@ public class AdminService {
                 texts(p.limits()), stats.admitted(p.name()), stats.refused(p.name()),
                 list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList())))
                 .toList();
-        long at = System.currentTimeMillis();
+        long at = nowMillis();
         int inForce = overrides.activeCount();
         long version = overrides.version();
         if (each.isEmpty()) {
@@ -248,7 +257,7 @@ public class AdminService {
      * one serves for a second after it was ready, a failed one is not kept.
      */
     private Uni<Ranked> ranking(Policy p) {
-        long now = System.currentTimeMillis();
+        long now = nowMillis();
         return rankings.compute(p.name(), (name, old) -> old != null && old.serves(p, now) ? old : rank(p)).sorted;
     }
 
@@ -262,7 +271,7 @@ public class AdminService {
                         .map(views -> new Ranked(views.stream()
                                 .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key))
                                 .toList(), views.size() < keys.size())))
-                .invoke(done -> r.readyAt = System.currentTimeMillis())
+                .invoke(done -> r.readyAt = nowMillis())
                 .onFailure().invoke(e -> rankings.remove(p.name(), r))
                 .memoize().indefinitely();
         return r;

@@ -100,13 +100,14 @@ public class RedisStackFactory implements RedisStacks {
             nodes = RedisNodes.single(redis);
         }
         RedisStore.Options options = RedisStore.Options.of(config.redis().timeout())
-                .withLateLimit(config.redis().lateLimit()).withBatchSize(config.redis().batchSize());
+                .withLateLimit(config.redis().lateLimit()).withBatchSize(config.redis().batchSize())
+                .withNanoTime(clock::nanoTime);
         decisions = new RedisStore(redis, nodes, options);
         owned.add(decisions);
         DecisionStore remote = decisions;
         RefusalCache refusals = null;
         if (config.redis().refusalCacheSize() > 0) {
-            refusals = new RefusalCache(decisions, config.redis().refusalCacheSize(), System::nanoTime);
+            refusals = new RefusalCache(decisions, config.redis().refusalCacheSize(), clock::nanoTime);
             // a reset on any instance (or a wiped Redis) drops what every instance remembers
             owned.add(decisions.watchResets(vertx.get().getDelegate(), StoreProducer.RESET_POLL, refusals::forgetAll));
             if (metrics.isResolvable()) {
@@ -128,7 +129,8 @@ public class RedisStackFactory implements RedisStacks {
         // the admin reads Redis on connections of its own, one call at a time each (no batching with
         // decisions), with the patience of a late Redis: never the decisions' connections or budget
         RedisStore admin = new RedisStore(redis, nodes,
-                RedisStore.Options.of(config.redis().lateLimit()).withLateLimit(config.redis().lateLimit()).withBatchSize(1));
+                RedisStore.Options.of(config.redis().lateLimit()).withLateLimit(config.redis().lateLimit()).withBatchSize(1)
+                        .withNanoTime(clock::nanoTime));
         owned.add(admin);
         StoreStack.WriteProbe probe = budget -> {
             try {
@@ -198,12 +200,12 @@ public class RedisStackFactory implements RedisStacks {
             instances = () -> fixed;
         } else {
             InstanceRegistry registry = new InstanceRegistry(source, vertx.get(), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                    Duration.ofSeconds(1));
+                    Duration.ofSeconds(1), clock::nanoTime);
             owned.add(registry);
             instances = registry;
         }
         Breaker breaker = new Breaker("Redis", config.redis().failureThreshold(), config.redis().coolDown().toNanos(),
-                System::nanoTime, transitions);
+                clock::nanoTime, transitions);
         return new FallbackStore(redis, new MemoryStore(clock, config.memory().maxKeys()), instances, breaker, errors);
     }
 }

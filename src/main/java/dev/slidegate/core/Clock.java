@@ -1,18 +1,30 @@
 package dev.slidegate.core;
 
 /**
- * Where in-process stores get "now": microseconds since the epoch that never go backwards.
+ * The one time source of an instance: microseconds since the epoch that never go backwards, and a
+ * monotonic nanosecond reading for durations. Everything that reads time takes it from here (in-process
+ * decisions, the breaker's cool-down, the Redis store's deadlines, remembered refusals, the instance
+ * count, override expiry, the admin's caches), so a test that sets it moves them all, and instances of
+ * one test can run on clocks seconds apart.
  *
  * <p>
- * Algorithms never read a clock themselves; stores read it once per decision and pass the value
- * down, so tests can set time to the microsecond. The Redis store does not use it: there the clock is
- * the Redis server's {@code TIME}.
+ * Algorithms never read a clock themselves; stores read it once per decision and pass the value down,
+ * so tests can set time to the microsecond. Windows on Redis do not use it: there the clock is the
+ * Redis server's {@code TIME}, the same for every instance.
  */
 @FunctionalInterface
 public interface Clock {
 
     /** Microseconds since the epoch; successive calls never return a smaller value. */
     long nowMicros();
+
+    /**
+     * A monotonic reading in nanoseconds, for durations only (deadlines, cool-downs, ages): its origin
+     * means nothing. A settable clock derives it from {@link #nowMicros()}.
+     */
+    default long nanoTime() {
+        return nowMicros() * 1000;
+    }
 
     /**
      * The system clock: the wall clock read once at creation, advanced by {@link System#nanoTime()}, so
@@ -22,6 +34,16 @@ public interface Clock {
     static Clock system() {
         long originMicros = System.currentTimeMillis() * 1000;
         long originNanos = System.nanoTime();
-        return () -> originMicros + (System.nanoTime() - originNanos) / 1000;
+        return new Clock() {
+            @Override
+            public long nowMicros() {
+                return originMicros + (System.nanoTime() - originNanos) / 1000;
+            }
+
+            @Override
+            public long nanoTime() {
+                return System.nanoTime();
+            }
+        };
     }
 }

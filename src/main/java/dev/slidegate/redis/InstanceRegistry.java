@@ -33,8 +33,9 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
     private final Duration timeout;
     private final long timer;
     private volatile int count = 1;
-    /** When a renewal last counted at least {@link #count} (System.nanoTime). */
-    private volatile long countSeenAt = System.nanoTime();
+    private final java.util.function.LongSupplier nanoTime;
+    /** When a renewal last counted at least {@link #count} ({@link #nanoTime}). */
+    private volatile long countSeenAt;
 
     /**
      * Registers now (waiting up to {@code timeout}) and then every {@code every}.
@@ -42,6 +43,14 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
      * @param ttl how long an entry lives without renewal: a few {@code every}
      */
     public InstanceRegistry(ReactiveRedisDataSource redis, Vertx vertx, Duration every, Duration ttl, Duration timeout) {
+        this(redis, vertx, every, ttl, timeout, System::nanoTime);
+    }
+
+    /** @param nanoTime the instance's monotonic clock */
+    public InstanceRegistry(ReactiveRedisDataSource redis, Vertx vertx, Duration every, Duration ttl, Duration timeout,
+            java.util.function.LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
+        this.countSeenAt = nanoTime.getAsLong();
         this.redis = redis;
         this.vertx = vertx;
         this.ttlMillis = ttl.toMillis();
@@ -54,13 +63,13 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
         }
         this.timer = vertx.setPeriodic(every.toMillis(), t -> renew().subscribe().with(n -> {
         }, e -> {
-            countSeenAt = System.nanoTime(); // the count is kept while Redis is away, as if renewed: an outage is no news of fewer instances
+            countSeenAt = nanoTime.getAsLong(); // the count is kept while Redis is away, as if renewed: an outage is no news of fewer instances
             LOG.debugf("instance registry: renewal failed (%s); keeping the count of %d", e.getMessage(), count);
         }));
     }
 
     private io.smallrye.mutiny.Uni<Integer> renew() {
-        return call(ttlMillis).map(r -> counted(Math.max(1, r.toInteger()), System.nanoTime()));
+        return call(ttlMillis).map(r -> counted(Math.max(1, r.toInteger()), nanoTime.getAsLong()));
     }
 
     /** The registry script for this instance: renew its entry for {@code ttl} ms, or leave with 0. */

@@ -74,6 +74,10 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         public Options withBatchSize(int batchSize) {
             return new Options(timeout, lateLimit, batchSize, nanoTime);
         }
+
+        public Options withNanoTime(LongSupplier nanoTime) {
+            return new Options(timeout, lateLimit, batchSize, nanoTime);
+        }
     }
 
     /**

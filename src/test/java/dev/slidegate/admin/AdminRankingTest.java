@@ -83,7 +83,7 @@ class AdminRankingTest {
             .policy();
     private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.delegate, store),
             registry, new DecisionStats(), TestConfigs.slidegate(Map.of()),
-            new dev.slidegate.core.Overrides(clock));
+            new dev.slidegate.core.Overrides(clock), clock);
 
     @AfterEach
     void stop() {
