@@ -15,7 +15,6 @@ import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import dev.slidegate.api.OverrideSource;
-import dev.slidegate.core.Clock;
 import dev.slidegate.core.OverrideChanges;
 import dev.slidegate.core.Overrides;
 import io.quarkus.arc.DefaultBean;
@@ -152,8 +151,8 @@ class OverridesProducer {
 
     @Produces
     @Singleton
-    Loaded loaded(OverrideSource source, Clock clock, SlidegateConfig config, io.vertx.mutiny.core.Vertx vertx) {
-        Overrides overrides = new Overrides(clock);
+    Loaded loaded(OverrideSource source, StoreStack stack, SlidegateConfig config, io.vertx.mutiny.core.Vertx vertx) {
+        Overrides overrides = new Overrides(stack.fleetClock()); // expiry: judged alike on every instance
         Loaded loaded = new Loaded(overrides);
         Loads loads = new Loads(overrides, source);
         overrides.loadWith(() -> loads.next(false));

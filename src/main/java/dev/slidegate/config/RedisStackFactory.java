@@ -25,6 +25,7 @@ import dev.slidegate.metrics.MeteredStore;
 import dev.slidegate.redis.ClusterNodes;
 import dev.slidegate.redis.Eviction;
 import dev.slidegate.redis.InstanceRegistry;
+import dev.slidegate.redis.RedisClock;
 import dev.slidegate.redis.RedisNodes;
 import dev.slidegate.redis.RedisStore;
 import dev.slidegate.redis.RefusalCache;
@@ -45,6 +46,9 @@ public class RedisStackFactory implements RedisStacks {
 
     /** The key readiness writes, with a 10 s expiry. */
     static final String PROBE = "slidegate:ready";
+
+    /** How often each instance measures its clock against the Redis server's (see {@code RedisClock}). */
+    static final Duration FLEET_CLOCK_EVERY = Duration.ofSeconds(5);
 
     private final Instance<ReactiveRedisDataSource> clients;
     private final Instance<ReactiveRedisDataSource> defaultClient;
@@ -148,8 +152,12 @@ public class RedisStackFactory implements RedisStacks {
                 remembered.forgetAll();
             }
         });
+        // override expiry is judged by the Redis server's clock, so instances whose clocks differ agree on it
+        RedisClock fleetClock = new RedisClock(clock, redis, vertx.get().getDelegate(), FLEET_CLOCK_EVERY,
+                Duration.ofSeconds(1));
+        owned.add(fleetClock);
         return new StoreStack(store, Optional.of(fallback.breaker()), Optional.ofNullable(refusals), owned, overrides,
-                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe);
+                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock);
     }
 
     @Override

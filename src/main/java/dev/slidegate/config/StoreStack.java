@@ -27,9 +27,12 @@ import dev.slidegate.redis.RefusalCache;
  *        this instance's memory
  * @param inspection where the admin reads states, counts and listings, and resets keys
  * @param probe what readiness asks of the shared store
+ * @param fleetClock the clock every instance judges alike by (override expiry): with Redis, the instance's clock set
+ *        to the Redis server's ({@link dev.slidegate.redis.RedisClock}); in process, the instance's own
  */
 public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
-        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, StoreInspection inspection, WriteProbe probe)
+        List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, StoreInspection inspection, WriteProbe probe,
+        dev.slidegate.core.Clock fleetClock)
         implements
             AutoCloseable {
 
@@ -58,9 +61,10 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
      * straight to the store, at most {@link #ADMIN_IN_FLIGHT} reads at once; overrides in this
      * instance's memory.
      */
-    public static StoreStack inProcess(DecisionStore decisions, StoreInspection store) {
+    public static StoreStack inProcess(DecisionStore decisions, StoreInspection store, dev.slidegate.core.Clock clock) {
         return new StoreStack(decisions, Optional.empty(), Optional.empty(), List.of(),
-                new dev.slidegate.core.LocalOverrideSource(), new BoundedInspection(store, ADMIN_IN_FLIGHT), WriteProbe.NONE);
+                new dev.slidegate.core.LocalOverrideSource(), new BoundedInspection(store, ADMIN_IN_FLIGHT), WriteProbe.NONE,
+                clock);
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */

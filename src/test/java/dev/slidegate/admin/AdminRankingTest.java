@@ -81,7 +81,7 @@ class AdminRankingTest {
     private final PolicyRegistry registry = new PolicyRegistry(TestConfigs.slidegate(Map.of()));
     private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m")
             .policy();
-    private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.delegate, store),
+    private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.delegate, store, clock),
             registry, new DecisionStats(), TestConfigs.slidegate(Map.of()),
             new dev.slidegate.core.Overrides(clock), clock);
 
