@@ -20,6 +20,11 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.reports.limits", "3/1h");
         // RateLimiterTest's programmatic policy: no endpoint names it, so no other class's request meets it
         config.put("slidegate.policies.prog.limits", "3/1h");
+        // ObservabilityTest's refusal summary: a path policy of its own, so the first refusal of the policy in this
+        // JVM is its own, and its summary line is due at once
+        config.put("slidegate.policies.observed.limits", "3/1h");
+        config.put("slidegate.policies.observed.key", "header:X-Api-Key");
+        config.put("slidegate.policies.observed.paths", "/test/observed");
         // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay
         config.put("mp.openapi.filter", "dev.slidegate.observability.ServiceOpenApiFilter");
         return config;

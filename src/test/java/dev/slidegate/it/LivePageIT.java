@@ -12,10 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.Eventually;
 import dev.slidegate.testing.RedisServer;
 
 /**
@@ -56,7 +56,7 @@ class LivePageIT {
 
             redis.signal("STOP");
             try {
-                Thread.sleep(3000);
+                Thread.sleep(3000); // the scenario itself: a snapshot that takes three ticks of the stream, not a wait
             } finally {
                 redis.signal("CONT");
             }
@@ -71,14 +71,13 @@ class LivePageIT {
     }
 
     /** The next {@code data:} line, or what ended the stream, waiting at most {@code seconds}. */
-    private static String nextEvent(BlockingQueue<String> lines, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            String line = lines.poll(100, TimeUnit.MILLISECONDS);
-            if (line != null && (line.startsWith("data:") || line.startsWith("<"))) {
-                return line;
+    private static String nextEvent(BlockingQueue<String> lines, int seconds) {
+        return Eventually.eventually(java.time.Duration.ofSeconds(seconds), () -> {
+            String line;
+            while ((line = lines.poll()) != null && !line.startsWith("data:") && !line.startsWith("<")) {
+                // comments and blank lines between events
             }
-        }
-        return "<no event in " + seconds + " s>";
+            return line;
+        }, line -> line != null, "the next event of the live stream");
     }
 }

@@ -15,10 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import dev.slidegate.testing.Eventually;
 import dev.slidegate.testing.Leftovers;
 
 /** The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a separate process on a free port. */
 public final class ServiceProcess implements AutoCloseable {
+
+    /** What a start-up probe says before the log when the process has ended. */
+    private static final String EXITED = "<exited>";
 
     static final Path JAR = Paths.get("target", "quarkus-app", "quarkus-run.jar");
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -130,23 +134,20 @@ public final class ServiceProcess implements AutoCloseable {
             Process p = Leftovers
                     .process(new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start());
             ServiceProcess service = new ServiceProcess(p, log, port);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < deadline) {
-                if (!p.isAlive()) {
-                    throw new IllegalStateException("the service exited: " + Files.readString(log));
-                }
-                if (Files.readString(log).contains("Listening on")) {
-                    return service;
-                }
-                Thread.sleep(50);
+            String seen;
+            try {
+                seen = Eventually.eventually(Duration.ofSeconds(60), () -> (p.isAlive() ? "" : EXITED) + Files.readString(log),
+                        out -> out.startsWith(EXITED) || out.contains("Listening on"), "the service to listen on " + port);
+            } catch (AssertionError notInTime) {
+                service.close();
+                throw notInTime;
             }
-            service.close();
-            throw new IllegalStateException("the service did not start within 60 s: " + Files.readString(log));
+            if (seen.startsWith(EXITED)) {
+                throw new IllegalStateException("the service exited: " + seen.substring(EXITED.length()));
+            }
+            return service;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -145,24 +146,26 @@ public final class RedisServer implements AutoCloseable {
      * and kill their servers, which must never reach one they did not start.
      */
     private static boolean waitForPing(Process p, int port) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < deadline && p.isAlive()) {
-            try (Resp r = new Resp(port)) {
-                if ("PONG".equals(r.call("PING"))) {
-                    long pid = processId(String.valueOf(r.call("INFO", "server")));
-                    if (pid != p.pid()) {
-                        throw new IllegalStateException("port " + port + " is answered by redis-server process " + pid
-                                + ", not by the one this test started (" + p.pid() + ")");
-                    }
-                    return true;
+        try {
+            long pid = Eventually.eventually(Duration.ofSeconds(10), () -> {
+                if (!p.isAlive()) {
+                    return -2L;
                 }
-            } catch (IllegalStateException someoneElse) {
-                throw someoneElse;
-            } catch (RuntimeException notYet) {
-                sleep(20);
+                try (Resp r = new Resp(port)) {
+                    return "PONG".equals(r.call("PING")) ? processId(String.valueOf(r.call("INFO", "server"))) : -1L;
+                }
+            }, answer -> answer != -1L, "redis-server to answer PING on port " + port);
+            if (pid == -2L) {
+                return false;
             }
+            if (pid != p.pid()) {
+                throw new IllegalStateException("port " + port + " is answered by redis-server process " + pid
+                        + ", not by the one this test started (" + p.pid() + ")");
+            }
+            return true;
+        } catch (AssertionError notInTime) {
+            return false;
         }
-        return false;
     }
 
     /** The {@code process_id} field of an {@code INFO server} reply, or -1. */
