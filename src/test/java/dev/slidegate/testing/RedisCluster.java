@@ -5,7 +5,6 @@ import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
 /**
@@ -130,14 +129,8 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private static void await(String what, java.util.function.BooleanSupplier ok) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline) {
-            if (ok.getAsBoolean()) {
-                return;
-            }
-            RedisServer.sleep(50);
-        }
-        throw new IllegalStateException("Redis Cluster: timed out waiting for " + what);
+        Eventually.eventually(java.time.Duration.ofSeconds(30), ok::getAsBoolean, Boolean::booleanValue,
+                "Redis Cluster: " + what);
     }
 
     /** A free port whose cluster bus port (port + 10000) is free too. */
