@@ -14,6 +14,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.http.SmallLimits;
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.specification.RequestSpecification;
@@ -24,7 +25,7 @@ import io.restassured.specification.RequestSpecification;
 class AdminApiTest {
 
     static RequestSpecification admin() {
-        return given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json");
+        return AdminCredentials.admin().contentType("application/json");
     }
 
     @Test

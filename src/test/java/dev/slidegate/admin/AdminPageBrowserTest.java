@@ -25,6 +25,7 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -82,7 +83,7 @@ class AdminPageBrowserTest {
 
     @Test
     void thePageShowsCountsMovingAndResetsACaller() throws Exception {
-        page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+        page.get("http://" + AdminCredentials.inUrl() + "localhost:" + RestAssured.port + "/admin");
         WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
         wait.until(d -> !d.findElements(By.cssSelector("section[data-policy='reports']")).isEmpty());
 
@@ -133,7 +134,7 @@ class AdminPageBrowserTest {
                 org.hamcrest.Matchers.equalTo(2));
         String hostile = "/../../../login/keys/ip:127.0.0.1";
         given().header("X-Api-Key", hostile).get("/api/reports").then().statusCode(200);
-        page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+        page.get("http://" + AdminCredentials.inUrl() + "localhost:" + RestAssured.port + "/admin");
         WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
         String row = "section[data-policy='reports'] tr[data-key='hdr:" + hostile + "']";
         wait.until(d -> !d.findElements(By.cssSelector(row)).isEmpty());
@@ -151,7 +152,7 @@ class AdminPageBrowserTest {
     void anOperatorAddsAndRemovesAnOverrideOnThePage() throws Exception {
         String apiKey = "blocked-" + UUID.randomUUID().toString().substring(0, 8);
         try {
-            page.get("http://admin:slidegate-demo@localhost:" + RestAssured.port + "/admin");
+            page.get("http://" + AdminCredentials.inUrl() + "localhost:" + RestAssured.port + "/admin");
             WebDriverWait wait = new WebDriverWait(page, Duration.ofSeconds(15));
             wait.until(d -> !d.findElements(By.cssSelector("section[data-policy='reports']")).isEmpty());
             assertTrue(page.findElement(By.cssSelector("#overrides .empty")).isDisplayed());
@@ -189,7 +190,7 @@ class AdminPageBrowserTest {
     }
 
     private static io.restassured.specification.RequestSpecification admin() {
-        return given().auth().preemptive().basic("admin", "slidegate-demo");
+        return AdminCredentials.admin();
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.hamcrest.Matchers.not;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.http.ServiceChoicesTest;
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -42,8 +43,8 @@ class AdminRootTest {
     @Test
     void theRoleIsTheServicesSetting() {
         given().get("/ops/rate-limits").then().statusCode(401);
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/ops/rate-limits").then().statusCode(403);
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/ops/rate-limits/policies/products/keys").then()
+        AdminCredentials.admin().get("/ops/rate-limits").then().statusCode(403);
+        AdminCredentials.admin().get("/ops/rate-limits/policies/products/keys").then()
                 .statusCode(403);
         // the permission covers the root only: the service's other paths are as open as the service made them
         given().get("/api/products").then().statusCode(200);

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.RateLimiter;
 import dev.slidegate.http.SmallLimits;
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.LogCapture;
 import dev.slidegate.testing.SettableClock;
 import io.quarkus.test.junit.QuarkusTest;
@@ -244,7 +245,7 @@ class OverridesApiTest {
                 .body("detail", containsString("control characters"));
         // only JSON: a text or form body (which a browser sends cross-origin without asking) changes nothing
         for (String type : new String[] { "text/plain", "application/x-www-form-urlencoded", "application/xml" }) {
-            given().auth().preemptive().basic("admin", "slidegate-demo").contentType(type).body("{\"block\": true}")
+            AdminCredentials.admin().contentType(type).body("{\"block\": true}")
                     .put(key).then().statusCode(415).contentType("application/problem+json")
                     .body("detail", containsString("Content-Type: application/json"));
         }
@@ -334,8 +335,7 @@ class OverridesApiTest {
         java.net.http.HttpRequest request = java.net.http.HttpRequest
                 .newBuilder(java.net.URI.create(io.restassured.RestAssured.baseURI + ":" + io.restassured.RestAssured.port
                         + "/admin/stream"))
-                .header("Authorization", "Basic " + java.util.Base64.getEncoder()
-                        .encodeToString("admin:slidegate-demo".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .header("Authorization", AdminCredentials.basicHeader())
                 .timeout(Duration.ofSeconds(10)).GET().build();
         java.net.http.HttpResponse<java.util.stream.Stream<String>> r = java.net.http.HttpClient.newHttpClient()
                 .send(request, java.net.http.HttpResponse.BodyHandlers.ofLines());

@@ -1,7 +1,5 @@
 package dev.slidegate.bench;
 
-import static io.restassured.RestAssured.given;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +16,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.StoreStack;
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -57,7 +56,7 @@ public class AdminBenchmark {
     static String run(StoreStack stack, PolicyRegistry registry, int keys, int repetitions) {
         Policy bench = registry.policies().get("bench").policy();
         fill(stack, bench, keys);
-        long counted = given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin").jsonPath()
+        long counted = AdminCredentials.admin().get("/admin").jsonPath()
                 .getLong("policies.find { it.name == 'bench' }.activeKeys");
         if (counted != keys) {
             throw new IllegalStateException("the summary counts " + counted + " keys, not " + keys);
@@ -97,7 +96,7 @@ public class AdminBenchmark {
         Policy bench = registry.policies().get("bench").policy();
         fill(stack, bench, keys);
         String base = "http://localhost:" + io.restassured.RestAssured.port;
-        String auth = "Basic " + java.util.Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes());
+        String auth = AdminCredentials.basicHeader();
         java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1)
                 .build();
         Api quiet = api(http, base, keys, seconds);
@@ -251,7 +250,7 @@ public class AdminBenchmark {
                 }
             }
             long start = System.nanoTime();
-            Response r = given().auth().preemptive().basic("admin", "slidegate-demo").accept("application/json").get(path);
+            Response r = AdminCredentials.admin().accept("application/json").get(path);
             long nanos = System.nanoTime() - start;
             r.then().statusCode(200);
             if (expectKeys > 0 && r.jsonPath().getList("keys").size() != expectKeys) {

@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.it.ServiceProcess;
 import dev.slidegate.it.ServiceProcess.Launcher;
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
 import io.vertx.core.json.JsonArray;
@@ -52,8 +52,7 @@ import io.vertx.core.json.JsonObject;
  */
 class OverridesBenchmark {
 
-    private static final String AUTH = "Basic "
-            + Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes(StandardCharsets.UTF_8));
+    private static final String AUTH = AdminCredentials.basicHeader();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** One measured run. */

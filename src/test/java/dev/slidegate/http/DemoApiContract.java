@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import io.restassured.response.Response;
 
 /**
@@ -173,7 +174,7 @@ public abstract class DemoApiContract {
     }
 
     static io.restassured.specification.RequestSpecification admin() {
-        return given().auth().preemptive().basic("admin", "slidegate-demo");
+        return AdminCredentials.admin();
     }
 
     static Response login(String user, String password) {
@@ -186,11 +187,11 @@ public abstract class DemoApiContract {
     @Test
     void adminRefusesAKeyWithBracesWith400() {
         for (String key : new String[] { "hdr:%7Bslot%7D", "hdr:a*b" }) {
-            given().auth().preemptive().basic("admin", "slidegate-demo").urlEncodingEnabled(false)
+            AdminCredentials.admin().urlEncodingEnabled(false)
                     .get("/admin/policies/reports/keys/" + key)
                     .then().statusCode(400).contentType("application/problem+json")
                     .body("detail", containsString("must not contain"));
-            given().auth().preemptive().basic("admin", "slidegate-demo").urlEncodingEnabled(false)
+            AdminCredentials.admin().urlEncodingEnabled(false)
                     .delete("/admin/policies/reports/keys/" + key)
                     .then().statusCode(400).contentType("application/problem+json");
         }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.StoreStack;
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -96,8 +97,9 @@ class EarlyDecisionsTest {
     void aCallerRefusedBySecurityDoesNotSpendThePermit() {
         given().get("/test/early/secured").then().statusCode(401);
         given().auth().basic("viewer", "viewer-secret").get("/test/early/secured").then().statusCode(403);
-        given().auth().basic("admin", "slidegate-demo").get("/test/early/secured").then().statusCode(200)
+        given().auth().basic(AdminCredentials.USER, AdminCredentials.PASSWORD).get("/test/early/secured").then().statusCode(200)
                 .header("RateLimit", "\"early-secured-1h\";r=0;t=3600");
-        given().auth().basic("admin", "slidegate-demo").get("/test/early/secured").then().statusCode(429);
+        given().auth().basic(AdminCredentials.USER, AdminCredentials.PASSWORD).get("/test/early/secured").then()
+                .statusCode(429);
     }
 }

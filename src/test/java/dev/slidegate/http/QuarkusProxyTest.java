@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -27,7 +28,7 @@ class QuarkusProxyTest {
     }
 
     private static int used(String key) {
-        return given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/policies/products/keys/" + key).then()
+        return AdminCredentials.admin().get("/admin/policies/products/keys/" + key).then()
                 .statusCode(200).extract().jsonPath().getInt("limits[0].used");
     }
 

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisCluster;
 import dev.slidegate.testing.RedisClusterTestResource;
 import dev.slidegate.testing.RedisServer;
@@ -170,7 +171,7 @@ class RedisClusterApiTest {
     }
 
     private static io.restassured.specification.RequestSpecification admin() {
-        return given().auth().preemptive().basic("admin", "slidegate-demo");
+        return AdminCredentials.admin();
     }
 
     private static void awaitRole(RedisServer node, String role) {

@@ -9,6 +9,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 
@@ -63,7 +64,7 @@ class RedisDownTest {
 
     @Test
     void adminSaysTheStoreIsUnavailable() {
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin").then().statusCode(503)
+        AdminCredentials.admin().get("/admin").then().statusCode(503)
                 .contentType("application/problem+json");
     }
 }

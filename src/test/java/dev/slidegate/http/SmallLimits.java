@@ -26,7 +26,7 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.observed.key", "header:X-Api-Key");
         config.put("slidegate.policies.observed.paths", "/test/observed");
         // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay
-        config.put("mp.openapi.filter", "dev.slidegate.observability.ServiceOpenApiFilter");
+        config.put("mp.openapi.filter", "dev.slidegate.http.ServiceOpenApiFilter");
         return config;
     }
 

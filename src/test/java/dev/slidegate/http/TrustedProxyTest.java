@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.RestAssured;
@@ -31,7 +32,7 @@ class TrustedProxyTest {
 
     /** Permits recorded for a key of the products policy, as the admin view shows them. */
     private static int used(String key) {
-        return given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/policies/products/keys/" + key).then()
+        return AdminCredentials.admin().get("/admin/policies/products/keys/" + key).then()
                 .statusCode(200)
                 .extract().jsonPath().getInt("limits[0].used");
     }

@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
 
 /**
@@ -47,16 +48,16 @@ class DemoApiIT {
     void theAdminNeedsItsUser() {
         given().get("/admin").then().statusCode(401);
         given().auth().preemptive().basic("admin", "wrong").get("/admin").then().statusCode(401);
-        given().auth().preemptive().basic("admin", "slidegate-demo").accept("application/json").get("/admin").then()
+        AdminCredentials.admin().accept("application/json").get("/admin").then()
                 .statusCode(200)
                 .body("store", equalTo("memory")).body("policies.name", org.hamcrest.Matchers.hasItem("products"));
-        given().auth().preemptive().basic("admin", "slidegate-demo").accept("text/html").get("/admin").then().statusCode(200)
+        AdminCredentials.admin().accept("text/html").get("/admin").then().statusCode(200)
                 .contentType(containsString("text/html"));
         // the page's script and style sheet, read from the class path (native resources too), behind the same user
         given().get("/admin/admin.js").then().statusCode(401);
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/admin.js").then().statusCode(200)
+        AdminCredentials.admin().get("/admin/admin.js").then().statusCode(200)
                 .contentType(containsString("text/javascript")).body(containsString("function segment("));
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/admin.css").then().statusCode(200)
+        AdminCredentials.admin().get("/admin/admin.css").then().statusCode(200)
                 .contentType(containsString("text/css"));
     }
 
@@ -75,7 +76,7 @@ class DemoApiIT {
     // Retry-After, bad input refused with a problem body, and the listing
     @Test
     void overridesOfAPlanAndAKeyApplyAndBadInputIsRefused() {
-        io.restassured.specification.RequestSpecification admin = given().auth().preemptive().basic("admin", "slidegate-demo");
+        io.restassured.specification.RequestSpecification admin = AdminCredentials.admin();
         String k = UUID.randomUUID().toString();
         try {
             admin.contentType("application/json").body("{\"limits\": [\"20000/1h\"], \"expiresIn\": 3600}")
@@ -83,19 +84,19 @@ class DemoApiIT {
                     .then().statusCode(200).body("plan", equalTo("pro"));
             given().header("X-Api-Key", "demo-pro-key").get("/api/reports").then().statusCode(200)
                     .header("RateLimit-Policy", "\"reports.pro-1h\";q=20000;w=3600");
-            given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json")
+            AdminCredentials.admin().contentType("application/json")
                     .body("{\"block\": true, \"expiresIn\": 120}")
                     .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200);
             given().header("X-Api-Key", k).get("/api/reports").then().statusCode(429)
                     .header("Retry-After", matchesPattern("1[12][0-9]"));
-            given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json")
+            AdminCredentials.admin().contentType("application/json")
                     .body("{\"limits\": [\"3/x\"]}")
                     .put("/admin/policies/reports/override").then().statusCode(400).contentType("application/problem+json");
-            given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/overrides").then().statusCode(200)
+            AdminCredentials.admin().get("/admin/overrides").then().statusCode(200)
                     .body("overrides", hasSize(2)).body("source", equalTo("memory"));
         } finally {
-            given().auth().preemptive().basic("admin", "slidegate-demo").delete("/admin/policies/reports/plans/pro/override");
-            given().auth().preemptive().basic("admin", "slidegate-demo")
+            AdminCredentials.admin().delete("/admin/policies/reports/plans/pro/override");
+            AdminCredentials.admin()
                     .delete("/admin/policies/reports/keys/hdr:" + k + "/override");
         }
         given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);

@@ -12,11 +12,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisCluster;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
@@ -148,7 +148,7 @@ class EveryStrategyIT {
     private static void theLivePageStreamsTheWindows(ServiceProcess service) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port + "/admin/stream"))
                 .header("Authorization",
-                        "Basic " + Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes(StandardCharsets.UTF_8)))
+                        AdminCredentials.basicHeader())
                 .timeout(Duration.ofSeconds(10)).GET().build();
         HttpResponse<java.io.InputStream> r = ServiceProcess.HTTP.send(request, HttpResponse.BodyHandlers.ofInputStream());
         assertEquals(200, r.statusCode());

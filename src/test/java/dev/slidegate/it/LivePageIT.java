@@ -9,12 +9,12 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.Eventually;
 import dev.slidegate.testing.RedisServer;
 
@@ -33,8 +33,7 @@ class LivePageIT {
                         "-Dquarkus.redis.hosts=" + redis.uri())) {
             HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.port + "/admin/stream"))
                     .header("Authorization",
-                            "Basic " + Base64.getEncoder()
-                                    .encodeToString("admin:slidegate-demo".getBytes(StandardCharsets.UTF_8)))
+                            AdminCredentials.basicHeader())
                     .GET().build();
             HttpResponse<java.io.InputStream> r = ServiceProcess.HTTP.send(request, HttpResponse.BodyHandlers.ofInputStream());
             assertEquals(200, r.statusCode());

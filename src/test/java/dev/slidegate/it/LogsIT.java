@@ -11,6 +11,8 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
+
 /** The packaged jar's logs: no secret in any line, refusals summarised, JSON lines by configuration. */
 class LogsIT {
 
@@ -30,7 +32,8 @@ class LogsIT {
                     "the refusal summary in the log");
             assertTrue(log.contains("does not answer at start-up"), log);
             assertTrue(log.contains("redis://***@127.0.0.1:1"), "the URI is shown without its credentials:\n" + log);
-            for (String secret : List.of("s3cret-pass", "api-key-do-not-log", "password-do-not-log", "slidegate-demo")) {
+            for (String secret : List.of("s3cret-pass", "api-key-do-not-log", "password-do-not-log",
+                    AdminCredentials.PASSWORD)) {
                 assertFalse(log.contains(secret), secret + " in the log:\n" + log);
             }
             long refusalLines = log.lines().filter(l -> l.contains("Policy 'reports' refused")).count();

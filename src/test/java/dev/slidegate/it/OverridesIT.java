@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisServer;
 
 /**
@@ -24,8 +23,7 @@ import dev.slidegate.testing.RedisServer;
  */
 class OverridesIT {
 
-    private static final String AUTH = "Basic "
-            + Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes(StandardCharsets.UTF_8));
+    private static final String AUTH = AdminCredentials.basicHeader();
     private static final long SECOND = 1_000_000_000L;
 
     private static HttpResponse<String> admin(ServiceProcess p, String method, String path, String body) throws Exception {

@@ -10,6 +10,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisTestResource;
 import dev.slidegate.testing.Resp;
 import io.quarkus.test.junit.QuarkusIntegrationTest;
@@ -60,7 +61,7 @@ class RedisStoreIT {
     void overridesAreKeptInRedisAndApplied() {
         String k = "it-" + java.util.UUID.randomUUID();
         given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);
-        given().auth().preemptive().basic("admin", "slidegate-demo").contentType("application/json")
+        AdminCredentials.admin().contentType("application/json")
                 .body("{\"limits\": [\"1/1h\"], \"reason\": \"it\"}")
                 .put("/admin/policies/reports/keys/hdr:" + k + "/override").then().statusCode(200)
                 .body("limits[0]", equalTo("1/1h"));
@@ -69,9 +70,9 @@ class RedisStoreIT {
         try (Resp r = RedisTestResource.server().connect()) {
             assertEquals(1L, r.call("HLEN", "slidegate:overrides"));
         }
-        given().auth().preemptive().basic("admin", "slidegate-demo").get("/admin/overrides").then().statusCode(200)
+        AdminCredentials.admin().get("/admin/overrides").then().statusCode(200)
                 .body("source", equalTo("redis")).body("overrides[0].reason", equalTo("it"));
-        given().auth().preemptive().basic("admin", "slidegate-demo")
+        AdminCredentials.admin()
                 .delete("/admin/policies/reports/keys/hdr:" + k + "/override")
                 .then().statusCode(204);
         given().header("X-Api-Key", k).get("/api/reports").then().statusCode(200);

@@ -8,10 +8,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.Base64;
 
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisServer;
 
 /**
@@ -54,8 +54,7 @@ class RefusalCacheIT {
             assertEquals(429, b.get("/api/products").statusCode(), "the other instance asks Redis and is refused too");
 
             HttpResponse<String> reset = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + b.port
-                    + "/admin/policies/products/keys/ip:127.0.0.1")).header("Authorization", "Basic " + Base64.getEncoder()
-                            .encodeToString("admin:slidegate-demo".getBytes()))
+                    + "/admin/policies/products/keys/ip:127.0.0.1")).header("Authorization", AdminCredentials.basicHeader())
                     .DELETE().build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(204, reset.statusCode(), reset.body());
             dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), () -> a.get("/api/products").statusCode(),
@@ -71,7 +70,7 @@ class RefusalCacheIT {
     /** {@code refusedLocally} of the instance's admin summary. */
     private static long refusedLocally(ServiceProcess s) throws Exception {
         String summary = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port + "/admin"))
-                .header("Authorization", "Basic " + Base64.getEncoder().encodeToString("admin:slidegate-demo".getBytes())).GET()
+                .header("Authorization", AdminCredentials.basicHeader()).GET()
                 .build(), HttpResponse.BodyHandlers.ofString()).body();
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"refusedLocally\":(\\d+)").matcher(summary);
         assertTrue(m.find(), summary);

@@ -2,7 +2,6 @@ package dev.slidegate.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.slidegate.testing.Eventually;
 import dev.slidegate.testing.Leftovers;
+import dev.slidegate.testing.Ports;
 
 /** The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a separate process on a free port. */
 public final class ServiceProcess implements AutoCloseable {
@@ -49,7 +49,7 @@ public final class ServiceProcess implements AutoCloseable {
         }
 
         private static boolean write() {
-            int port = freePort();
+            int port = Ports.free();
             List<String> cmd = List.of(javaBinary(), "-XX:ArchiveClassesAtExit=" + ARCHIVE, QUIET,
                     "-Dquarkus.http.port=" + port, "-jar", JAR.toString());
             ServiceProcess training = null;
@@ -84,7 +84,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Runs the jar with {@code -D} properties and waits until it answers HTTP. */
     public static ServiceProcess start(String... properties) {
-        int port = freePort();
+        int port = Ports.free();
         return start(command(port, true, properties), port);
     }
 
@@ -93,7 +93,7 @@ public final class ServiceProcess implements AutoCloseable {
      * for a test of the first seconds after start, when how long classes take to load is part of what it judges.
      */
     public static ServiceProcess startAsUsersDo(String... properties) {
-        int port = freePort();
+        int port = Ports.free();
         return start(command(port, false, properties), port);
     }
 
@@ -102,7 +102,7 @@ public final class ServiceProcess implements AutoCloseable {
      * {@code -jar} and the jar is appended), whatever this build made: for benchmarks that run both side by side.
      */
     public static ServiceProcess start(Launcher launcher, String... properties) {
-        int port = freePort();
+        int port = Ports.free();
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.program());
         cmd.add("-Dquarkus.http.port=" + port);
@@ -159,7 +159,7 @@ public final class ServiceProcess implements AutoCloseable {
     /** As {@link #runToExit(String...)}, with these environment variables besides the inherited ones. */
     static Result runToExit(java.util.Map<String, String> environment, String... properties)
             throws IOException, InterruptedException {
-        List<String> cmd = command(freePort(), true, properties);
+        List<String> cmd = command(Ports.free(), true, properties);
         if (!nativeExecutable()) { // a start-up that stops: the JIT's top tier and a parallel GC would only cost time
             cmd.addAll(1, List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
         }
@@ -243,14 +243,6 @@ public final class ServiceProcess implements AutoCloseable {
 
     private static String javaBinary() {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.slidegate.memory;
 
+import static dev.slidegate.testing.Policies.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,10 +26,6 @@ import dev.slidegate.testing.ManualClock;
 class MemoryStoreTest {
 
     private final ManualClock clock = new ManualClock();
-
-    private static Policy policy(String name, Strategy s, boolean countRejected, String... limits) {
-        return new Policy(name, List.of(limits).stream().map(Limit::parse).toList(), s, "ip", countRejected);
-    }
 
     // 600 random timelines (random limits, costs, keys, steps and cells, every strategy, with and
     // without count-rejected): every decision of the store equals the naive reference's, field for field

@@ -1,5 +1,6 @@
 package dev.slidegate.redis;
 
+import static dev.slidegate.testing.Policies.policy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -45,10 +46,6 @@ class RedisStoreTest {
         resp.close();
         clients.close();
         server.close();
-    }
-
-    private static Policy policy(String name, Strategy s, boolean countRejected, String... limits) {
-        return new Policy(name, List.of(limits).stream().map(Limit::parse).toList(), s, "ip", countRejected);
     }
 
     private static Decision call(Policy p, String key) {

@@ -3,7 +3,6 @@ package dev.slidegate.testing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -87,7 +86,7 @@ public final class RedisServer implements AutoCloseable {
     static RedisServer start(String binary, int fixedPort, String... extraArgs) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
-            int port = fixedPort > 0 ? fixedPort : freePort();
+            int port = fixedPort > 0 ? fixedPort : Ports.free();
             List<String> cmd = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no"));
             cmd.addAll(List.of(extraArgs));
@@ -220,15 +219,6 @@ public final class RedisServer implements AutoCloseable {
             return Optional.of(target.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot unpack the bundled redis-server", e);
-        }
-    }
-
-    private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            int port = s.getLocalPort();
-            return port == 6379 ? freePort() : port;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.slidegate.observability;
+package dev.slidegate.health;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.http.SmallLimits;
+import dev.slidegate.metrics.ObservabilityTest;
 import dev.slidegate.testing.RedisTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

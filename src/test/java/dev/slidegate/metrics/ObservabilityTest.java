@@ -1,4 +1,4 @@
-package dev.slidegate.observability;
+package dev.slidegate.metrics;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
@@ -22,7 +22,7 @@ import io.quarkus.test.junit.TestProfile;
 /** Metrics, health, OpenAPI and the refusal log summary, on the memory store. */
 @QuarkusTest
 @TestProfile(SmallLimits.class)
-class ObservabilityTest {
+public class ObservabilityTest {
 
     // decisions are counted by policy and outcome; the histogram has the store; no caller key becomes a label
     @Test
@@ -90,11 +90,11 @@ class ObservabilityTest {
         }
     }
 
-    static String metrics() {
+    public static String metrics() {
         return given().get("/q/metrics").then().statusCode(200).body(not(containsString("caller-key"))).extract().asString();
     }
 
-    static double counter(String policy, String outcome) {
+    public static double counter(String policy, String outcome) {
         Matcher m = Pattern
                 .compile("slidegate_decisions_total\\{outcome=\"" + outcome + "\",policy=\"" + Pattern.quote(policy)
                         + "\"} ([0-9.E]+)")

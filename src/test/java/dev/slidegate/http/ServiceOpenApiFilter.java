@@ -1,4 +1,4 @@
-package dev.slidegate.observability;
+package dev.slidegate.http;
 
 import org.eclipse.microprofile.openapi.OASFilter;
 import org.eclipse.microprofile.openapi.models.OpenAPI;
