@@ -26,6 +26,6 @@ class AdminSwitchTest {
             "/administration | false",
             "/api/%zz | false" })
     void aPathThatMeansAdminOnlyOnceDecodedIsCaught(String raw, boolean disguised) {
-        assertEquals(disguised, AdminRoutes.disguised(raw, "/admin"), raw);
+        assertEquals(disguised, AdminPaths.disguised(raw, "/admin"), raw);
     }
 }
