@@ -173,7 +173,8 @@ public class MethodPolicies {
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
         int cost = r.cost();
         warnIfNeverGranted(r, where);
-        return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), keyParameter(m, where), kind(m, where),
+        checkShape(where, keyParameterCount(m), m.getGenericReturnType().getTypeName());
+        return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), keyParameter(m), kind(m),
                 cost,
                 route(m, where),
                 resolversOf(r, where));
@@ -219,16 +220,26 @@ public class MethodPolicies {
                 site.countRejected().value(), site.dryRun().value(), site.cost());
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
         warnIfNeverGranted(r, where);
-        if (site.keyParameters() > 1) {
+        checkShape(where, site.keyParameters(), site.returnType());
+        resolversOf(r, where);
+        return r.policy().name();
+    }
+
+    /**
+     * The rules on a rate-limited method's shape, the same whether the build found it ({@link #check}) or a call meets
+     * it ({@link #of}): one {@code @RateLimitKey} at most, and a return type other than {@code Multi}.
+     *
+     * @param returnType the return type's name with its arguments, e.g. {@code io.smallrye.mutiny.Multi<java.lang.String>}
+     */
+    private static void checkShape(String where, int keyParameters, String returnType) {
+        if (keyParameters > 1) {
             throw new ConfigurationException("Invalid Slidegate configuration: " + where
                     + " has more than one @RateLimitKey parameter: keep one");
         }
-        if (site.returnType().startsWith(Multi.class.getName())) {
+        if (returnType.startsWith(Multi.class.getName())) {
             throw new ConfigurationException("Invalid Slidegate configuration: " + where
                     + " returns Multi, which @RateLimited does not support: limit the method that creates the stream, or return Uni");
         }
-        resolversOf(r, where);
-        return r.policy().name();
     }
 
     private Map<String, KeyResolver> resolversOf(PolicyRegistry.Resolved r, String where) {
@@ -269,34 +280,36 @@ public class MethodPolicies {
 
     private static final Pattern PARAMETER = Pattern.compile("\\{\\s*([A-Za-z0-9_.-]+)\\s*(?::[^}]*)?}");
 
-    private static int keyParameter(Method m, String where) {
-        int found = -1;
+    private static int keyParameter(Method m) {
         Annotation[][] annotations = m.getParameterAnnotations();
         for (int i = 0; i < annotations.length; i++) {
             for (Annotation a : annotations[i]) {
                 if (a instanceof RateLimitKey) {
-                    if (found >= 0) {
-                        throw new ConfigurationException("Invalid Slidegate configuration: " + where
-                                + " has more than one @RateLimitKey parameter: keep one");
-                    }
-                    found = i;
+                    return i;
                 }
             }
         }
-        return found;
+        return -1;
     }
 
-    private static MethodPolicy.Kind kind(Method m, String where) {
+    private static int keyParameterCount(Method m) {
+        int count = 0;
+        for (Annotation[] onParameter : m.getParameterAnnotations()) {
+            for (Annotation a : onParameter) {
+                count += a instanceof RateLimitKey ? 1 : 0;
+            }
+        }
+        return count;
+    }
+
+    /** How the method returns; {@code Multi} was refused by {@link #checkShape}. */
+    private static MethodPolicy.Kind kind(Method m) {
         Class<?> type = m.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
             return MethodPolicy.Kind.UNI;
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
             return MethodPolicy.Kind.STAGE;
-        }
-        if (Multi.class.isAssignableFrom(type)) {
-            throw new ConfigurationException("Invalid Slidegate configuration: " + where
-                    + " returns Multi, which @RateLimited does not support: limit the method that creates the stream, or return Uni");
         }
         return MethodPolicy.Kind.PLAIN;
     }

@@ -69,6 +69,11 @@ class PolicyResolutionTest {
         }
 
         @RateLimited(limits = "1/1s")
+        public String twoKeys(@RateLimitKey String a, @RateLimitKey String b) {
+            return a + b;
+        }
+
+        @RateLimited(limits = "1/1s")
         public Multi<String> stream() {
             return null;
         }
@@ -167,6 +172,7 @@ class PolicyResolutionTest {
                         + "global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +"),
                 failure(BASE, "badKey"));
         assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
+        assertTrue(failure(BASE, "twoKeys").contains("Sample#twoKeys has more than one @RateLimitKey parameter"));
     }
 
     /** The site the build records for a method of {@link Sample} (see {@link RateLimitedSites}). */
@@ -183,7 +189,7 @@ class PolicyResolutionTest {
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
     @Test
     void whatTheBuildFoundIsCheckedAsTheMethodWouldBe() throws Exception {
-        for (String method : List.of("missing", "badLimit", "badKey", "stream")) {
+        for (String method : List.of("missing", "badLimit", "badKey", "stream", "twoKeys")) {
             RateLimitedSites.Sites.Site site = site(method);
             String fromSite = assertThrows(ConfigurationException.class, () -> policies(BASE).check(site)).getMessage();
             assertEquals(failure(BASE, method), fromSite, method);
