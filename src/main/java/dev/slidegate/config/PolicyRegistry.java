@@ -3,7 +3,6 @@ package dev.slidegate.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,33 +65,14 @@ public class PolicyRegistry {
         }
     }
 
-    private record Overrides(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
-            Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
-            Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode) {
-    }
-
-    private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
-
     private record Definition(Resolved resolved, String where) {
     }
 
-    private final Map<String, Overrides> configured = new TreeMap<>();
-    private final Overrides defaults;
+    private final Map<String, PolicyMembers> configured = new TreeMap<>();
+    private final PolicyMembers defaults;
     private final FailMode globalFailMode;
-    private final List<Attachment> attachments = new ArrayList<>();
+    private final List<PolicyMembers.Attachment> attachments = new ArrayList<>();
 
-    /**
-     * A policy attached to requests by configuration alone.
-     *
-     * @param policy the policy's name
-     * @param paths glob patterns ({@code *} one segment, {@code **} any rest)
-     * @param methods upper-case HTTP methods; empty for all
-     */
-    public record Attachment(String policy, List<String> paths, List<String> methods) {
-    }
-
-    private static final java.util.regex.Pattern PATH = java.util.regex.Pattern.compile("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*");
-    private static final java.util.regex.Pattern METHOD = java.util.regex.Pattern.compile("[A-Z]{1,16}");
     private final Map<String, Definition> defined = new ConcurrentHashMap<>();
     /** The plans API keys are listed under ({@code slidegate.plans.api-keys.<plan>}). */
     private final Set<String> apiKeyPlans;
@@ -100,15 +80,15 @@ public class PolicyRegistry {
     public PolicyRegistry(SlidegateConfig config) {
         apiKeyPlans = Set.copyOf(config.plans().apiKeys().keySet());
         globalFailMode = config.failMode();
-        defaults = parse("slidegate.defaults.", config.defaults());
+        defaults = PolicyMembers.of("slidegate.defaults.", config.defaults());
         config.policies().forEach((name, p) -> {
             try {
                 new Policy(name, List.of(new Limit(1, 1000)), Strategy.SLIDING_LOG, "ip", false);
             } catch (IllegalArgumentException e) {
                 throw fail("slidegate.policies." + name + ".*: " + e.getMessage());
             }
-            configured.put(name, parse("slidegate.policies." + name + ".", p));
-            p.paths().ifPresent(paths -> attachments.add(attachment(name, paths, p.methods().orElse(List.of()))));
+            configured.put(name, PolicyMembers.of("slidegate.policies." + name + ".", p));
+            p.paths().ifPresent(paths -> attachments.add(PolicyMembers.attachment(name, paths, p.methods().orElse(List.of()))));
             if (p.paths().isEmpty() && p.methods().isPresent()) {
                 throw fail("slidegate.policies." + name + ".methods is set without slidegate.policies." + name
                         + ".paths: say which paths it applies to, e.g. /api/things/*");
@@ -116,62 +96,9 @@ public class PolicyRegistry {
         });
     }
 
-    private static Attachment attachment(String name, List<String> paths, List<String> methods) {
-        String prefix = "slidegate.policies." + name + ".";
-        for (String path : paths) {
-            if (!PATH.matcher(path.trim()).matches()) {
-                throw fail(prefix + "paths: '" + path + "' is not a path pattern: expected e.g. /api/things/* or /files/**");
-            }
-        }
-        List<String> upper = new ArrayList<>();
-        for (String m : methods) {
-            String u = m.trim().toUpperCase(java.util.Locale.ROOT);
-            if (!METHOD.matcher(u).matches()) {
-                throw fail(prefix + "methods: '" + m + "' is not an HTTP method: expected e.g. GET,POST");
-            }
-            upper.add(u);
-        }
-        return new Attachment(name, paths.stream().map(String::trim).toList(), List.copyOf(upper));
-    }
-
     /** The policies attached to requests by {@code paths} in configuration, in order of policy name. */
-    public List<Attachment> attachments() {
-        return attachments.stream().sorted(java.util.Comparator.comparing(Attachment::policy)).toList();
-    }
-
-    private static Overrides parse(String prefix, SlidegateConfig.PolicyConfig p) {
-        Optional<List<Limit>> limits = p.limits().map(list -> nonEmpty(list, prefix + "limits"));
-        Optional<Strategy> strategy = p.strategy();
-        Optional<KeySource> key = p.key();
-        p.cost().filter(c -> c < 1).ifPresent(c -> {
-            throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
-        });
-        Map<String, List<Limit>> plans = new TreeMap<>();
-        Map<String, String> lowerCase = new TreeMap<>();
-        p.plans().forEach((plan, planConfig) -> {
-            if (!PLAN_NAME.matcher(plan).matches()) {
-                throw fail(prefix + "plans: '" + plan + "' is not a plan name: use 1 to 32 letters, digits, '_' or '-'");
-            }
-            String other = lowerCase.put(plan.toLowerCase(java.util.Locale.ROOT), plan);
-            if (other != null) {
-                String first = other.compareTo(plan) < 0 ? other : plan; // a stable message, whatever the map's order
-                String second = first.equals(other) ? plan : other;
-                throw fail(prefix + "plans: '" + first + "' and '" + second + "' overlap (plan names ignore case): keep one");
-            }
-            List<Limit> planLimits = planConfig.limits()
-                    .orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
-                            + Limit.EXPECTED));
-            plans.put(plan, nonEmpty(planLimits, prefix + "plans." + plan + ".limits"));
-        });
-        p.defaultPlan().filter(d -> !plans.containsKey(d)).ifPresent(d -> {
-            throw fail(prefix + "default-plan: '" + d + "' is not one of the plans " + plans.keySet());
-        });
-        p.cells().filter(c -> c < 1 || c > 100).ifPresent(c -> {
-            throw fail(prefix + "cells: '" + c + "' is not a number of cells: expected 1 to 100, e.g. 10");
-        });
-        Optional<FailMode> failMode = p.failMode();
-        return new Overrides(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans), p.defaultPlan(),
-                p.cells(), failMode);
+    public List<PolicyMembers.Attachment> attachments() {
+        return attachments.stream().sorted(java.util.Comparator.comparing(PolicyMembers.Attachment::policy)).toList();
     }
 
     /** Limits an annotation declares, read by the parser configuration's converter uses. */
@@ -180,14 +107,7 @@ public class PolicyRegistry {
         for (String t : texts) {
             limits.add(check(() -> Limit.parse(t), property));
         }
-        return nonEmpty(limits, property);
-    }
-
-    private static List<Limit> nonEmpty(List<Limit> limits, String property) {
-        if (limits.isEmpty()) {
-            throw fail(property + " is empty: expected " + Limit.EXPECTED);
-        }
-        return List.copyOf(limits);
+        return PolicyMembers.nonEmpty(limits, property);
     }
 
     private static <T> T check(java.util.function.Supplier<T> parse, String where) {
@@ -210,7 +130,7 @@ public class PolicyRegistry {
      */
     public Resolved resolve(Declared declared, String where) {
         String name = declared.name();
-        Overrides cfg = configured.get(name);
+        PolicyMembers cfg = configured.get(name);
         String origin = where + ": @RateLimited";
         List<Limit> limits;
         if (cfg != null && cfg.defaultPlan().isPresent()) {

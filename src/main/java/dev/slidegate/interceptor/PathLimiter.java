@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Singleton;
 
+import dev.slidegate.config.PolicyMembers;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.http.ProblemMappers;
@@ -58,7 +59,7 @@ public class PathLimiter {
         this.decider = decider;
         this.problems = problems;
         this.enabled = config.enabled();
-        for (PolicyRegistry.Attachment a : registry.attachments()) {
+        for (PolicyMembers.Attachment a : registry.attachments()) {
             for (String pattern : a.paths()) {
                 rules.add(new Rule(glob(pattern), a.methods(), policies.attached(a.policy(), pattern)));
             }

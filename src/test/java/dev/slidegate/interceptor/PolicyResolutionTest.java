@@ -16,6 +16,7 @@ import dev.slidegate.api.RateLimitKey;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
+import dev.slidegate.config.PolicyMembers;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.runtime.configuration.ConfigurationException;
@@ -378,7 +379,7 @@ class PolicyResolutionTest {
     void pathAttachmentsAreValidated() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
                 "slidegate.policies.a.paths", "/x/*,/y/**", "slidegate.policies.a.methods", "get,POST")));
-        assertEquals(List.of(new PolicyRegistry.Attachment("a", List.of("/x/*", "/y/**"), List.of("GET", "POST"))),
+        assertEquals(List.of(new PolicyMembers.Attachment("a", List.of("/x/*", "/y/**"), List.of("GET", "POST"))),
                 registry.attachments());
         assertTrue(assertThrows(ConfigurationException.class,
                 () -> new PolicyRegistry(config(Map.of("slidegate.policies.a.limits", "1/1s",
