@@ -1,6 +1,5 @@
 package dev.slidegate.admin;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,7 +24,6 @@ import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.StoreInspection;
 import dev.slidegate.metrics.DecisionStats;
-import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -36,48 +34,13 @@ import io.smallrye.mutiny.Uni;
 @Singleton
 public class AdminService {
 
-    /** The most keys {@code sort=usage} ranks (all of them, up to this). */
-    static final int RANKED = 100_000;
-    /**
-     * How many keys a ranking reads at once: the work one listing puts on the store at any moment; fewer
-     * than the admin's reads in flight in all ({@code StoreStack.ADMIN_IN_FLIGHT}), so the live pages'
-     * snapshot never waits behind a ranking.
-     */
-    static final int RANKING_IN_FLIGHT = 12;
-    /** How long a ranking serves further pages and other viewers before it is computed again. */
-    private static final long RANKING_MAX_AGE_MS = 1000;
-    /** How long a ranking reads keys: it then ranks those it has read, and says it is partial. */
-    static final Duration RANKING_BUDGET = Duration.ofSeconds(2);
-
-    /** Keys by usage, and whether the time budget left some unread. */
-    private record Ranked(List<KeyView> sorted, boolean partial) {
-    }
-
-    /** One policy's keys by usage, shared by every page and viewer for up to a second. */
-    private static final class Ranking {
-        final Policy policy;
-        Uni<Ranked> sorted;
-        /** When it was ready (System.currentTimeMillis); 0 while it is being computed. */
-        volatile long readyAt;
-
-        Ranking(Policy policy) {
-            this.policy = policy;
-        }
-
-        /** Whether a listing of {@code p} at {@code now} may use it: in progress, or ready for at most a second. */
-        boolean serves(Policy p, long now) {
-            long ready = readyAt;
-            return policy.equals(p) && (ready == 0 || now - ready <= RANKING_MAX_AGE_MS);
-        }
-    }
-
-    private final Map<String, Ranking> rankings = new java.util.concurrent.ConcurrentHashMap<>();
-
     /**
      * Where the admin reads and resets: at most a few calls in flight, on connections of their own with
      * Redis; a reset also reaches what the decisions' stack remembers of the key.
      */
     private final StoreInspection store;
+    /** The keys of each policy by usage, shared by every page and viewer. */
+    private final KeyRankings rankings;
     private final PolicyRegistry registry;
     private final DecisionStats stats;
     private final boolean enabled;
@@ -95,6 +58,7 @@ public class AdminService {
         this.overrides = overrides;
         this.stack = stack;
         this.store = stack.inspection();
+        this.rankings = new KeyRankings(store, this::key, this::nowMillis);
         this.registry = registry;
         this.stats = stats;
         this.enabled = config.enabled();
@@ -182,8 +146,8 @@ public class AdminService {
     }
 
     Uni<Void> reset(Policy p, String key) {
-        rankings.remove(p.name()); // the next listing by usage shows the reset
-        return Uni.createFrom().completionStage(() -> store.reset(p, key)).invoke(() -> rankings.remove(p.name()));
+        rankings.forget(p); // the next listing by usage shows the reset
+        return Uni.createFrom().completionStage(() -> store.reset(p, key)).invoke(() -> rankings.forget(p));
     }
 
     /** A page in the store's order, or with {@code byUsage} the callers closest to their limit first (cursor: an offset). */
@@ -193,7 +157,7 @@ public class AdminService {
                     .chain(page -> views(p, page.keys()).map(views -> new KeyList(p.name(), views, page.next(), false)));
         }
         int offset = cursor.isEmpty() ? 0 : Integer.parseInt(cursor);
-        return ranking(p).map(ranked -> {
+        return rankings.ranking(p).map(ranked -> {
             List<KeyView> sorted = ranked.sorted();
             int to = Math.min(sorted.size(), offset + limit);
             List<KeyView> page = offset >= sorted.size() ? List.of() : sorted.subList(offset, to);
@@ -248,40 +212,6 @@ public class AdminService {
         }
         return Uni.join().all(each).andFailFast()
                 .map(list -> new Snapshot(at, stack.decisions().name(), refusedLocally(), list, inForce, version));
-    }
-
-    /**
-     * The keys of {@code p} by usage: at most {@link #RANKED}, read {@link #RANKING_IN_FLIGHT} at a
-     * time for at most {@link #RANKING_BUDGET} (then those read so far, marked partial), and computed once
-     * for every page and viewer: a ranking in progress is shared, a finished
-     * one serves for a second after it was ready, a failed one is not kept.
-     */
-    private Uni<Ranked> ranking(Policy p) {
-        long now = nowMillis();
-        return rankings.compute(p.name(), (name, old) -> old != null && old.serves(p, now) ? old : rank(p)).sorted;
-    }
-
-    private Ranking rank(Policy p) {
-        Ranking r = new Ranking(p);
-        r.sorted = allKeys(p, "", new ArrayList<>())
-                .chain(keys -> Multi.createFrom().iterable(keys).onItem().transformToUni(k -> key(p, k))
-                        .merge(RANKING_IN_FLIGHT)
-                        .select().first(RANKING_BUDGET)
-                        .collect().asList()
-                        .map(views -> new Ranked(views.stream()
-                                .sorted(Comparator.comparingDouble(KeyView::usage).reversed().thenComparing(KeyView::key))
-                                .toList(), views.size() < keys.size())))
-                .invoke(done -> r.readyAt = nowMillis())
-                .onFailure().invoke(e -> rankings.remove(p.name(), r))
-                .memoize().indefinitely();
-        return r;
-    }
-
-    private Uni<List<String>> allKeys(Policy p, String cursor, List<String> acc) {
-        return Uni.createFrom().completionStage(() -> store.keys(p, cursor, 1000)).chain(page -> {
-            acc.addAll(page.keys());
-            return page.next() == null || acc.size() >= RANKED ? Uni.createFrom().item(acc) : allKeys(p, page.next(), acc);
-        });
     }
 
     private Uni<List<KeyView>> views(Policy p, List<String> keys) {

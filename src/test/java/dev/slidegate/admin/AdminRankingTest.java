@@ -103,7 +103,7 @@ class AdminRankingTest {
         assertTrue(!first.partial(), "every key read in time");
         assertEquals(1.0, first.keys().get(0).usage(), "the busiest first");
         assertEquals(1000, store.reads.get(), "every key read once");
-        assertTrue(store.maxInFlight.get() <= AdminService.RANKING_IN_FLIGHT, "in flight at most " + store.maxInFlight.get());
+        assertTrue(store.maxInFlight.get() <= KeyRankings.RANKING_IN_FLIGHT, "in flight at most " + store.maxInFlight.get());
         assertTrue(store.maxInFlight.get() > 1, "reads overlap: " + store.maxInFlight.get());
 
         KeyList second = admin.keys(policy, first.next(), 100, true).await().atMost(Duration.ofSeconds(30));
