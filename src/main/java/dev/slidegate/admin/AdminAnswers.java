@@ -23,7 +23,7 @@ import io.vertx.ext.web.RoutingContext;
 final class AdminAnswers {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
-    /** The largest request body read (an override is at most {@link OverrideAdmin#MAX_BODY} characters). */
+    /** The largest request body read (an override is at most {@link OverrideBodies#MAX_BODY} characters). */
     static final int MAX_BODY_BYTES = 64 * 1024;
 
     private final ProblemMappers problems;
