@@ -1,23 +1,19 @@
 package dev.slidegate.interceptor;
 
-import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import java.util.regex.Pattern;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.Path;
 
 import org.jboss.logging.Logger;
 
@@ -29,7 +25,6 @@ import dev.slidegate.config.KeySource;
 import dev.slidegate.config.PolicyRegistry;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.smallrye.mutiny.Multi;
-import io.smallrye.mutiny.Uni;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
 @ApplicationScoped
@@ -173,10 +168,11 @@ public class MethodPolicies {
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
         int cost = r.cost();
         warnIfNeverGranted(r, where);
-        checkShape(where, keyParameterCount(m), m.getGenericReturnType().getTypeName());
-        return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), keyParameter(m), kind(m),
+        checkShape(where, MethodShape.keyParameterCount(m), m.getGenericReturnType().getTypeName());
+        return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
+                MethodShape.kind(m),
                 cost,
-                route(m, where),
+                MethodShape.route(m, where),
                 resolversOf(r, where));
     }
 
@@ -260,57 +256,5 @@ public class MethodPolicies {
             }
         }
         return Map.copyOf(found);
-    }
-
-    /**
-     * The JAX-RS route template of a resource method, e.g. {@code /api/products/:id} (path
-     * parameters as {@code :name}, without their regular expressions); {@code Class.method} for a
-     * method that is not a resource method.
-     */
-    static String route(Method m, String where) {
-        Path onClass = m.getDeclaringClass().getAnnotation(Path.class);
-        Path onMethod = m.getAnnotation(Path.class);
-        if (onClass == null && onMethod == null) {
-            return where.replace('#', '.');
-        }
-        String raw = "/" + (onClass == null ? "" : onClass.value()) + "/" + (onMethod == null ? "" : onMethod.value());
-        String route = PARAMETER.matcher(raw).replaceAll(":$1").replaceAll("/+", "/");
-        return route.length() > 1 && route.endsWith("/") ? route.substring(0, route.length() - 1) : route;
-    }
-
-    private static final Pattern PARAMETER = Pattern.compile("\\{\\s*([A-Za-z0-9_.-]+)\\s*(?::[^}]*)?}");
-
-    private static int keyParameter(Method m) {
-        Annotation[][] annotations = m.getParameterAnnotations();
-        for (int i = 0; i < annotations.length; i++) {
-            for (Annotation a : annotations[i]) {
-                if (a instanceof RateLimitKey) {
-                    return i;
-                }
-            }
-        }
-        return -1;
-    }
-
-    private static int keyParameterCount(Method m) {
-        int count = 0;
-        for (Annotation[] onParameter : m.getParameterAnnotations()) {
-            for (Annotation a : onParameter) {
-                count += a instanceof RateLimitKey ? 1 : 0;
-            }
-        }
-        return count;
-    }
-
-    /** How the method returns; {@code Multi} was refused by {@link #checkShape}. */
-    private static MethodPolicy.Kind kind(Method m) {
-        Class<?> type = m.getReturnType();
-        if (Uni.class.isAssignableFrom(type)) {
-            return MethodPolicy.Kind.UNI;
-        }
-        if (CompletionStage.class.isAssignableFrom(type)) {
-            return MethodPolicy.Kind.STAGE;
-        }
-        return MethodPolicy.Kind.PLAIN;
     }
 }

@@ -36,9 +36,9 @@ class RouteTest {
 
     @Test
     void routesAreTemplatesWithNamedParameters() throws Exception {
-        assertEquals("/api/items/:id", MethodPolicies.route(Items.class.getMethod("one"), "Items#one"));
-        assertEquals("/api/items/:id/parts/:part", MethodPolicies.route(Items.class.getMethod("part"), "Items#part"));
-        assertEquals("/api/items", MethodPolicies.route(Items.class.getMethod("all"), "Items#all"));
-        assertEquals("NotAResource.work", MethodPolicies.route(NotAResource.class.getMethod("work"), "NotAResource#work"));
+        assertEquals("/api/items/:id", MethodShape.route(Items.class.getMethod("one"), "Items#one"));
+        assertEquals("/api/items/:id/parts/:part", MethodShape.route(Items.class.getMethod("part"), "Items#part"));
+        assertEquals("/api/items", MethodShape.route(Items.class.getMethod("all"), "Items#all"));
+        assertEquals("NotAResource.work", MethodShape.route(NotAResource.class.getMethod("work"), "NotAResource#work"));
     }
 }
