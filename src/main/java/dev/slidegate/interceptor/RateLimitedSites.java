@@ -1,7 +1,6 @@
 package dev.slidegate.interceptor;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -14,7 +13,6 @@ import jakarta.enterprise.inject.build.compatible.spi.Synthesis;
 import jakarta.enterprise.inject.build.compatible.spi.SyntheticBeanCreator;
 import jakarta.enterprise.inject.build.compatible.spi.SyntheticComponents;
 import jakarta.enterprise.lang.model.AnnotationInfo;
-import jakarta.enterprise.lang.model.AnnotationMember;
 import jakarta.enterprise.lang.model.declarations.ClassInfo;
 import jakarta.enterprise.lang.model.declarations.MethodInfo;
 import jakarta.inject.Singleton;
@@ -32,11 +30,18 @@ import dev.slidegate.api.RateLimited;
  */
 public class RateLimitedSites implements BuildCompatibleExtension {
 
-    /** Separates the fields of one site, and the items of a list field: characters no Java name or annotation member holds. */
-    static final char FIELD = '\u001f';
-    static final char ITEM = '\u001e';
-
-    private final Set<String> found = new LinkedHashSet<>();
+    /**
+     * What the build found, one entry per {@code @RateLimited}, in parallel lists handed to run time as the synthetic
+     * bean's parameters: the annotation itself (ArC recreates it at run time), and what only the build can see of its
+     * method.
+     */
+    private final List<AnnotationInfo> found = new ArrayList<>();
+    private final List<String> wheres = new ArrayList<>();
+    private final List<String> returnTypes = new ArrayList<>();
+    private final List<Integer> keyParameters = new ArrayList<>();
+    private final List<String> signatures = new ArrayList<>();
+    /** The classes whose methods are recorded: each once, even were a class two beans. */
+    private final Set<String> seen = new java.util.HashSet<>();
 
     @Registration(types = Object.class)
     public void bean(BeanInfo bean) {
@@ -44,6 +49,9 @@ public class RateLimitedSites implements BuildCompatibleExtension {
             return;
         }
         ClassInfo type = bean.declaringClass();
+        if (!seen.add(type.name())) {
+            return;
+        }
         List<AnnotationInfo> onClass = bindings(type.annotations(a -> isBinding(a)));
         for (MethodInfo m : type.methods()) {
             List<AnnotationInfo> on = bindings(m.annotations(a -> isBinding(a)));
@@ -55,11 +63,13 @@ public class RateLimitedSites implements BuildCompatibleExtension {
                 continue;
             }
             int keyParameters = (int) m.parameters().stream().filter(p -> p.hasAnnotation(RateLimitKey.class)).count();
+            String signature = signature(type, m);
             for (AnnotationInfo a : on) {
-                found.add(String.join(String.valueOf(FIELD), type.simpleName(), m.name(), m.returnType().toString(),
-                        Integer.toString(keyParameters), text(a, "value"), list(a, "limits"), text(a, "strategy"),
-                        text(a, "key"), enumName(a, "countRejected"), enumName(a, "dryRun"),
-                        Integer.toString(number(a, "cost")), signature(type, m)));
+                found.add(a);
+                wheres.add(type.simpleName() + "#" + m.name());
+                returnTypes.add(m.returnType().toString());
+                this.keyParameters.add(keyParameters);
+                signatures.add(signature);
             }
         }
     }
@@ -67,7 +77,12 @@ public class RateLimitedSites implements BuildCompatibleExtension {
     @Synthesis
     public void register(SyntheticComponents components) {
         components.addBean(Sites.class).type(Sites.class).scope(Singleton.class)
-                .withParam("sites", found.toArray(new String[0])).createWith(Sites.Creator.class);
+                .withParam("bindings", found.toArray(new AnnotationInfo[0]))
+                .withParam("wheres", wheres.toArray(new String[0]))
+                .withParam("returnTypes", returnTypes.toArray(new String[0]))
+                .withParam("keyParameters", keyParameters.stream().mapToInt(Integer::intValue).toArray())
+                .withParam("signatures", signatures.toArray(new String[0]))
+                .createWith(Sites.Creator.class);
     }
 
     /** The method exactly, e.g. {@code com.example.Shop#get(int,java.lang.String)}: overloads differ here. */
@@ -94,26 +109,6 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         return out;
     }
 
-    private static String text(AnnotationInfo a, String member) {
-        return a.hasMember(member) ? a.member(member).asString() : "";
-    }
-
-    private static String list(AnnotationInfo a, String member) {
-        if (!a.hasMember(member)) {
-            return "";
-        }
-        List<String> items = a.member(member).asArray().stream().map(AnnotationMember::asString).toList();
-        return String.join(String.valueOf(ITEM), items);
-    }
-
-    private static String enumName(AnnotationInfo a, String member) {
-        return a.hasMember(member) ? a.member(member).asEnumConstant() : RateLimited.Toggle.UNSET.name();
-    }
-
-    private static int number(AnnotationInfo a, String member) {
-        return a.hasMember(member) ? a.member(member).asInt() : 0;
-    }
-
     /** Every {@code @RateLimited} of the application, as found while it was built: one entry per annotation. */
     public static final class Sites {
 
@@ -122,11 +117,10 @@ public class RateLimitedSites implements BuildCompatibleExtension {
                 String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost,
                 String signature) {
 
-            static Site parse(String encoded) {
-                String[] f = encoded.split(String.valueOf(FIELD), -1);
-                List<String> limits = f[5].isEmpty() ? List.of() : List.of(f[5].split(String.valueOf(ITEM), -1));
-                return new Site(f[0] + "#" + f[1], f[2], Integer.parseInt(f[3]), f[4], limits, f[6], f[7],
-                        RateLimited.Toggle.valueOf(f[8]), RateLimited.Toggle.valueOf(f[9]), Integer.parseInt(f[10]), f[11]);
+            /** A site from its annotation, as the build handed it over, and what the build saw of its method. */
+            static Site of(RateLimited a, String where, String returnType, int keyParameters, String signature) {
+                return new Site(where, returnType, keyParameters, a.value(), List.of(a.limits()), a.strategy(), a.key(),
+                        a.countRejected(), a.dryRun(), a.cost(), signature);
             }
 
             /** The method's simple class name, e.g. {@code ReportResource} of {@code ReportResource#list}. */
@@ -153,10 +147,15 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         public static final class Creator implements SyntheticBeanCreator<Sites> {
             @Override
             public Sites create(Instance<Object> lookup, Parameters params) {
-                String[] encoded = params.get("sites", String[].class, new String[0]);
-                List<Site> sites = new ArrayList<>();
-                for (String e : encoded) {
-                    sites.add(Site.parse(e));
+                java.lang.annotation.Annotation[] bindings = params.get("bindings", java.lang.annotation.Annotation[].class,
+                        new java.lang.annotation.Annotation[0]);
+                String[] wheres = params.get("wheres", String[].class, new String[0]);
+                String[] returnTypes = params.get("returnTypes", String[].class, new String[0]);
+                int[] keyParameters = params.get("keyParameters", int[].class, new int[0]);
+                String[] signatures = params.get("signatures", String[].class, new String[0]);
+                List<Site> sites = new ArrayList<>(bindings.length);
+                for (int i = 0; i < bindings.length; i++) {
+                    sites.add(Site.of((RateLimited) bindings[i], wheres[i], returnTypes[i], keyParameters[i], signatures[i]));
                 }
                 return new Sites(sites);
             }
