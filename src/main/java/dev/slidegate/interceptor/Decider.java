@@ -83,9 +83,7 @@ class Decider {
     CompletionStage<Outcome> decide(MethodPolicy mp, String key, int cost, RoutingContext rc) {
         Ask ask;
         try {
-            Object[] args = { key };
-            Policy policy = mp.policyFor(plans, args, rc);
-            ask = new Ask(mp, policy, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
+            ask = ask(mp, mp.policyFor(plans, new Object[] { key }, rc), key, cost);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failure(e, mp, List.of()));
         }
@@ -116,10 +114,7 @@ class Decider {
         try {
             for (int i = 0; i < asks.length; i++) { // keys and plans are read now, on the caller's thread, where the request is
                 MethodPolicy mp = policies.get(i);
-                Policy policy = mp.policyFor(plans, args, rc);
-                String key = keys.resolve(mp, args, rc);
-                asks[i] = new Ask(mp, policy, key, mp.cost(),
-                        overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
+                asks[i] = ask(mp, mp.policyFor(plans, args, rc), keys.resolve(mp, args, rc), mp.cost());
             }
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failure(e, policies.get(0), List.of()));
@@ -127,6 +122,11 @@ class Decider {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         acquire(asks, 0, resume, List.of(), outcome);
         return outcome;
+    }
+
+    /** One policy's part in a call, with the override in force for its key (none looked up when none is loaded). */
+    private Ask ask(MethodPolicy mp, Policy policy, String key, int cost) {
+        return new Ask(mp, policy, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
     }
 
     /** @param made the decisions made so far for this call, in order */
@@ -168,7 +168,7 @@ class Decider {
         List<Decision> all = new ArrayList<>(made.size() + 1);
         all.addAll(made);
         all.add(d);
-        return List.copyOf(all);
+        return all;
     }
 
     private static Outcome storeFailure(Throwable error, List<Decision> made) {

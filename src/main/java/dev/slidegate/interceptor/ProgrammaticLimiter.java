@@ -46,7 +46,9 @@ class ProgrammaticLimiter implements RateLimiter {
         }
         MethodPolicy mp = policy(policy);
         String k = key(key);
-        RoutingContext rc = Arc.container().requestContext().isActive() ? currentRequest.getCurrent() : null;
+        // the request is only where a plan is read: not looked up for a policy without plans
+        RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
+                : null;
         return decider.decide(mp, k, cost, rc).thenCompose(ProgrammaticLimiter::decision);
     }
 

@@ -80,7 +80,10 @@ final class Lateness implements AutoCloseable {
 
     /** Redis answered something (a reply to a call made {@code latency} ago, or {@code NOSCRIPT}). */
     void heard(long latency) {
-        long now = nanoTime.getAsLong();
+        heard(nanoTime.getAsLong(), latency);
+    }
+
+    private void heard(long now, long latency) {
         lastAnswer = now;
         if (latency >= 0) {
             recent.record(now, latency);
@@ -201,7 +204,8 @@ final class Lateness implements AutoCloseable {
                 d.cancel(false);
             }
             if (reply.succeeded() || isErrorReply(reply.cause())) {
-                heard(nanoTime.getAsLong() - sentAt); // a reply, even an error reply, is Redis answering
+                long now = nanoTime.getAsLong();
+                heard(now, now - sentAt); // a reply, even an error reply, is Redis answering
             } else if (sent != null) {
                 sent.giveUpConnection(); // the connection failed: the next decision on this event loop opens another
             }

@@ -36,7 +36,4 @@ public final class RedisLayout {
     public static String scriptBody(Policy policy) {
         return DecisionScripts.Shape.of(policy).script().body();
     }
-
-    /** The key whose value changes at every reset (see {@link RedisStore#watchResets}). */
-    public static final String RESETS = RedisKeyspace.RESETS;
 }
