@@ -130,10 +130,14 @@ class LogsIT {
 
     // three callers trickling their headers are cut off by the header timeout (here 1 s, so that the
     // test does not wait the demo's 10 s, which HeaderTimeoutTest does): counted in the metrics,
-    // summed in one warning, never a line per connection; a normal caller is answered meanwhile
+    // summed in one warning, never a line per connection; a normal caller is answered meanwhile.
+    // The slow callers come after a first answer: connections accepted between "Listening on" and the
+    // timeout's installation (Quarkus' asynchronous start event, or the first request) are not timed,
+    // as docs/security.md says, and CI once opened all three within that window
     @Test
     void slowHeadersAreCutOffAndSummedInOneWarning() throws Exception {
         try (ServiceProcess service = ServiceProcess.start("-Dslidegate.http.header-timeout=1s")) {
+            assertEquals(200, service.get("/api/products").statusCode());
             List<java.net.Socket> slow = new java.util.ArrayList<>();
             long before = System.nanoTime();
             for (int i = 0; i < 3; i++) {
