@@ -19,6 +19,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
@@ -41,7 +42,9 @@ public class AdminService {
     private final StoreInspection store;
     /** The keys of each policy by usage, shared by every page and viewer. */
     private final KeyRankings rankings;
-    private final PolicyRegistry registry;
+    private final PolicyCatalog catalog;
+    /** Every policy by name, plans included: the catalog is fixed at start-up. */
+    private final Map<String, Policy> policies;
     private final DecisionStats stats;
     private final boolean enabled;
 
@@ -52,14 +55,15 @@ public class AdminService {
     /** The instance's time source: the ages of the shared counts, rankings and snapshots, and the instants they report. */
     private final dev.slidegate.core.Clock clock;
 
-    AdminService(StoreStack stack, PolicyRegistry registry, DecisionStats stats, SlidegateConfig config,
+    AdminService(StoreStack stack, PolicyCatalog catalog, DecisionStats stats, SlidegateConfig config,
             dev.slidegate.core.Overrides overrides, dev.slidegate.core.Clock clock) {
         this.clock = clock;
         this.overrides = overrides;
         this.stack = stack;
         this.store = stack.inspection();
         this.rankings = new KeyRankings(store, this::key, this::nowMillis);
-        this.registry = registry;
+        this.catalog = catalog;
+        this.policies = withPlans(catalog);
         this.stats = stats;
         this.enabled = config.enabled();
     }
@@ -71,12 +75,16 @@ public class AdminService {
 
     /** Every policy by name, plans included. */
     Map<String, Policy> policies() {
+        return policies;
+    }
+
+    private static Map<String, Policy> withPlans(PolicyCatalog catalog) {
         Map<String, Policy> all = new TreeMap<>();
-        registry.policies().values().forEach(r -> {
+        catalog.policies().values().forEach(r -> {
             all.put(r.policy().name(), r.policy());
             r.plans().values().forEach(p -> all.put(p.name(), p));
         });
-        return all;
+        return java.util.Collections.unmodifiableMap(all);
     }
 
     /** The policy of this name, or {@code null}. */
@@ -141,7 +149,7 @@ public class AdminService {
 
     /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
     private String baseOf(Policy p) {
-        return registry.policies().values().stream().filter(r -> r.plans().containsValue(p)).map(PolicyRegistry.Resolved::name)
+        return catalog.policies().values().stream().filter(r -> r.plans().containsValue(p)).map(PolicyRegistry.Resolved::name)
                 .findFirst().orElse(p.name());
     }
 

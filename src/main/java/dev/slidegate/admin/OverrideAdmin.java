@@ -16,6 +16,7 @@ import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitOverride;
 import dev.slidegate.api.OverrideSource;
 import dev.slidegate.api.Policy;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Overrides;
@@ -55,16 +56,16 @@ class OverrideAdmin {
         }
     }
 
-    private final PolicyRegistry registry;
+    private final PolicyCatalog catalog;
     private final OverrideSource source;
     private final Overrides overrides;
     private final ClientAddress clients;
 
     private final int most;
 
-    OverrideAdmin(PolicyRegistry registry, OverrideSource source, Overrides overrides, ClientAddress clients,
+    OverrideAdmin(PolicyCatalog catalog, OverrideSource source, Overrides overrides, ClientAddress clients,
             dev.slidegate.config.SlidegateConfig config) {
-        this.registry = registry;
+        this.catalog = catalog;
         this.source = source;
         this.overrides = overrides;
         this.clients = clients;
@@ -96,7 +97,7 @@ class OverrideAdmin {
      * taken in the form the policy counts it under ({@link OverrideKeys}).
      */
     LimitOverride.Target target(String policy, String plan, String key) {
-        Map<String, PolicyRegistry.Resolved> known = registry.policies();
+        Map<String, PolicyRegistry.Resolved> known = catalog.policies();
         PolicyRegistry.Resolved r = known.get(policy);
         PolicyRegistry.Resolved owner = r != null || key == null ? r
                 : known.values().stream().filter(p -> p.plans().values().stream().anyMatch(pp -> pp.name().equals(policy)))

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -24,7 +23,8 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  * would be valid. A policy defined by an annotation is merged with the configuration of the same name
  * by one rule for every member: <b>the policy's configuration ({@code slidegate.policies.<name>.*}),
  * else what the annotation sets, else {@code slidegate.defaults.*}, else the built-in default</b>.
- * Two different definitions of one name are an error.
+ * Resolving has no side effect: the service's policies are gathered once, at start-up, in the
+ * {@link PolicyCatalog}, which also refuses two different definitions of one name.
  */
 @ApplicationScoped
 public class PolicyRegistry {
@@ -65,15 +65,10 @@ public class PolicyRegistry {
         }
     }
 
-    private record Definition(Resolved resolved, String where) {
-    }
-
     private final Map<String, PolicyMembers> configured = new TreeMap<>();
     private final PolicyMembers defaults;
     private final FailMode globalFailMode;
     private final List<PolicyMembers.Attachment> attachments = new ArrayList<>();
-
-    private final Map<String, Definition> defined = new ConcurrentHashMap<>();
     /** The plans API keys are listed under ({@code slidegate.plans.api-keys.<plan>}). */
     private final Set<String> apiKeyPlans;
 
@@ -126,7 +121,7 @@ public class PolicyRegistry {
      * Resolves what an annotation at {@code where} ({@code Class#method}) declares, merged with the
      * configuration of the same name.
      *
-     * @throws ConfigurationException when the result is incomplete, invalid or contradicts another definition
+     * @throws ConfigurationException when the result is incomplete or invalid
      */
     public Resolved resolve(Declared declared, String where) {
         String name = declared.name();
@@ -175,101 +170,36 @@ public class PolicyRegistry {
                     check(() -> own.withName(name + "." + plan).withLimits(planLimits), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
-        Resolved resolved = new Resolved(name, policy, key, Map.copyOf(plans), cost);
-        Definition first = defined.putIfAbsent(name, new Definition(resolved, where));
-        if (first != null && !first.resolved().sameDefinition(resolved)) {
-            throw fail(where + " defines policy '" + name + "' as " + summary(resolved) + " but " + first.where()
-                    + " defines it as "
-                    + summary(first.resolved()) + ": give one of them another name, or configure slidegate.policies." + name
-                    + ".*");
-        }
-        return resolved;
+        return new Resolved(name, policy, key, Map.copyOf(plans), cost);
     }
 
-    /** Fails if a configured policy was never completed: no limits in configuration and no annotation using it. */
-    public void checkConfiguredPoliciesComplete() {
-        configured.forEach((name, o) -> {
-            if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && defaults.limits().isEmpty()
-                    && !defined.containsKey(name)) {
-                throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
-            }
-        });
+    /** The names of the policies configured under {@code slidegate.policies.<name>.*}. */
+    Set<String> configuredNames() {
+        return configured.keySet();
+    }
+
+    /** Every plan of a configured policy. */
+    Set<String> configuredPlans() {
+        Set<String> plans = new java.util.TreeSet<>();
+        configured.values().forEach(o -> plans.addAll(o.plans().keySet()));
+        return plans;
+    }
+
+    /** The plans API keys are listed under. */
+    Set<String> apiKeyPlans() {
+        return apiKeyPlans;
     }
 
     /**
-     * Fails on names that nothing uses because they are spelled differently from what does: a configured policy
-     * whose name differs from another policy's only in case (policy names are case-sensitive, so
-     * {@code slidegate.policies.Login.*} never reaches {@code @RateLimited("login")}), and API keys listed under a
-     * plan no policy has ({@code slidegate.plans.api-keys.Pro} beside the plan {@code pro}).
+     * The configured policy {@code name} as no annotation completes it: its configuration, else the defaults.
      *
-     * @return one warning per configured policy that nothing here uses and whose name is close to one in use
-     *         ({@code logn} beside {@code login}): the {@code RateLimiter} API may use it, which start-up cannot see
+     * @throws ConfigurationException when it has no limits of its own, no default plan and no default limits
      */
-    public List<String> checkNamesMatch() {
-        Set<String> names = new java.util.TreeSet<>(configured.keySet());
-        names.addAll(defined.keySet());
-        for (String name : configured.keySet()) {
-            for (String other : names) {
-                if (!other.equals(name) && other.equalsIgnoreCase(name)) {
-                    throw fail("slidegate.policies." + name + ".*: there is no policy '" + name + "', but there is '" + other
-                            + "' (policy names are case-sensitive): name its settings slidegate.policies." + other + ".*");
-                }
-            }
+    Resolved configuredAlone(String name) {
+        PolicyMembers o = configured.get(name);
+        if (o.limits().isEmpty() && o.defaultPlan().isEmpty() && defaults.limits().isEmpty()) {
+            throw fail("slidegate.policies." + name + ".limits is missing: expected " + Limit.EXPECTED);
         }
-        Set<String> plans = new java.util.TreeSet<>();
-        configured.values().forEach(o -> plans.addAll(o.plans().keySet()));
-        for (String plan : new java.util.TreeSet<>(apiKeyPlans)) {
-            if (!plans.contains(plan)) {
-                String near = plans.stream().filter(p -> p.equalsIgnoreCase(plan)).findFirst()
-                        .map(p -> ": the plan is '" + p + "' (plan names are case-sensitive here)").orElse(
-                                plans.isEmpty() ? ": no policy has plans (slidegate.policies.<name>.plans.<plan>.limits)"
-                                        : "; the plans are " + plans);
-                throw fail("slidegate.plans.api-keys." + plan + ": no policy has a plan '" + plan + "'" + near);
-            }
-        }
-        // what start-up cannot decide: a configured policy nothing here uses may be the RateLimiter API's, or a typo
-        Set<String> used = new java.util.TreeSet<>(defined.keySet());
-        attachments.forEach(a -> used.add(a.policy()));
-        List<String> warnings = new ArrayList<>();
-        for (String name : configured.keySet()) {
-            if (!used.contains(name)) {
-                used.stream().filter(u -> distance(u, name) == 1).findFirst().ifPresent(u -> warnings.add("slidegate.policies."
-                        + name + ".* configures a policy that no @RateLimited method or path uses, and '" + u
-                        + "' is one: a misspelling? (the RateLimiter API may use '" + name + "'; start-up cannot tell)"));
-            }
-        }
-        return warnings;
-    }
-
-    /** The edit distance of two names (insertions, deletions, substitutions). */
-    private static int distance(String a, String b) {
-        int[] row = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            row[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            int diagonal = row[0];
-            row[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int above = row[j];
-                row[j] = Math.min(Math.min(row[j] + 1, row[j - 1] + 1),
-                        diagonal + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
-                diagonal = above;
-            }
-        }
-        return row[b.length()];
-    }
-
-    /** The policies known so far, by name: every one an annotation resolved (plans inside their policy). */
-    public Map<String, Resolved> policies() {
-        Map<String, Resolved> all = new TreeMap<>();
-        defined.forEach((n, d) -> all.put(n, d.resolved()));
-        return all;
-    }
-
-    private static String summary(Resolved r) {
-        Policy p = r.policy();
-        return p.limits() + " " + p.strategy().configName() + " by " + p.key() + (p.countRejected() ? " counting rejected" : "")
-                + (p.dryRun() ? " in dry-run" : "");
+        return resolve(new Declared(name, List.of(), "", ""), "slidegate.policies." + name);
     }
 }

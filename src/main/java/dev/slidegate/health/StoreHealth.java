@@ -9,7 +9,7 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import dev.slidegate.api.FailMode;
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.Breaker;
@@ -32,12 +32,12 @@ public class StoreHealth implements HealthCheck {
 
     private final StoreStack stack;
     private final SlidegateConfig config;
-    private final PolicyRegistry registry;
+    private final PolicyCatalog catalog;
 
-    StoreHealth(StoreStack stack, SlidegateConfig config, PolicyRegistry registry) {
+    StoreHealth(StoreStack stack, SlidegateConfig config, PolicyCatalog catalog) {
         this.stack = stack;
         this.config = config;
-        this.registry = registry;
+        this.catalog = catalog;
     }
 
     @Override
@@ -55,7 +55,7 @@ public class StoreHealth implements HealthCheck {
             return r.up().withData("redis", "up").build();
         }
         String refusal = WriteRefusals.explain(error);
-        String closed = registry.policies().values().stream().map(p -> p.policy()).filter(p -> p.failMode() == FailMode.CLOSED)
+        String closed = catalog.policies().values().stream().map(p -> p.policy()).filter(p -> p.failMode() == FailMode.CLOSED)
                 .map(p -> p.name()).sorted().collect(Collectors.joining(","));
         r.withData("redis", refusal != null ? "refuses writes: " + refusal : "unreachable: " + Secrets.redact(error))
                 .withData("breaker",

@@ -3,7 +3,6 @@ package dev.slidegate.interceptor;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,31 +11,26 @@ import java.util.function.Function;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.literal.NamedLiteral;
 import jakarta.inject.Inject;
-
-import org.jboss.logging.Logger;
+import jakarta.inject.Singleton;
 
 import dev.slidegate.api.KeyResolver;
 import dev.slidegate.api.PlanResolver;
-import dev.slidegate.api.RateLimitKey;
 import dev.slidegate.api.RateLimited;
-import dev.slidegate.config.KeySource;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyRegistry;
-import io.quarkus.runtime.configuration.ConfigurationException;
-import io.smallrye.mutiny.Multi;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
 @ApplicationScoped
 public class MethodPolicies {
 
-    private static final Logger LOG = Logger.getLogger("dev.slidegate");
-
     /** The arguments of a call decided from its HTTP request alone. */
     static final Object[] NO_ARGUMENTS = new Object[0];
 
-    private final PolicyRegistry registry;
-    private final Function<String, KeyResolver> resolvers;
+    private final PolicyBinder binder;
+    private final PolicyCatalog catalog;
     private final PlanResolver plans;
     private final Map<Method, List<MethodPolicy>> cache = new ConcurrentHashMap<>();
     /** The same lists by class, name and parameter types, for the REST layer, which names its methods so. */
@@ -60,18 +54,43 @@ public class MethodPolicies {
     private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
 
     @Inject
-    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans) {
-        this(registry, name -> {
-            Instance<KeyResolver> named = resolvers.select(NamedLiteral.of(name));
-            return named.isResolvable() ? named.get() : null;
-        }, plans);
+    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans, PolicyCatalog catalog) {
+        this(new PolicyBinder(registry, byName(resolvers)), plans, catalog);
     }
 
-    /** For tests: {@code resolvers} finds a {@link KeyResolver} by bean name, or answers {@code null}. */
+    /** For tests: {@code resolvers} finds a {@link KeyResolver} by bean name, or answers {@code null}; no catalog. */
     MethodPolicies(PolicyRegistry registry, Function<String, KeyResolver> resolvers, PlanResolver plans) {
-        this.registry = registry;
-        this.resolvers = resolvers;
+        this(new PolicyBinder(registry, resolvers), plans, PolicyCatalog.empty());
+    }
+
+    /** For tests: as start-up would have left it, with {@code catalog}. */
+    MethodPolicies(PolicyRegistry registry, Function<String, KeyResolver> resolvers, PlanResolver plans,
+            PolicyCatalog catalog) {
+        this(new PolicyBinder(registry, resolvers), plans, catalog);
+    }
+
+    private MethodPolicies(PolicyBinder binder, PlanResolver plans, PolicyCatalog catalog) {
+        this.binder = binder;
         this.plans = plans;
+        this.catalog = catalog;
+    }
+
+    /**
+     * The service's policies, bound once at start-up from every {@code @RateLimited} the build found and the
+     * configuration ({@link PolicyBinder#catalog}).
+     */
+    @Produces
+    @Singleton
+    static PolicyCatalog catalog(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers,
+            Instance<RateLimitedSites.Sites> sites) {
+        return new PolicyBinder(registry, byName(resolvers)).catalog(sites.get().all());
+    }
+
+    private static Function<String, KeyResolver> byName(Instance<KeyResolver> resolvers) {
+        return name -> {
+            Instance<KeyResolver> named = resolvers.select(NamedLiteral.of(name));
+            return named.isResolvable() ? named.get() : null;
+        };
     }
 
     /** The policies of {@code method} if they were resolved before, else {@code null}. */
@@ -129,11 +148,10 @@ public class MethodPolicies {
      * annotation without members, so the policy's configuration and the defaults decide everything.
      */
     MethodPolicy attached(String policy, String pattern) {
-        String where = "slidegate.policies." + policy + ".paths";
-        PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared(policy, List.of(), "", ""), where);
-        return new MethodPolicy(null, where, r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN, r.cost(),
-                pattern,
-                resolversOf(r, where));
+        PolicyCatalog.Bound b = binder.attached(policy);
+        PolicyRegistry.Resolved r = b.resolved();
+        return new MethodPolicy(null, b.where(), r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN,
+                r.cost(), pattern, binder.resolversOf(r, b.where()));
     }
 
     /** The policy of {@code method} with a single binding. */
@@ -145,116 +163,21 @@ public class MethodPolicies {
         List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b)).toList();
         long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
         if (distinct < resolved.size()) {
-            throw namedTwice(resolved.get(0).where());
+            throw PolicyBinder.namedTwice(resolved.get(0).where());
         }
         return resolved;
     }
 
-    private static ConfigurationException namedTwice(String where) {
-        return new ConfigurationException("Invalid Slidegate configuration: " + where
-                + " names the same policy in two @RateLimited annotations: keep one");
-    }
-
-    /** The policy a {@code @RateLimited} names: its value, or {@code SimpleClassName.method} when it names none. */
-    private static String policyName(String value, String simpleClassName, String methodName) {
-        return value.isBlank() ? simpleClassName + "." + methodName : value.trim();
-    }
-
+    /**
+     * The policy of one binding of {@code m}, bound as start-up bound it; a method the build did not see (one a bean
+     * inherits, a test's) must agree with the catalog's policy of the same name, and is not added to it.
+     */
     private MethodPolicy resolve(Method m, RateLimited ann) {
-        String where = m.getDeclaringClass().getSimpleName() + "#" + m.getName();
-        String name = policyName(ann.value(), m.getDeclaringClass().getSimpleName(), m.getName());
-        PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
-                ann.countRejected().value(), ann.dryRun().value(), ann.cost());
-        PolicyRegistry.Resolved r = registry.resolve(declared, where);
-        int cost = r.cost();
-        warnIfNeverGranted(r, where);
-        checkShape(where, MethodShape.keyParameterCount(m), m.getGenericReturnType().getTypeName());
+        PolicyCatalog.Bound b = binder.method(m, ann);
+        catalog.checkAgrees(b);
+        PolicyRegistry.Resolved r = b.resolved();
+        String where = b.where();
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
-                MethodShape.kind(m),
-                cost,
-                MethodShape.route(m, where),
-                resolversOf(r, where));
-    }
-
-    private static void warnIfNeverGranted(PolicyRegistry.Resolved r, String where) {
-        int cost = r.cost();
-        r.policy().limits().stream().filter(l -> l.permits() < cost).findFirst().ifPresent(l -> LOG.warnf(
-                "%s costs %d permits, more than limit %s of policy '%s' ever grants: every call will be refused", where, cost,
-                l, r.policy().name()));
-    }
-
-    /**
-     * Checks every {@code @RateLimited} found while the application was built, each as {@link #check} does,
-     * and that no method names one policy twice.
-     *
-     * @return the number of methods checked
-     * @throws ConfigurationException for the first invalid one
-     */
-    int checkAll(List<RateLimitedSites.Sites.Site> sites) {
-        Map<String, java.util.Set<String>> policiesOf = new java.util.LinkedHashMap<>();
-        for (RateLimitedSites.Sites.Site site : sites) {
-            if (!policiesOf.computeIfAbsent(site.signature(), w -> new java.util.HashSet<>()).add(check(site))) {
-                throw namedTwice(site.where());
-            }
-        }
-        return policiesOf.size();
-    }
-
-    /**
-     * Checks a {@code @RateLimited} found while the application was built ({@link RateLimitedSites}) as
-     * resolving its method would, without the method itself: the policy and its limits, strategy and key
-     * source, the cost, one {@code @RateLimitKey} at most, and a return type other than {@code Multi}.
-     * What it cannot see (the route of an endpoint) is resolved at the first call, as before.
-     *
-     * @return the name of the policy it resolved to
-     * @throws ConfigurationException naming the setting or {@code Class#method}, as start-up reports it
-     */
-    String check(RateLimitedSites.Sites.Site site) {
-        String where = site.where();
-        String name = policyName(site.value(), site.className(), site.methodName());
-        PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
-                site.countRejected().value(), site.dryRun().value(), site.cost());
-        PolicyRegistry.Resolved r = registry.resolve(declared, where);
-        warnIfNeverGranted(r, where);
-        checkShape(where, site.keyParameters(), site.returnType());
-        resolversOf(r, where);
-        return r.policy().name();
-    }
-
-    /**
-     * The rules on a rate-limited method's shape, the same whether the build found it ({@link #check}) or a call meets
-     * it ({@link #of}): one {@code @RateLimitKey} at most, and a return type other than {@code Multi}.
-     *
-     * @param returnType the return type's name with its arguments, e.g. {@code io.smallrye.mutiny.Multi<java.lang.String>}
-     */
-    private static void checkShape(String where, int keyParameters, String returnType) {
-        if (keyParameters > 1) {
-            throw new ConfigurationException("Invalid Slidegate configuration: " + where
-                    + " has more than one @RateLimitKey parameter: keep one");
-        }
-        if (returnType.startsWith(Multi.class.getName())) {
-            throw new ConfigurationException("Invalid Slidegate configuration: " + where
-                    + " returns Multi, which @RateLimited does not support: limit the method that creates the stream, or return Uni");
-        }
-    }
-
-    private Map<String, KeyResolver> resolversOf(PolicyRegistry.Resolved r, String where) {
-        List<KeySource> parts = r.key() instanceof KeySource.Composite c ? c.parts() : List.of(r.key());
-        Map<String, KeyResolver> found = new HashMap<>();
-        for (KeySource part : parts) {
-            if (part instanceof KeySource.Named n) {
-                KeyResolver resolver = resolvers.apply(n.name());
-                if (resolver == null) {
-                    throw new ConfigurationException(
-                            "Invalid Slidegate configuration: " + where + ": policy '" + r.policy().name()
-                                    + "' keys callers by '" + r.key().spec() + "', but there is no @Named(\"" + n.name()
-                                    + "\") KeyResolver bean (slidegate.policies." + r.policy().name()
-                                    + ".key or @RateLimited(key)); expected "
-                                    + KeySource.EXPECTED);
-                }
-                found.put(n.name(), resolver);
-            }
-        }
-        return Map.copyOf(found);
+                MethodShape.kind(m), r.cost(), MethodShape.route(m, where), binder.resolversOf(r, where));
     }
 }

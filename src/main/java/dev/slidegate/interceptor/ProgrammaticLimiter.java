@@ -1,25 +1,24 @@
 package dev.slidegate.interceptor;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.RateLimiter;
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import io.quarkus.arc.Arc;
 import io.quarkus.runtime.BlockingOperationControl;
-import io.quarkus.runtime.configuration.ConfigurationException;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * The shipped {@link RateLimiter}: policies by name from the registry, keys made safe like every other
+ * The shipped {@link RateLimiter}: policies by name from the {@link PolicyCatalog}, keys made safe like every other
  * key, decided by the one {@link Decider} as every annotated call is: the same plans (read from the
  * current HTTP request, when the call happens during one), overrides, counting and logging. Its
  * adapter turns the {@link Outcome} into a {@link Decision}, admitted or refused (a dry-run policy's
@@ -28,15 +27,18 @@ import io.vertx.ext.web.RoutingContext;
 @Singleton
 class ProgrammaticLimiter implements RateLimiter {
 
-    private final PolicyRegistry registry;
     private final Decider decider;
     private final CurrentVertxRequest currentRequest;
-    private final Map<String, MethodPolicy> policies = new ConcurrentHashMap<>();
+    /** Every policy of the catalog, as this API decides it. */
+    private final Map<String, MethodPolicy> policies;
 
-    ProgrammaticLimiter(PolicyRegistry registry, Decider decider, CurrentVertxRequest currentRequest) {
-        this.registry = registry;
+    ProgrammaticLimiter(PolicyCatalog catalog, Decider decider, CurrentVertxRequest currentRequest) {
         this.decider = decider;
         this.currentRequest = currentRequest;
+        Map<String, MethodPolicy> all = new HashMap<>();
+        catalog.policies().forEach((n, r) -> all.put(n, new MethodPolicy(null, "RateLimiter.acquire(\"" + n + "\")", r.name(),
+                r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE, r.cost(), null, Map.of())));
+        this.policies = Map.copyOf(all);
     }
 
     @Override
@@ -83,16 +85,14 @@ class ProgrammaticLimiter implements RateLimiter {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("RateLimiter needs a policy name");
         }
-        return policies.computeIfAbsent(name.trim(), n -> {
-            String where = "RateLimiter.acquire(\"" + n + "\")";
-            try {
-                PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared(n, List.of(), "", ""), where);
-                return new MethodPolicy(null, where, r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE,
-                        r.cost(), null, Map.of());
-            } catch (ConfigurationException e) {
-                throw new IllegalArgumentException(e.getMessage(), e);
-            }
-        });
+        MethodPolicy mp = policies.get(name.trim());
+        if (mp == null) {
+            throw new IllegalArgumentException(
+                    "RateLimiter: there is no policy '" + name.trim() + "': configure slidegate.policies."
+                            + name.trim() + ".limits, or name the policy of a @RateLimited method; the policies are "
+                            + new java.util.TreeSet<>(policies.keySet()));
+        }
+        return mp;
     }
 
     private static String key(String raw) {

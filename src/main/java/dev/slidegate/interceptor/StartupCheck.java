@@ -6,14 +6,15 @@ import org.jboss.logging.Logger;
 
 import dev.slidegate.api.PlanResolver;
 import dev.slidegate.api.RateLimited;
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.http.ClientAddress;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * At start-up, checks the policy of every {@link RateLimited} method of every bean, as the build found
- * them ({@link RateLimitedSites}), so that a bad limit, strategy, key source or policy name stops the
+ * At start-up, binds the policy of every {@link RateLimited} method of every bean, as the build found
+ * them ({@link RateLimitedSites}), into the {@link PolicyCatalog}, so that a bad limit, strategy, key source or policy name
+ * stops the
  * service before it takes traffic, with one sentence naming the property or {@code Class#method}, on
  * the JVM and in a native executable alike, without reflection. It also creates the store (which logs which
  * store is active and why) and the client-address resolver (which checks the trusted proxies).
@@ -22,15 +23,12 @@ class StartupCheck {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
-    void onStart(@Observes StartupEvent event, MethodPolicies policies, PolicyRegistry registry,
-            DecisionStore store, ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter,
-            jakarta.enterprise.inject.Instance<RateLimitedSites.Sites> sites) {
-        // what the build found (RateLimitedSites, the one binder): no reflection over the beans' methods, which cost a
-        // quarter of a second of the JVM's start-up, and which a native executable can do only for registered classes
-        int methods = policies.checkAll(sites.get().all());
-        registry.checkConfiguredPoliciesComplete();
-        registry.checkNamesMatch().forEach(w -> LOG.warn("Slidegate: " + w));
-        LOG.debugf("Slidegate: %d rate-limited methods, policies %s, store %s", methods, registry.policies().keySet(),
-                store.name());
+    void onStart(@Observes StartupEvent event, PolicyCatalog catalog, MethodPolicies policies, DecisionStore store,
+            ClientAddress clientAddress, PlanResolver plans, PathLimiter pathLimiter) {
+        // the catalog binds what the build found (RateLimitedSites, through the one binder): no reflection over the
+        // beans' methods, which cost a quarter of a second of the JVM's start-up, and which a native executable can do
+        // only for registered classes
+        catalog.warnings().forEach(w -> LOG.warn("Slidegate: " + w));
+        LOG.debugf("Slidegate: policies %s, store %s", catalog.policies().keySet(), store.name());
     }
 }

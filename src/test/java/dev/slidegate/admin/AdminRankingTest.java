@@ -79,10 +79,13 @@ class AdminRankingTest {
     private final ManualClock clock = new ManualClock();
     private final SlowReads store = new SlowReads(new MemoryStore(clock, 100_000));
     private final PolicyRegistry registry = new PolicyRegistry(TestConfigs.slidegate(Map.of()));
-    private final Policy policy = registry.resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m")
-            .policy();
+    private final PolicyRegistry.Resolved ranked = registry
+            .resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m");
+    private final Policy policy = ranked.policy();
     private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.delegate, store, clock),
-            registry, new DecisionStats(), TestConfigs.slidegate(Map.of()),
+            dev.slidegate.config.PolicyCatalog.of(registry,
+                    List.of(new dev.slidegate.config.PolicyCatalog.Bound(ranked, "X#m"))),
+            new DecisionStats(), TestConfigs.slidegate(Map.of()),
             new dev.slidegate.core.Overrides(clock), clock);
 
     @AfterEach

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import dev.slidegate.testing.AdminCredentials;
 import dev.slidegate.testing.RedisTestResource;
@@ -41,7 +41,7 @@ public class AdminBenchmark {
     @Inject
     StoreStack stack;
     @Inject
-    PolicyRegistry registry;
+    PolicyCatalog registry;
 
     @Test
     void measure() throws Exception {
@@ -53,7 +53,7 @@ public class AdminBenchmark {
     }
 
     /** Fills the keys, measures both endpoints and returns a Markdown table. */
-    static String run(StoreStack stack, PolicyRegistry registry, int keys, int repetitions) {
+    static String run(StoreStack stack, PolicyCatalog registry, int keys, int repetitions) {
         Policy bench = registry.policies().get("bench").policy();
         fill(stack, bench, keys);
         long counted = AdminCredentials.admin().get("/admin").jsonPath()
@@ -91,7 +91,7 @@ public class AdminBenchmark {
      * {@code /bench/…} with random keys of it back to back for {@code seconds}, first alone, then while
      * {@code pages} live pages stream and 2 operators list the keys by usage (1000 a page) in a loop.
      */
-    static String isolation(StoreStack stack, PolicyRegistry registry, int keys, int pages, double seconds)
+    static String isolation(StoreStack stack, PolicyCatalog registry, int keys, int pages, double seconds)
             throws Exception {
         Policy bench = registry.policies().get("bench").policy();
         fill(stack, bench, keys);

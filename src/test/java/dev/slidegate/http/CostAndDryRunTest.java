@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -22,7 +22,7 @@ class CostAndDryRunTest {
     @Inject
     StoreStack stack;
     @Inject
-    PolicyRegistry registry;
+    PolicyCatalog registry;
 
     @BeforeEach
     void reset() {

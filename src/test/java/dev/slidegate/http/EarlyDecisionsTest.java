@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import dev.slidegate.testing.AdminCredentials;
 import io.quarkus.test.junit.QuarkusTest;
@@ -26,7 +26,7 @@ class EarlyDecisionsTest {
     @Inject
     StoreStack stack;
     @Inject
-    PolicyRegistry registry;
+    PolicyCatalog registry;
 
     @BeforeEach
     void reset() {

@@ -7,7 +7,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -20,7 +20,7 @@ class KeySourcesTest {
     @Inject
     StoreStack stack;
     @Inject
-    PolicyRegistry registry;
+    PolicyCatalog registry;
 
     @org.junit.jupiter.api.BeforeEach
     void resetRouteWindows() {

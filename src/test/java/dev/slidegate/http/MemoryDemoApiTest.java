@@ -6,7 +6,7 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -19,7 +19,7 @@ class MemoryDemoApiTest extends DemoApiContract {
     @Inject
     StoreStack stack;
     @Inject
-    PolicyRegistry registry;
+    PolicyCatalog registry;
 
     @BeforeEach
     void resetWindows() {

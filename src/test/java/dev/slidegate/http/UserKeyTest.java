@@ -9,7 +9,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.api.Policy;
-import dev.slidegate.config.PolicyRegistry;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -23,7 +23,7 @@ class UserKeyTest {
     @Inject
     StoreStack stack;
     @Inject
-    PolicyRegistry registry;
+    PolicyCatalog registry;
 
     private Policy policy() {
         return registry.policies().get("per-user").policy();

@@ -16,6 +16,7 @@ import dev.slidegate.api.RateLimitKey;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
+import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyMembers;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
@@ -92,6 +93,20 @@ class PolicyResolutionTest {
     private static MethodPolicies policies(Map<String, String> props) {
         return new MethodPolicies(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null,
                 call -> null);
+    }
+
+    private static PolicyBinder binder(Map<String, String> props) {
+        return new PolicyBinder(new PolicyRegistry(config(props)), name -> "tenant".equals(name) ? call -> "acme" : null);
+    }
+
+    /** The catalog of {@code registry} with the policies annotations declare at the given places. */
+    private static PolicyCatalog catalog(PolicyRegistry registry, Object... declaredAndWhere) {
+        List<PolicyCatalog.Bound> bound = new java.util.ArrayList<>();
+        for (int i = 0; i < declaredAndWhere.length; i += 2) {
+            String where = (String) declaredAndWhere[i + 1];
+            bound.add(new PolicyCatalog.Bound(registry.resolve((PolicyRegistry.Declared) declaredAndWhere[i], where), where));
+        }
+        return PolicyCatalog.of(registry, bound);
     }
 
     private static MethodPolicy resolve(MethodPolicies policies, String name) throws NoSuchMethodException {
@@ -192,11 +207,11 @@ class PolicyResolutionTest {
     void whatTheBuildFoundIsCheckedAsTheMethodWouldBe() throws Exception {
         for (String method : List.of("missing", "badLimit", "badKey", "stream", "twoKeys")) {
             RateLimitedSites.Sites.Site site = site(method);
-            String fromSite = assertThrows(ConfigurationException.class, () -> policies(BASE).check(site)).getMessage();
+            String fromSite = assertThrows(ConfigurationException.class, () -> binder(BASE).site(site)).getMessage();
             assertEquals(failure(BASE, method), fromSite, method);
         }
-        policies(BASE).check(site("named"));
-        policies(BASE).check(site("stage"));
+        assertEquals("products", binder(BASE).site(site("named")).resolved().name());
+        assertEquals("Sample#stage", binder(BASE).site(site("stage")).where());
     }
 
     // start-up checks every site the build found; one method naming a policy twice is refused, overloads are
@@ -207,11 +222,13 @@ class PolicyResolutionTest {
         RateLimitedSites.Sites.Site overload = new RateLimitedSites.Sites.Site(named.where(), named.returnType(),
                 named.keyParameters(), named.value(), named.limits(), named.strategy(), named.key(), named.countRejected(),
                 named.dryRun(), named.cost(), named.signature().replace("()", "(int)"));
-        assertEquals(2, policies(BASE).checkAll(List.of(named, overload)));
+        assertEquals(java.util.Set.of("products", "overridden"),
+                binder(BASE).catalog(List.of(named, overload)).policies().keySet(),
+                "both overloads share the policy; the other configured policy is in the catalog too");
         assertEquals("Invalid Slidegate configuration: Sample#named names the same policy in two @RateLimited annotations:"
                 + " keep one",
                 assertThrows(ConfigurationException.class,
-                        () -> policies(BASE).checkAll(List.of(named, site("stage"), named))).getMessage());
+                        () -> binder(BASE).catalog(List.of(named, site("stage"), named))).getMessage());
     }
 
     @Test
@@ -242,32 +259,33 @@ class PolicyResolutionTest {
     @Test
     void namesThatMissWhatTheyMeanAreRefused() {
         PolicyRegistry cased = new PolicyRegistry(config(Map.of("slidegate.policies.Login.limits", "3/1m")));
-        cased.resolve(new PolicyRegistry.Declared("login", List.of("5/1m"), "", ""), "LoginResource#login");
+        PolicyRegistry.Declared login = new PolicyRegistry.Declared("login", List.of("5/1m"), "", "");
         assertEquals("Invalid Slidegate configuration: slidegate.policies.Login.*: there is no policy 'Login', but there is "
                 + "'login' (policy names are case-sensitive): name its settings slidegate.policies.login.*",
-                assertThrows(ConfigurationException.class, cased::checkNamesMatch).getMessage());
+                assertThrows(ConfigurationException.class, () -> catalog(cased, login, "LoginResource#login")).getMessage());
         PolicyRegistry plans = new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
                 "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.Pro", "k1")));
         assertEquals("Invalid Slidegate configuration: slidegate.plans.api-keys.Pro: no policy has a plan 'Pro': the plan "
                 + "is 'pro' (plan names are case-sensitive here)",
-                assertThrows(ConfigurationException.class, plans::checkNamesMatch).getMessage());
+                assertThrows(ConfigurationException.class, () -> catalog(plans)).getMessage());
         PolicyRegistry none = new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
                 "slidegate.plans.api-keys.gold", "k1")));
-        String noPlans = assertThrows(ConfigurationException.class, none::checkNamesMatch).getMessage();
+        String noPlans = assertThrows(ConfigurationException.class, () -> catalog(none)).getMessage();
         assertTrue(noPlans.endsWith("a plan 'gold': no policy has plans (slidegate.policies.<name>.plans.<plan>.limits)"),
                 noPlans);
-        assertEquals(List.of(), new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
-                "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.pro", "k1")))
-                .checkNamesMatch());
+        assertEquals(List.of(), catalog(new PolicyRegistry(config(Map.of("slidegate.policies.reports.limits", "3/1h",
+                "slidegate.policies.reports.plans.pro.limits", "30/1h", "slidegate.plans.api-keys.pro", "k1")))).warnings());
         // what start-up cannot decide (the RateLimiter API may use 'logn') is one warning naming it
         // (one typo away: the demo's 'exports', two from 'reports', is the RateLimiter API's and says nothing)
         PolicyRegistry near = new PolicyRegistry(config(Map.of("slidegate.policies.logn.limits", "3/1m",
                 "slidegate.policies.exports.limits", "3/1m")));
-        near.resolve(new PolicyRegistry.Declared("login", List.of("5/1m"), "", ""), "LoginResource#login");
-        near.resolve(new PolicyRegistry.Declared("reports", List.of("5/1m"), "", ""), "ReportResource#list");
+        PolicyCatalog nearCatalog = catalog(near, login, "LoginResource#login",
+                new PolicyRegistry.Declared("reports", List.of("5/1m"), "", ""), "ReportResource#list");
         assertEquals(List.of("slidegate.policies.logn.* configures a policy that no @RateLimited method or path uses, and "
                 + "'login' is one: a misspelling? (the RateLimiter API may use 'logn'; start-up cannot tell)"),
-                near.checkNamesMatch());
+                nearCatalog.warnings());
+        assertEquals(java.util.Set.of("login", "logn", "exports", "reports"), nearCatalog.policies().keySet(),
+                "configured policies nothing uses are in the catalog, for the RateLimiter API and the admin");
     }
 
     @Test
@@ -426,29 +444,36 @@ class PolicyResolutionTest {
     void aDefaultPlanIsWhatCallersWithoutAPlanGet() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.r.plans.free.limits", "5/1m",
                 "slidegate.policies.r.plans.pro.limits", "50/1m", "slidegate.policies.r.default-plan", "free")));
-        PolicyRegistry.Resolved r = registry.resolve(new PolicyRegistry.Declared("r", List.of(), "", ""), "X#m");
+        PolicyRegistry.Resolved r = catalog(registry).get("r");
         assertEquals("r.free", r.policy().name());
         assertEquals("r.pro", r.forPlan("pro").name());
         assertEquals("r.free", r.forPlan("gold").name());
-        registry.checkConfiguredPoliciesComplete();
     }
 
     @Test
     void aConfiguredPolicyWithoutLimitsThatNothingUsesIsAnError() {
         PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.lonely.strategy", "fixed-window")));
         assertEquals("Invalid Slidegate configuration: slidegate.policies.lonely.limits is missing: expected " + Limit.EXPECTED,
-                assertThrows(ConfigurationException.class, registry::checkConfiguredPoliciesComplete).getMessage());
+                assertThrows(ConfigurationException.class, () -> catalog(registry)).getMessage());
     }
 
+    // at start-up, the catalog refuses two definitions of one name; a method met later (one the build did not see)
+    // must agree with the catalog's definition, and is refused in the same words
     @Test
     void twoDifferentDefinitionsOfOneNameAreAnError() throws Exception {
-        MethodPolicies policies = policies(BASE);
-        resolve(policies, "inline");
-        String message = assertThrows(ConfigurationException.class, () -> resolve(policies, "conflicting")).getMessage();
+        String message = assertThrows(ConfigurationException.class,
+                () -> binder(BASE).catalog(List.of(site("inline"), site("conflicting")))).getMessage();
         assertTrue(message.contains("Sample#conflicting defines policy 'inline' as [9/1s]"), message);
         assertTrue(
                 message.contains(
                         "but Sample#inline defines it as [5/1s, 50/1m] fixed-window by header:X-Tenant counting rejected"),
                 message);
+        PolicyCatalog started = binder(BASE).catalog(List.of(site("inline")));
+        MethodPolicies policies = new MethodPolicies(new PolicyRegistry(config(BASE)),
+                name -> "tenant".equals(name) ? call -> "acme" : null, call -> null, started);
+        assertEquals("inline", resolve(policies, "inline").policy().name());
+        assertEquals(message, assertThrows(ConfigurationException.class, () -> resolve(policies, "conflicting")).getMessage());
+        assertEquals(started.policies().keySet(), java.util.Set.of("inline", "products", "overridden"),
+                "nothing is added to the catalog after start-up");
     }
 }

@@ -53,7 +53,7 @@ class RateLimiterTest {
     void mistakesAreSaidInASentence() {
         assertTrue(
                 assertThrows(IllegalArgumentException.class, () -> limiter.acquireAndWait("no-such-policy", "k")).getMessage()
-                        .contains("names no configured policy"));
+                        .contains("there is no policy 'no-such-policy'"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> limiter.acquireAndWait("prog", " ")).getMessage()
                 .contains("caller key"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> limiter.acquire("prog", "k", 0)).getMessage()
