@@ -23,23 +23,29 @@ import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import io.smallrye.faulttolerance.core.rate.limit.TimeWindow;
+import io.smallrye.faulttolerance.core.stopwatch.SystemStopwatch;
 
 /**
  * One rate-limit decision in process, Slidegate's memory store beside its peers (run by
- * {@link InProcessBenchmark}). Every implementation does the same work per call: find the caller's
- * limiter by a String key (a map of one entry, or of 10 000), then decide one permit. Slidegate's
- * store finds the key itself ({@code tryAcquire}; {@code sliding-log-decision} is the full
- * {@code decide} with the limit states the service turns into headers); the peers' limiters sit in a {@link ConcurrentHashMap},
- * as a service
- * limiting per caller would keep them.
+ * {@link InProcessBenchmark}). Slidegate's store finds the caller's window by its String key itself
+ * ({@code tryAcquire}; {@code sliding-log-decision} is the full {@code decide} with the limit states the
+ * service turns into headers). The peers are measured two ways ({@link #view}): {@code map}, their
+ * limiters in a {@link ConcurrentHashMap} by the same String keys, as a service limiting per caller would
+ * keep them, so every implementation does the same work; and {@code bare}, their limiters in an array
+ * indexed by the caller's number (one limiter for one key), the peer's decision alone.
  */
 @State(Scope.Benchmark)
 public class InProcessBench {
 
     /** The implementation: a Slidegate strategy, or a peer. */
     @Param({ "sliding-log", "sliding-log-decision", "fixed-window", "sliding-counter", "token-bucket", "bucket4j", "guava",
-            "resilience4j" })
+            "resilience4j", "smallrye-rolling" })
     public String impl;
+
+    /** How a peer's limiters are found: by String key in a map, or bare (an array by the caller's number). */
+    @Param({ "map", "bare" })
+    public String view;
 
     /** The limit per second: 100 refuses nearly every call, 10 000 000 admits most. */
     @Param({ "100", "10000000" })
@@ -67,6 +73,9 @@ public class InProcessBench {
             case "resilience4j" -> peer(k -> new AtomicRateLimiter(k, RateLimiterConfig.custom().limitForPeriod(perSecond)
                     .limitRefreshPeriod(Duration.ofSeconds(1)).timeoutDuration(Duration.ZERO).build()),
                     AtomicRateLimiter::acquirePermission);
+            // SmallRye Fault Tolerance's @RateLimit(type = ROLLING): a ring of the last N instants (ms) per limiter
+            case "smallrye-rolling" -> peer(k -> TimeWindow.createRolling(SystemStopwatch.INSTANCE, perSecond, 1000, 0),
+                    w -> w.record() == 0);
             // the full decision the service uses for its headers (allocates the Decision)
             case "sliding-log-decision" -> slidegate(Strategy.SLIDING_LOG, true);
             default -> slidegate(Strategy.parse(impl), false);
@@ -84,11 +93,21 @@ public class InProcessBench {
 
     private <L> Predicate<String> peer(java.util.function.Function<String, L> create, Predicate<L> tryAcquire) {
         ConcurrentHashMap<String, L> limiters = new ConcurrentHashMap<>();
-        for (String n : names) {
-            limiters.put(n, create.apply(n));
+        @SuppressWarnings("unchecked")
+        L[] byNumber = (L[]) new Object[keys];
+        for (int i = 0; i < keys; i++) {
+            L limiter = create.apply(names[i]);
+            limiters.put(names[i], limiter);
+            byNumber[i] = limiter;
+        }
+        if ("bare".equals(view)) {
+            bare = i -> tryAcquire.test(byNumber[i]);
         }
         return k -> tryAcquire.test(limiters.get(k));
     }
+
+    /** A peer's decision by the caller's number, in the bare view; {@code null} otherwise. */
+    java.util.function.IntPredicate bare;
 
     /** Each thread walks the keys from its own position. */
     @State(Scope.Thread)
@@ -100,6 +119,8 @@ public class InProcessBench {
     public boolean decide(Cursor cursor) {
         int i = cursor.next++;
         String[] n = names;
-        return decide.test(n[(i & Integer.MAX_VALUE) % n.length]);
+        int k = (i & Integer.MAX_VALUE) % n.length;
+        java.util.function.IntPredicate b = bare;
+        return b != null ? b.test(k) : decide.test(n[k]);
     }
 }

@@ -22,12 +22,21 @@ class InProcessBenchmarkSmokeTest {
                         new String[] { "1" }),
                 chart);
         System.out.println(report);
-        for (String impl : new String[] { "sliding-log", "fixed-window", "sliding-counter", "token-bucket", "Bucket4j", "Guava",
-                "Resilience4j" }) {
-            assertTrue(report.lines().anyMatch(l -> l.contains(impl) && l.contains(" | 1 | 1 | ")),
+        for (String impl : new String[] { "sliding-log", "fixed-window", "sliding-counter", "token-bucket" }) {
+            assertTrue(report.lines().anyMatch(l -> l.contains(impl) && l.contains("| its own String key | 1 | 1 | ")),
                     impl + " missing from\n" + report);
         }
-        assertTrue(report.contains("sliding-log ÷ guava at 100/s"), report);
+        for (String peer : new String[] { "Bucket4j", "Guava", "Resilience4j", "SmallRye FT rolling" }) {
+            for (String view : new String[] { "String key in a map", "array index" }) {
+                assertTrue(report.lines().anyMatch(l -> l.contains(peer) && l.contains("| " + view + " | 1 | 1 | ")),
+                        peer + " (" + view + ") missing from\n" + report);
+            }
+        }
+        // every strategy over the best peer, both ways, in the same run
+        assertTrue(
+                report.lines().anyMatch(
+                        l -> l.matches("\\| token-bucket \\| 1 \\| 1 \\| [0-9.]+× \\(.+\\) / [0-9.]+× \\(.+\\) \\|.*")),
+                report);
         assertTrue(Files.readString(chart).contains("Slidegate sliding-log"));
     }
 }
