@@ -5,54 +5,66 @@ import dev.slidegate.api.Policy;
 
 /**
  * One counter per slot for its current epoch-aligned window ({@code now / W}). A counter belongs to
- * its window index: when the index moves on the count starts again from zero, so nothing is ever
+ * its window: when the window moves on the count starts again from zero, so nothing is ever
  * "extended". A limit that starts from a carry counts it in its current window.
+ *
+ * <p>
+ * Each counter keeps the end of its window ({@code (now / W + 1) * W}, exclusive), so that a decision inside
+ * the window compares instants instead of dividing: a division is paid once per window, not per call.
  */
 final class FixedWindowState extends KeyState {
 
-    private long[] windowIndex;
+    /** The end (exclusive) of the window each counter counts; {@link Long#MIN_VALUE} before its first charge. */
+    private long[] windowEnd;
     private long[] counts;
 
     FixedWindowState(Policy policy) {
         super(policy);
-        windowIndex = new long[n];
-        java.util.Arrays.fill(windowIndex, Long.MIN_VALUE);
+        windowEnd = new long[n];
+        java.util.Arrays.fill(windowEnd, Long.MIN_VALUE);
         counts = new long[n];
+    }
+
+    /** The end (exclusive) of the window of length {@code w} that holds {@code now}. */
+    private static long endOf(long now, long w) {
+        return (now / w + 1) * w;
     }
 
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
-        long[] index = new long[from.length];
+        long[] end = new long[from.length];
         long[] count = new long[from.length];
         for (int s = 0; s < from.length; s++) {
             int j = from[s];
-            index[s] = j < 0 ? now / nw[s] : windowIndex[j];
+            end[s] = j < 0 ? endOf(now, nw[s]) : windowEnd[j];
             count[s] = j < 0 ? carry : counts[j];
         }
-        windowIndex = index;
+        windowEnd = end;
         counts = count;
+    }
+
+    /** Whether counter {@code j} counts the window that holds {@code now}. */
+    private boolean current(int j, long now) {
+        long end = windowEnd[j];
+        return now < end && now >= end - windows[j];
     }
 
     @Override
     protected long used(int j, long now) {
-        return windowIndex[j] == now / windows[j] ? counts[j] : 0;
-    }
-
-    private long untilWindowEnd(int i, long now) {
-        return (now / windows[i] + 1) * windows[i] - now;
+        return current(j, now) ? counts[j] : 0;
     }
 
     @Override
     protected long waitFor(int i, long now, int cost) {
-        return used(i, now) + cost > permits[i] ? untilWindowEnd(i, now) : 0;
+        // over the limit only with something counted in the current window, whose end is known
+        return used(i, now) + cost > permits[i] ? windowEnd[i] - now : 0;
     }
 
     @Override
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
-            long idx = now / windows[j];
-            if (windowIndex[j] != idx) {
-                windowIndex[j] = idx;
+            if (!current(j, now)) {
+                windowEnd[j] = endOf(now, windows[j]);
                 counts[j] = 0;
             }
             counts[j] += cost;
@@ -62,6 +74,6 @@ final class FixedWindowState extends KeyState {
     @Override
     protected LimitState state(int i, long now) {
         long used = used(i, now);
-        return new LimitState(limit(i), Math.max(0, permits[i] - used), used == 0 ? 0 : untilWindowEnd(i, now));
+        return new LimitState(limit(i), Math.max(0, permits[i] - used), used == 0 ? 0 : windowEnd[i] - now);
     }
 }

@@ -46,9 +46,28 @@ public final class MemoryStore implements LimiterStore {
         volatile boolean warned;
     }
 
+    /** A policy object and its windows, remembered by the policy's identity. */
+    private static final class Known {
+        final Policy policy;
+        final Keys keys;
+
+        Known(Policy policy, Keys keys) {
+            this.policy = policy;
+            this.keys = keys;
+        }
+    }
+
+    private static final int KNOWN = 64;
+
     private final Clock clock;
     private final int maxKeys;
     private final Map<String, Keys> policies = new ConcurrentHashMap<>();
+    /**
+     * The windows of the policy objects decided lately, by identity: a decision finds its policy's windows without
+     * hashing the name (the callers hold their policy objects for good; an override's is new, and looked up once).
+     * Entries are immutable, so a plain array publishes them safely; a slot two policies share is merely looked up again.
+     */
+    private final Known[] known = new Known[KNOWN];
 
     public MemoryStore(Clock clock, int maxKeys) {
         if (maxKeys < 1) {
@@ -106,8 +125,19 @@ public final class MemoryStore implements LimiterStore {
         return clock.nowMicros();
     }
 
-    private KeyState stateOf(Policy policy, String key, long now) {
+    private Keys keysOf(Policy policy) {
+        int slot = System.identityHashCode(policy) & (KNOWN - 1);
+        Known k = known[slot];
+        if (k != null && k.policy == policy) {
+            return k.keys;
+        }
         Keys keys = policies.computeIfAbsent(policy.name(), n -> new Keys());
+        known[slot] = new Known(policy, keys);
+        return keys;
+    }
+
+    private KeyState stateOf(Policy policy, String key, long now) {
+        Keys keys = keysOf(policy);
         KeyState state = keys.states.get(key);
         if (state == null) {
             // while the overflow window still counts something, new callers keep sharing it: one that

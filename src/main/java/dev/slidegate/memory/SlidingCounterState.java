@@ -12,6 +12,10 @@ import dev.slidegate.api.Policy;
  * length W holds more than N; the price is that permits in that oldest cell count a little too long.
  * Each slot keeps a ring of C + 1 (cell index, count) entries: O(cells) memory, whatever N. A limit
  * that starts from a carry counts it in its current cell.
+ *
+ * <p>
+ * Each limit also keeps the index and end of the cell it last saw, so that calls within one cell compare instants
+ * instead of dividing: a division is paid once per cell, not per call.
  */
 final class SlidingCounterState extends KeyState {
 
@@ -19,6 +23,9 @@ final class SlidingCounterState extends KeyState {
     private long[] cellSize;
     private long[] cellIndex;
     private long[] counts;
+    /** Per limit: the cell index last computed, and that cell's end (exclusive; {@link Long#MIN_VALUE}: none yet). */
+    private long[] lastCell;
+    private long[] lastCellEnd;
 
     SlidingCounterState(Policy policy) {
         super(policy);
@@ -30,6 +37,21 @@ final class SlidingCounterState extends KeyState {
         for (int i = 0; i < n; i++) {
             cellSize[i] = cellSize(windows[i]);
         }
+        lastCell = new long[n];
+        lastCellEnd = new long[n];
+        Arrays.fill(lastCellEnd, Long.MIN_VALUE);
+    }
+
+    /** The index of the cell of limit {@code j} that holds {@code now}: {@code now / cellSize[j]}. */
+    private long cell(int j, long now) {
+        long end = lastCellEnd[j];
+        if (now < end && now >= end - cellSize[j]) {
+            return lastCell[j];
+        }
+        long k = now / cellSize[j];
+        lastCell[j] = k;
+        lastCellEnd[j] = (k + 1) * cellSize[j];
+        return k;
     }
 
     /** The cell size of a window: ceil(W / C). */
@@ -58,6 +80,9 @@ final class SlidingCounterState extends KeyState {
         cellSize = size;
         cellIndex = index;
         counts = count;
+        lastCell = new long[from.length]; // new arrays: a peek's copy shares the old ones
+        lastCellEnd = new long[from.length];
+        Arrays.fill(lastCellEnd, Long.MIN_VALUE);
     }
 
     /** The permits counted at cell {@code k} from cells at or after {@code from}, up to {@code k}. */
@@ -73,13 +98,13 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected long used(int j, long now) {
-        long k = now / cellSize[j];
+        long k = cell(j, now);
         return sum(j, k - (slots - 1), k);
     }
 
     @Override
     protected long waitFor(int i, long now, int cost) {
-        long k = now / cellSize[i];
+        long k = cell(i, now);
         int c = slots - 1;
         // the first cell k' >= k at which the cells still counted then ([k' - C, k]) leave room for cost
         for (long next = k; next <= k + slots; next++) {
@@ -93,7 +118,7 @@ final class SlidingCounterState extends KeyState {
     @Override
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
-            long k = now / cellSize[j];
+            long k = cell(j, now);
             int slot = j * slots + (int) (k % slots);
             if (cellIndex[slot] != k) {
                 cellIndex[slot] = k;
@@ -105,7 +130,7 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected LimitState state(int i, long now) {
-        long k = now / cellSize[i];
+        long k = cell(i, now);
         long from = k - (slots - 1);
         long used = sum(i, from, k);
         long oldest = Long.MAX_VALUE;

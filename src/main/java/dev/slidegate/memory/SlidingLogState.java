@@ -27,11 +27,15 @@ import dev.slidegate.api.Policy;
 final class SlidingLogState extends KeyState {
 
     private static final int INITIAL_CAPACITY = 8;
+    /** How many expired instants {@link #forget} drops one by one before it searches. */
+    private static final int TRIM_STEPS = 64;
     private int maxPermits;
     private long maxWindow;
     private long[] ring;
     private int head; // next write position
     private int size;
+    /** The oldest instant counted, {@code recent(size)} while {@code size > 0}. */
+    private long oldest;
 
     SlidingLogState(Policy policy) {
         super(policy);
@@ -105,15 +109,39 @@ final class SlidingLogState extends KeyState {
             head = head + 1 == ring.length ? 0 : head + 1;
         }
         // past capacity the oldest entries were overwritten; past the largest N of the slots they never count
-        size = Math.min(size + cost, Math.min(ring.length, maxPermits));
+        int kept = Math.min(size + cost, Math.min(ring.length, maxPermits));
+        if (size == 0) {
+            oldest = now;
+        }
+        if (kept < size + cost) {
+            oldest = recent(kept);
+        }
+        size = kept;
     }
 
-    /** Forgets the instants no slot counts any more: older than the longest window. */
+    /**
+     * Forgets the instants no slot counts any more: older than the longest window. They are the oldest, and a busy key
+     * loses one or two per charge: the oldest is known without reading the ring ({@link #oldest}, which on a busy key
+     * lies far from the newest: a cache miss per call), expired ones are dropped one by one, and only a longer run is
+     * found by binary search (which, over a ring of millions, reads far-apart entries).
+     */
     @Override
     protected void forget(long now) {
-        if (size > 0 && freeAt(recent(size), maxWindow) <= now) {
+        if (size == 0 || freeAt(oldest, maxWindow) > now) {
+            return;
+        }
+        if (freeAt(recent(1), maxWindow) <= now) {
+            size = 0;
+            return;
+        }
+        int steps = 0;
+        do {
+            size--; // the newest still counts, so size stays at least 1
+        } while (++steps < TRIM_STEPS && freeAt(recent(size), maxWindow) <= now);
+        if (freeAt(recent(size), maxWindow) <= now) {
             size = counted(size, maxWindow, now);
         }
+        oldest = recent(size);
     }
 
     private void grow(int capacity) {

@@ -28,7 +28,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * ./mvnw test -Dtest=InProcessBenchmark
  * </pre>
  *
- * Settings: {@code -Dbench.forks=1 -Dbench.warmups=2 -Dbench.iterations=3 -Dbench.seconds=1}. Writes
+ * Settings: {@code -Dbench.forks=1 -Dbench.warmups=2 -Dbench.iterations=3 -Dbench.seconds=1}; a part of the run
+ * with {@code -Dbench.impl=sliding-log,guava -Dbench.view=map -Dbench.perSecond=100 -Dbench.keys=1 -Dbench.threads=1}
+ * (comma-separated values of each). Writes
  * {@code target/bench/in-process.md} and the chart {@code docs/bench/in-process.svg}. Not part of the
  * suite: {@code InProcessBenchmarkSmokeTest} runs a tiny version.
  */
@@ -36,9 +38,20 @@ class InProcessBenchmark {
 
     @Test
     void measure() throws Exception {
+        Map<String, String[]> only = new LinkedHashMap<>();
+        for (String param : List.of("impl", "view", "perSecond", "keys")) {
+            String values = System.getProperty("bench." + param);
+            if (values != null) {
+                only.put(param, values.split(","));
+            }
+        }
+        int[] threads = java.util.Arrays.stream(System.getProperty("bench.threads", "1,2").split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        // a part of the run (a strategy being tuned) writes no chart over the whole run's
+        Path chart = only.isEmpty() && threads.length == 2 ? Path.of("docs/bench/in-process.svg") : null;
         String report = run(Integer.getInteger("bench.forks", 1), Integer.getInteger("bench.warmups", 2),
                 Integer.getInteger("bench.iterations", 3), Double.parseDouble(System.getProperty("bench.seconds", "1")),
-                new int[] { 1, 2 }, null, Path.of("docs/bench/in-process.svg"));
+                threads, only.isEmpty() ? null : only, chart);
         System.out.println(report);
         Files.createDirectories(Path.of("target/bench"));
         Files.writeString(Path.of("target/bench/in-process.md"), report);
