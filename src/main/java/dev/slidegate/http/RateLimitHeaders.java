@@ -5,6 +5,7 @@ import java.util.List;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
 import io.vertx.core.MultiMap;
 
 /**
@@ -29,26 +30,111 @@ public final class RateLimitHeaders {
     private RateLimitHeaders() {
     }
 
+    /**
+     * What a policy's fields always say, written once per policy object: its whole {@code RateLimit-Policy} item
+     * list, and the start of each of its {@code RateLimit} items ({@code "products-2s";r=}).
+     */
+    private static final class Written {
+        final Policy policy;
+        final String policyField;
+        final String[] statePrefixes;
+
+        Written(Policy policy) {
+            this.policy = policy;
+            StringBuilder field = new StringBuilder(64);
+            statePrefixes = new String[policy.limits().size()];
+            for (int i = 0; i < statePrefixes.length; i++) {
+                String name = policy.quotaName(i);
+                Limit limit = policy.limits().get(i);
+                separate(field).append('"').append(name).append("\";q=").append(limit.permits()).append(";w=")
+                        .append(limit.windowSeconds());
+                statePrefixes[i] = '"' + name + "\";r=";
+            }
+            policyField = field.toString();
+        }
+    }
+
+    private static final int WRITTEN = 64;
+    /**
+     * By the policy object's identity (the callers hold theirs for good; an override's is new and written once);
+     * entries are immutable, so a plain array publishes them, and a slot two policies share is merely written again.
+     */
+    private static final Written[] WRITTEN_BY_POLICY = new Written[WRITTEN];
+
+    private static Written written(Policy policy) {
+        int slot = System.identityHashCode(policy) & (WRITTEN - 1);
+        Written w = WRITTEN_BY_POLICY[slot];
+        if (w == null || w.policy != policy) {
+            w = new Written(policy);
+            WRITTEN_BY_POLICY[slot] = w;
+        }
+        return w;
+    }
+
     static void write(MultiMap headers, List<Decision> decisions) {
-        StringBuilder policy = new StringBuilder(64);
+        String policyField = null;
+        StringBuilder policies = null; // only with more than one decision
         StringBuilder state = new StringBuilder(64);
         synchronized (decisions) {
             for (Decision d : decisions) {
                 List<LimitState> states = d.states();
+                if (states.isEmpty()) {
+                    continue;
+                }
+                Written w = written(d.policy());
+                if (!sameLimits(d.policy(), states)) {
+                    w = null; // states of other limits than the policy's (not written by the stores): spelled out
+                }
+                String field = w != null ? w.policyField : spelledOut(d);
+                if (policyField == null) {
+                    policyField = field;
+                } else {
+                    if (policies == null) {
+                        policies = new StringBuilder(policyField);
+                    }
+                    policies.append(", ").append(field);
+                }
                 for (int i = 0; i < states.size(); i++) {
-                    String name = d.policy().quotaName(i);
-                    Limit limit = states.get(i).limit();
-                    separate(policy).append('"').append(name).append("\";q=").append(limit.permits()).append(";w=")
-                            .append(limit.windowSeconds());
-                    separate(state).append('"').append(name).append("\";r=").append(states.get(i).remaining()).append(";t=")
-                            .append(states.get(i).resetSeconds());
+                    separate(state);
+                    if (w != null) {
+                        state.append(w.statePrefixes[i]);
+                    } else {
+                        state.append('"').append(d.policy().quotaName(i)).append("\";r=");
+                    }
+                    state.append(states.get(i).remaining()).append(";t=").append(states.get(i).resetSeconds());
                 }
             }
         }
-        if (policy.length() > 0) {
-            headers.set(POLICY, policy.toString());
+        if (policyField != null) {
+            headers.set(POLICY, policies != null ? policies.toString() : policyField);
             headers.set(STATE, state.toString());
         }
+    }
+
+    /** Whether {@code states} are those of {@code policy}'s limits, in order. */
+    private static boolean sameLimits(Policy policy, List<LimitState> states) {
+        List<Limit> limits = policy.limits();
+        if (limits.size() != states.size()) {
+            return false;
+        }
+        for (int i = 0; i < states.size(); i++) {
+            if (!limits.get(i).equals(states.get(i).limit())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The {@code RateLimit-Policy} items of a decision whose states are not its policy's limits. */
+    private static String spelledOut(Decision d) {
+        StringBuilder field = new StringBuilder(64);
+        List<LimitState> states = d.states();
+        for (int i = 0; i < states.size(); i++) {
+            Limit limit = states.get(i).limit();
+            separate(field).append('"').append(d.policy().quotaName(i)).append("\";q=").append(limit.permits())
+                    .append(";w=").append(limit.windowSeconds());
+        }
+        return field.toString();
     }
 
     private static StringBuilder separate(StringBuilder list) {
