@@ -6,6 +6,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.ByIdentity;
 import io.vertx.core.MultiMap;
 
 /**
@@ -35,12 +36,10 @@ public final class RateLimitHeaders {
      * list, and the start of each of its {@code RateLimit} items ({@code "products-2s";r=}).
      */
     private static final class Written {
-        final Policy policy;
         final String policyField;
         final String[] statePrefixes;
 
         Written(Policy policy) {
-            this.policy = policy;
             StringBuilder field = new StringBuilder(64);
             statePrefixes = new String[policy.limits().size()];
             for (int i = 0; i < statePrefixes.length; i++) {
@@ -54,22 +53,8 @@ public final class RateLimitHeaders {
         }
     }
 
-    private static final int WRITTEN = 64;
-    /**
-     * By the policy object's identity (the callers hold theirs for good; an override's is new and written once);
-     * entries are immutable, so a plain array publishes them, and a slot two policies share is merely written again.
-     */
-    private static final Written[] WRITTEN_BY_POLICY = new Written[WRITTEN];
-
-    private static Written written(Policy policy) {
-        int slot = System.identityHashCode(policy) & (WRITTEN - 1);
-        Written w = WRITTEN_BY_POLICY[slot];
-        if (w == null || w.policy != policy) {
-            w = new Written(policy);
-            WRITTEN_BY_POLICY[slot] = w;
-        }
-        return w;
-    }
+    /** By policy object (the callers hold theirs for good; an override's is new and written once). */
+    private static final ByIdentity<Policy, Written> WRITTEN = new ByIdentity<>(Written::new);
 
     static void write(MultiMap headers, List<Decision> decisions) {
         String policyField = null;
@@ -81,10 +66,8 @@ public final class RateLimitHeaders {
                 if (states.isEmpty()) {
                     continue;
                 }
-                Written w = written(d.policy());
-                if (!sameLimits(d.policy(), states)) {
-                    w = null; // states of other limits than the policy's (not written by the stores): spelled out
-                }
+                // states of other limits than the policy's (not written by the stores) are spelled out
+                Written w = sameLimits(d.policy(), states) ? WRITTEN.get(d.policy()) : null;
                 String field = w != null ? w.policyField : spelledOut(d);
                 if (policyField == null) {
                     policyField = field;

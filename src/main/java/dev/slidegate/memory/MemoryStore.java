@@ -12,6 +12,7 @@ import java.util.logging.Logger;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.LimiterStore;
 
@@ -46,28 +47,14 @@ public final class MemoryStore implements LimiterStore {
         volatile boolean warned;
     }
 
-    /** A policy object and its windows, remembered by the policy's identity. */
-    private static final class Known {
-        final Policy policy;
-        final Keys keys;
-
-        Known(Policy policy, Keys keys) {
-            this.policy = policy;
-            this.keys = keys;
-        }
-    }
-
-    private static final int KNOWN = 64;
-
     private final Clock clock;
     private final int maxKeys;
     private final Map<String, Keys> policies = new ConcurrentHashMap<>();
     /**
-     * The windows of the policy objects decided lately, by identity: a decision finds its policy's windows without
-     * hashing the name (the callers hold their policy objects for good; an override's is new, and looked up once).
-     * Entries are immutable, so a plain array publishes them safely; a slot two policies share is merely looked up again.
+     * The windows of the policy objects decided lately: a decision finds its policy's windows without hashing the name
+     * (the callers hold their policy objects for good; an override's is new, and looked up once).
      */
-    private final Known[] known = new Known[KNOWN];
+    private final ByIdentity<Policy, Keys> known = new ByIdentity<>(p -> policies.computeIfAbsent(p.name(), n -> new Keys()));
 
     public MemoryStore(Clock clock, int maxKeys) {
         if (maxKeys < 1) {
@@ -125,19 +112,8 @@ public final class MemoryStore implements LimiterStore {
         return clock.nowMicros();
     }
 
-    private Keys keysOf(Policy policy) {
-        int slot = System.identityHashCode(policy) & (KNOWN - 1);
-        Known k = known[slot];
-        if (k != null && k.policy == policy) {
-            return k.keys;
-        }
-        Keys keys = policies.computeIfAbsent(policy.name(), n -> new Keys());
-        known[slot] = new Known(policy, keys);
-        return keys;
-    }
-
     private KeyState stateOf(Policy policy, String key, long now) {
-        Keys keys = keysOf(policy);
+        Keys keys = known.get(policy);
         KeyState state = keys.states.get(key);
         if (state == null) {
             // while the overflow window still counts something, new callers keep sharing it: one that
