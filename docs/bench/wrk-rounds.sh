@@ -4,6 +4,7 @@
 #
 #   docs/bench/wrk-rounds.sh ROUNDS PATH LABEL=EXECUTABLE[,-Dproperty=value...] ...
 #   e.g. docs/bench/wrk-rounds.sh 3 /api/products before=/tmp/runner-before after=target/slidegate-0.1.0-SNAPSHOT-runner
+#        docs/bench/wrk-rounds.sh 3 /api/products off=java,-Dslidegate.enabled=false,-jar,target/quarkus-app/quarkus-run.jar
 #        docs/bench/wrk-rounds.sh 2 /api/products admitted=target/slidegate-0.1.0-SNAPSHOT-runner,-Dslidegate.policies.products.limits=1000000000/1m \
 #                                                 refused=target/slidegate-0.1.0-SNAPSHOT-runner,-Dslidegate.policies.products.limits=1/1h
 #   env: PORT=18086; needs wrk (apt-get install wrk)
@@ -13,7 +14,8 @@ hz=$(getconf CLK_TCK)
 for ((r = 1; r <= rounds; r++)); do
   for spec in "$@"; do
     label=${spec%%=*}; IFS=, read -r -a cmd <<< "${spec#*=}"
-    "${cmd[@]}" -Dquarkus.http.port="$port" > /dev/null 2>&1 & pid=$!
+    # the port right after the executable: before java's -jar, where a system property must go
+    "${cmd[0]}" -Dquarkus.http.port="$port" "${cmd[@]:1}" > /dev/null 2>&1 & pid=$!
     until curl -s -o /dev/null "http://127.0.0.1:$port/q/health/live"; do sleep 0.02; kill -0 $pid 2>/dev/null || exit 1; done
     wrk -t2 -c64 -d5s "http://127.0.0.1:$port$path" > /dev/null
     read -r u0 s0 < <(awk '{print $14, $15}' /proc/$pid/stat)

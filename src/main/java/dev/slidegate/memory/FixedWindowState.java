@@ -1,6 +1,5 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
 /**
@@ -72,8 +71,9 @@ final class FixedWindowState extends KeyState {
     }
 
     @Override
-    protected LimitState state(int i, long now) {
+    protected void standing(int i, long now) {
         long used = used(i, now);
-        return new LimitState(limit(i), Math.max(0, permits[i] - used), used == 0 ? 0 : windowEnd[i] - now);
+        left = Math.max(0, permits[i] - used);
+        resetIn = used == 0 ? 0 : windowEnd[i] - now;
     }
 }

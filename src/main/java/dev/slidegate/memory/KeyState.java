@@ -7,6 +7,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.DecisionBuffer;
 
 /**
  * The windows of one (policy, key) in process. Subclasses hold the counting state of one strategy;
@@ -43,9 +44,25 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      * monitor. Never set for count-rejected policies, whose refusals are charged.
      */
     private volatile long refusedUntil = Long.MIN_VALUE;
+    /*
+     * For a policy of one limit, where that limit stood at the last refusal of cost 1 (written with refusedUntil, under
+     * the monitor, inside a version that is odd while they change: a seqlock, so a reader never mixes two refusals and
+     * nothing is allocated). Until the earlier of refusedUntil and resetAt nothing can change that limit's state:
+     * nothing is charged, and the permits in use stay in use until resetAt. A decision in that time is written from
+     * them without the monitor, exactly as one under the monitor would be. refusedPolicy is null when there is none.
+     */
+    private volatile int refusalVersion;
+    private volatile Policy refusedPolicy;
+    private volatile long refusedAt;
+    private volatile long refusedRemaining;
+    private volatile long refusedResetAt;
+
     // Outputs of computeWaits(), read under the same lock (no allocation per decision).
     protected int tripped;
     protected long retry;
+    // Outputs of standing(), read under the same lock.
+    protected long left;
+    protected long resetIn;
 
     protected KeyState(Policy policy) {
         this.policy = policy;
@@ -67,7 +84,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         }
         if (!p.limits().equals(old.limits())) {
             track(p.limits(), now);
-            refusedUntil = Long.MIN_VALUE; // a raised limit admits at once
+            refuseUntil(Long.MIN_VALUE, now); // a raised limit admits at once
         }
         policy = p;
     }
@@ -171,7 +188,24 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      *
      * @return the decision, or {@code null} if this state was retired and the key must be looked up again
      */
-    final synchronized Decision decide(Policy p, long now, int cost) {
+    final Decision decide(Policy p, long now, int cost) {
+        int v = refusalVersion;
+        if (cost == 1 && (v & 1) == 0 && refusedPolicy == p) { // a dearer call waits longer: ask the state
+            long until = refusedUntil;
+            long at = Math.max(now, refusedAt);
+            long remaining = refusedRemaining;
+            long resetAt = refusedResetAt;
+            if (refusalVersion == v && now < until && now < resetAt) {
+                return new Decision(p, false, 0, until - at, at,
+                        List.of(new LimitState(p.limits().get(0), remaining, resetAt - at)));
+            }
+        }
+        synchronized (this) {
+            return decideLocked(p, now, cost);
+        }
+    }
+
+    private Decision decideLocked(Policy p, long now, int cost) {
         if (retired) {
             return null;
         }
@@ -179,6 +213,44 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         adopt(p, now);
         boolean allowed = admitAndCharge(now, cost);
         return decision(allowed, now);
+    }
+
+    /**
+     * {@link #decide}, written into {@code out} instead of a new {@link Decision}.
+     *
+     * @return false if this state was retired and the key must be looked up again (nothing written)
+     */
+    final boolean decide(Policy p, long now, int cost, DecisionBuffer out) {
+        int v = refusalVersion;
+        if (cost == 1 && (v & 1) == 0 && refusedPolicy == p) { // a dearer call waits longer: ask the state
+            long until = refusedUntil;
+            long at = Math.max(now, refusedAt);
+            long remaining = refusedRemaining;
+            long resetAt = refusedResetAt;
+            if (refusalVersion == v && now < until && now < resetAt) {
+                out.decided(p, false, 0, until - at, at, 1);
+                out.limit(0, remaining, resetAt - at);
+                return true;
+            }
+        }
+        synchronized (this) {
+            return decideLocked(p, now, cost, out);
+        }
+    }
+
+    private boolean decideLocked(Policy p, long now, int cost, DecisionBuffer out) {
+        if (retired) {
+            return false;
+        }
+        now = observe(now);
+        adopt(p, now);
+        boolean allowed = admitAndCharge(now, cost);
+        out.decided(policy, allowed, allowed ? -1 : tripped, allowed ? 0 : retry, now, n);
+        for (int i = 0; i < n; i++) {
+            standing(i, now);
+            out.limit(i, left, resetIn);
+        }
+        return true;
     }
 
     private Decision decision(boolean allowed, long now) {
@@ -208,6 +280,25 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         }
     }
 
+    /**
+     * Sets {@link #refusedUntil} (under the monitor), and for a policy of one limit refused until a later instant, where
+     * that limit stands at {@code now}; anything else clears the latter.
+     */
+    private void refuseUntil(long until, long now) {
+        refusalVersion++; // odd: readers take the monitor
+        if (until > now && n == 1) {
+            standing(0, now);
+            refusedAt = now;
+            refusedRemaining = left;
+            refusedResetAt = now + resetIn;
+            refusedPolicy = policy;
+        } else {
+            refusedPolicy = null;
+        }
+        refusedUntil = until;
+        refusalVersion++;
+    }
+
     /** The instant to decide at: never before one this key has already seen. */
     private long observe(long now) {
         lastMicros = Math.max(now, lastMicros);
@@ -219,7 +310,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         computeWaits(now, cost);
         boolean allowed = tripped < 0;
         if (!allowed && cost == 1 && !policy.countRejected()) {
-            refusedUntil = now + retry;
+            refuseUntil(now + retry, now);
         }
         if (allowed || policy.countRejected()) {
             forgetEmptyKept(now);
@@ -268,7 +359,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     final synchronized boolean retire(long now, boolean force) {
         if (!retired && (force || idle(now))) {
             retired = true;
-            refusedUntil = Long.MIN_VALUE; // callers must see the retirement and look the key up again
+            refuseUntil(Long.MIN_VALUE, now); // callers must see the retirement and look the key up again
         }
         return retired;
     }
@@ -305,7 +396,13 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     protected abstract void charge(long now, int cost);
 
     /** Limit {@code i} in force as seen at {@code now}. */
-    protected abstract LimitState state(int i, long now);
+    private LimitState state(int i, long now) {
+        standing(i, now);
+        return new LimitState(limit(i), left, resetIn);
+    }
+
+    /** Sets {@link #left} and {@link #resetIn} to where limit {@code i} in force stands at {@code now}. */
+    protected abstract void standing(int i, long now);
 
     /** Whether nothing recorded in any slot still counts at {@code now}, so the state can be dropped. */
     protected boolean idle(long now) {

@@ -14,6 +14,7 @@ import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.Clock;
+import dev.slidegate.core.DecisionBuffer;
 import dev.slidegate.core.LimiterStore;
 
 /**
@@ -86,6 +87,17 @@ public final class MemoryStore implements LimiterStore {
             if (decision != null) {
                 return decision;
             }
+            forget(policy, key);
+        }
+    }
+
+    /**
+     * {@link #decide} written into {@code into}, which the caller reuses: allocates nothing once the key exists and
+     * the buffer has room for the policy's limits.
+     */
+    public void decide(Policy policy, String key, int cost, DecisionBuffer into) {
+        long now = now(cost);
+        while (!stateOf(policy, key, now).decide(policy, now, cost, into)) {
             forget(policy, key);
         }
     }

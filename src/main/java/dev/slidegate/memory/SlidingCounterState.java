@@ -2,7 +2,6 @@ package dev.slidegate.memory;
 
 import java.util.Arrays;
 
-import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
 /**
@@ -26,6 +25,14 @@ final class SlidingCounterState extends KeyState {
     /** Per limit: the cell index last computed, and that cell's end (exclusive; {@link Long#MIN_VALUE}: none yet). */
     private long[] lastCell;
     private long[] lastCellEnd;
+    /**
+     * Per limit: the permits counted at cell {@code summedCell} (the cells [k - C, k]) and the oldest of those cells that
+     * holds any ({@link Long#MAX_VALUE}: none), kept up to date by {@link #charge} while the cell does not change, so
+     * that the calls of one cell add no pass over the cells ({@link Long#MIN_VALUE}: none summed yet).
+     */
+    private long[] summedCell;
+    private long[] summed;
+    private long[] summedOldest;
 
     SlidingCounterState(Policy policy) {
         super(policy);
@@ -40,6 +47,36 @@ final class SlidingCounterState extends KeyState {
         lastCell = new long[n];
         lastCellEnd = new long[n];
         Arrays.fill(lastCellEnd, Long.MIN_VALUE);
+        forgetSums(n);
+    }
+
+    /** No window sum is known (new arrays: a peek's copy shares the old ones). */
+    private void forgetSums(int limits) {
+        summedCell = new long[limits];
+        summed = new long[limits];
+        summedOldest = new long[limits];
+        Arrays.fill(summedCell, Long.MIN_VALUE);
+    }
+
+    /** The permits counted by limit {@code j} at cell {@code k}; sets {@code summedOldest[j]}. */
+    private long windowSum(int j, long k) {
+        if (summedCell[j] == k) {
+            return summed[j];
+        }
+        long from = k - (slots - 1);
+        long used = 0;
+        long oldest = Long.MAX_VALUE;
+        for (int c = j * slots; c < (j + 1) * slots; c++) {
+            long index = cellIndex[c];
+            if (index >= from && index <= k && counts[c] > 0) {
+                used += counts[c];
+                oldest = Math.min(oldest, index);
+            }
+        }
+        summedCell[j] = k;
+        summed[j] = used;
+        summedOldest[j] = oldest;
+        return used;
     }
 
     /** The index of the cell of limit {@code j} that holds {@code now}: {@code now / cellSize[j]}. */
@@ -83,6 +120,7 @@ final class SlidingCounterState extends KeyState {
         lastCell = new long[from.length]; // new arrays: a peek's copy shares the old ones
         lastCellEnd = new long[from.length];
         Arrays.fill(lastCellEnd, Long.MIN_VALUE);
+        forgetSums(from.length);
     }
 
     /** The permits counted at cell {@code k} from cells at or after {@code from}, up to {@code k}. */
@@ -98,8 +136,7 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected long used(int j, long now) {
-        long k = cell(j, now);
-        return sum(j, k - (slots - 1), k);
+        return windowSum(j, cell(j, now));
     }
 
     @Override
@@ -107,9 +144,12 @@ final class SlidingCounterState extends KeyState {
         long k = cell(i, now);
         int c = slots - 1;
         // the first cell k' >= k at which the cells still counted then ([k' - C, k]) leave room for cost
-        for (long next = k; next <= k + slots; next++) {
+        if (windowSum(i, k) + cost <= permits[i]) {
+            return 0;
+        }
+        for (long next = k + 1; next <= k + slots; next++) {
             if (sum(i, next - c, k) + cost <= permits[i]) {
-                return next == k ? 0 : next * cellSize[i] - now;
+                return next * cellSize[i] - now;
             }
         }
         return (k + slots) * cellSize[i] - now; // not reached: by then nothing is counted
@@ -125,21 +165,19 @@ final class SlidingCounterState extends KeyState {
                 counts[slot] = 0;
             }
             counts[slot] += cost;
+            if (summedCell[j] == k) { // cell k is in the window sum at k; the cell it replaced was not
+                summed[j] += cost;
+                summedOldest[j] = Math.min(summedOldest[j], k);
+            }
         }
     }
 
     @Override
-    protected LimitState state(int i, long now) {
+    protected void standing(int i, long now) {
         long k = cell(i, now);
-        long from = k - (slots - 1);
-        long used = sum(i, from, k);
-        long oldest = Long.MAX_VALUE;
-        for (int c = i * slots; c < (i + 1) * slots; c++) {
-            if (cellIndex[c] >= from && cellIndex[c] <= k && counts[c] > 0) {
-                oldest = Math.min(oldest, cellIndex[c]);
-            }
-        }
-        long reset = used == 0 ? 0 : (oldest + slots) * cellSize[i] - now;
-        return new LimitState(limit(i), Math.max(0, permits[i] - used), reset);
+        long used = windowSum(i, k);
+        long oldest = summedOldest[i];
+        left = Math.max(0, permits[i] - used);
+        resetIn = used == 0 ? 0 : (oldest + slots) * cellSize[i] - now;
     }
 }

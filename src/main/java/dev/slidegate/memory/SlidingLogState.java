@@ -1,6 +1,5 @@
 package dev.slidegate.memory;
 
-import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
 /**
@@ -154,11 +153,13 @@ final class SlidingLogState extends KeyState {
     }
 
     @Override
-    protected LimitState state(int i, long now) {
-        // the entries not yet free among the newest permits[i] (more never matter)
-        int used = counted(permits[i], windows[i], now);
-        long reset = used == 0 ? 0 : freeAt(recent(used), windows[i]) - now;
-        return new LimitState(limit(i), permits[i] - used, reset);
+    protected void standing(int i, long now) {
+        // the entries not yet free among the newest permits[i] (more never matter); when even the oldest one kept still
+        // counts in this window, that is all of them up to permits[i], and no search is needed
+        int used = size > 0 && freeAt(oldest, windows[i]) > now ? Math.min(size, permits[i])
+                : counted(permits[i], windows[i], now);
+        left = permits[i] - used;
+        resetIn = used == 0 ? 0 : freeAt(recent(used), windows[i]) - now;
     }
 
     @Override

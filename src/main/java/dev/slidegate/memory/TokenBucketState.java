@@ -1,7 +1,6 @@
 package dev.slidegate.memory;
 
 import dev.slidegate.api.Limit;
-import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 
 /**
@@ -77,10 +76,10 @@ final class TokenBucketState extends KeyState {
     }
 
     @Override
-    protected LimitState state(int i, long now) {
+    protected void standing(int i, long now) {
         long ahead = Math.max(tat[i], now) - now;
         long used = (ahead + interval[i] - 1) / interval[i];
-        long reset = ahead == 0 ? 0 : (ahead - 1) % interval[i] + 1;
-        return new LimitState(limit(i), Math.max(0, permits[i] - used), reset);
+        left = Math.max(0, permits[i] - used);
+        resetIn = ahead == 0 ? 0 : (ahead - 1) % interval[i] + 1;
     }
 }

@@ -18,6 +18,7 @@ import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
+import dev.slidegate.core.DecisionBuffer;
 import dev.slidegate.memory.MemoryStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
@@ -30,7 +31,9 @@ import io.smallrye.faulttolerance.core.stopwatch.SystemStopwatch;
  * One rate-limit decision in process, Slidegate's memory store beside its peers (run by
  * {@link InProcessBenchmark}). Slidegate's store finds the caller's window by its String key itself
  * ({@code tryAcquire}; {@code sliding-log-decision} is the full {@code decide} with the limit states the
- * service turns into headers). The peers are measured two ways ({@link #view}): {@code map}, their
+ * service turns into headers, written into a {@link DecisionBuffer} each thread keeps; any strategy's name followed by
+ * {@code -decision} measures its {@code decide}, and by {@code -record} its {@code decide} that returns a new
+ * {@link dev.slidegate.api.Decision}). The peers are measured two ways ({@link #view}): {@code map}, their
  * limiters in a {@link ConcurrentHashMap} by the same String keys, as a service limiting per caller would
  * keep them, so every implementation does the same work; and {@code bare}, their limiters in an array
  * indexed by the caller's number (one limiter for one key), the peer's decision alone.
@@ -76,20 +79,42 @@ public class InProcessBench {
             // SmallRye Fault Tolerance's @RateLimit(type = ROLLING): a ring of the last N instants (ms) per limiter
             case "smallrye-rolling" -> peer(k -> TimeWindow.createRolling(SystemStopwatch.INSTANCE, perSecond, 1000, 0),
                     w -> w.record() == 0);
-            // the full decision the service uses for its headers (allocates the Decision)
-            case "sliding-log-decision" -> slidegate(Strategy.SLIDING_LOG, true);
-            default -> slidegate(Strategy.parse(impl), false);
+            default -> slidegate(impl);
         };
         for (String n : names) { // every key exists before measuring
             decide.test(n);
         }
     }
 
-    private Predicate<String> slidegate(Strategy strategy, boolean fullDecision) {
+    /**
+     * {@code sliding-log}: tryAcquire; {@code sliding-log-decision}: decide into a buffer; {@code sliding-log-record}: a new
+     * Decision.
+     */
+    private Predicate<String> slidegate(String name) {
+        String[] parts = name.split("-(?=decision$|record$)");
         MemoryStore store = new MemoryStore(Clock.system(), Math.max(100_000, keys * 2));
-        Policy policy = new Policy("bench", List.of(new Limit(perSecond, 1_000_000)), strategy, "global", false);
-        return fullDecision ? k -> store.decide(policy, k, 1).allowed() : k -> store.tryAcquire(policy, k, 1);
+        Policy policy = new Policy("bench", List.of(new Limit(perSecond, 1_000_000)), Strategy.parse(parts[0]), "global",
+                false);
+        if (parts.length == 1) {
+            return k -> store.tryAcquire(policy, k, 1);
+        }
+        if (parts[1].equals("record")) {
+            return k -> store.decide(policy, k, 1).allowed();
+        }
+        buffered = store;
+        bufferedPolicy = policy;
+        DecisionBuffer setUp = new DecisionBuffer();
+        return k -> {
+            store.decide(policy, k, 1, setUp);
+            return setUp.allowed();
+        };
     }
+
+    /**
+     * The store and policy of a {@code -decision} implementation, decided into each thread's buffer; {@code null} otherwise.
+     */
+    MemoryStore buffered;
+    Policy bufferedPolicy;
 
     private <L> Predicate<String> peer(java.util.function.Function<String, L> create, Predicate<L> tryAcquire) {
         ConcurrentHashMap<String, L> limiters = new ConcurrentHashMap<>();
@@ -113,6 +138,7 @@ public class InProcessBench {
     @State(Scope.Thread)
     public static class Cursor {
         int next = (int) (Thread.currentThread().getId() * 7919);
+        final DecisionBuffer buffer = new DecisionBuffer();
     }
 
     @Benchmark
@@ -120,6 +146,11 @@ public class InProcessBench {
         int i = cursor.next++;
         String[] n = names;
         int k = (i & Integer.MAX_VALUE) % n.length;
+        MemoryStore s = buffered;
+        if (s != null) {
+            s.decide(bufferedPolicy, n[k], 1, cursor.buffer);
+            return cursor.buffer.allowed();
+        }
         java.util.function.IntPredicate b = bare;
         return b != null ? b.test(k) : decide.test(n[k]);
     }
