@@ -11,6 +11,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.ByIdentity;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
@@ -42,12 +43,18 @@ import io.vertx.ext.web.RoutingContext;
 public class ClientAddress {
 
     static final int MAX_HOPS = 32;
+    /** Peers remembered: a few hundred open connections each find theirs with few collisions. */
+    private static final int PEER_SLOTS = 1024;
 
     private static final Logger LOG = Logger.getLogger(ClientAddress.class);
     private static final String QUARKUS = "quarkus.http.proxy.";
 
     private final List<Cidr> trusted = new ArrayList<>();
-    private final ThreadLocal<Peer> lastPeer = new ThreadLocal<>();
+    /**
+     * The clients of connections' peers that are not trusted proxies, by the peer address object: one table for every
+     * thread (requests of blocking endpoints are keyed on worker threads, which come and go), read far more than written.
+     */
+    private final ByIdentity<SocketAddress, String> peers = new ByIdentity<>(PEER_SLOTS, null);
     private final boolean rfc7239;
     private final int hops;
     private final int ipv6Prefix;
@@ -187,21 +194,22 @@ public class ClientAddress {
     /**
      * The client of {@code rc}, normalised, e.g. {@code 203.0.113.7} or {@code 2001:db8:1:2::/64}. A peer that is
      * not a trusted proxy is the client whatever its requests say, and every request of a connection comes from
-     * the same peer (the connection keeps its address object): so the last such peer of each event loop is
-     * remembered with its client, and the next requests on its connection are not parsed and formatted again.
+     * the same peer (the connection keeps its address object): so such peers are remembered with their clients (by
+     * the address object's identity, {@value #PEER_SLOTS} slots), and the next requests on their connections are not
+     * parsed and formatted again, however the connections' requests interleave.
      */
     public String of(RoutingContext rc) {
         SocketAddress peer = rc.request().connection().remoteAddress();
-        Peer last = lastPeer.get();
-        if (peer != null && last != null && last.address() == peer) {
-            return last.client();
+        String remembered = peer == null ? null : peers.find(peer);
+        if (remembered != null) {
+            return remembered;
         }
         String host = peer == null ? null : peer.hostAddress();
         String client = rfc7239 ? resolve(host, rc.request().headers().getAll("Forwarded"), List.of())
                 : resolve(host, List.of(), rc.request().headers().getAll("X-Forwarded-For"));
         byte[] address = peer == null ? null : IpAddresses.parse(host);
         if (address != null && !isTrusted(address)) { // a proxy's requests each name their client: never remembered
-            lastPeer.set(new Peer(peer, client));
+            peers.put(peer, client);
         }
         return client;
     }
@@ -225,10 +233,6 @@ public class ClientAddress {
             return null;
         }
         return IpAddresses.format(bytes, ipv6Prefix);
-    }
-
-    /** A connection's peer address (compared by identity) and the client it is. */
-    private record Peer(SocketAddress address, String client) {
     }
 
     /** The client, given the peer's address text and the forwarding header lines in order. */

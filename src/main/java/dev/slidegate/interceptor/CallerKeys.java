@@ -7,6 +7,7 @@ import dev.slidegate.api.KeyResolver;
 import dev.slidegate.api.MissingRateLimitKeyException;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
+import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.KeyEncoder;
 import dev.slidegate.http.ClientAddress;
 import io.quarkus.arc.Arc;
@@ -28,7 +29,8 @@ class CallerKeys {
 
     private final Instance<CurrentIdentityAssociation> identity;
     private final ClientAddress clientAddress;
-    private final ThreadLocal<IpKey> lastIp = new ThreadLocal<>();
+    /** The key of each client address {@link ClientAddress#of} remembers (the same String object), for every thread. */
+    private final ByIdentity<String, String> ipKeys = new ByIdentity<>(1024, null);
 
     CallerKeys(Instance<CurrentIdentityAssociation> identity, ClientAddress clientAddress) {
         this.identity = identity;
@@ -89,17 +91,12 @@ class CallerKeys {
             }
         }
         String client = clientAddress.of(rc);
-        IpKey last = lastIp.get();
-        if (last != null && last.client() == client) { // the address remembered for this connection: the same key
-            return last.key();
+        String ipKey = ipKeys.find(client); // an address remembered for a connection: the same key
+        if (ipKey == null) {
+            ipKey = "ip:" + KeyEncoder.part(client);
+            ipKeys.put(client, ipKey);
         }
-        String ipKey = "ip:" + KeyEncoder.part(client);
-        lastIp.set(new IpKey(client, ipKey));
         return ipKey;
-    }
-
-    /** The last client address of an event loop (compared by identity) and its key. */
-    private record IpKey(String client, String key) {
     }
 
     private static String required(String value, String what, MethodPolicy mp) {

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.DecisionStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,6 +29,9 @@ public final class MeteredStore implements DecisionStore {
     private final Timer storeTimer;
     private final Timer fallbackTimer;
     private final Map<String, Counter[]> byPolicy = new ConcurrentHashMap<>();
+    /** The counters of the policy objects decided lately, found without hashing the name (an override's is new). */
+    private final ByIdentity<Policy, Counter[]> byObject = new ByIdentity<>(p -> byPolicy.computeIfAbsent(p.name(),
+            this::counters));
 
     static final String[] OUTCOMES = { "admitted", "refused", "dry_run_refused", "fallback", "error" };
 
@@ -59,7 +63,7 @@ public final class MeteredStore implements DecisionStore {
         long start = System.nanoTime();
         return delegate.acquire(policy, key, cost).whenComplete((d, error) -> {
             long nanos = System.nanoTime() - start;
-            Counter[] counters = byPolicy.computeIfAbsent(policy.name(), this::counters);
+            Counter[] counters = byObject.get(policy);
             if (error != null) {
                 storeTimer.record(nanos, TimeUnit.NANOSECONDS);
                 counters[4].increment();

@@ -1,0 +1,49 @@
+package dev.slidegate.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+/** The identity cache behind the store's policy windows, the RateLimit fields' text and each connection's client. */
+class ByIdentityTest {
+
+    // equal objects are different keys: what is remembered for one is never answered for another
+    @Test
+    void equalButDistinctObjectsNeverShareAValue() {
+        AtomicInteger made = new AtomicInteger();
+        ByIdentity<String, Integer> cache = new ByIdentity<>(s -> made.incrementAndGet());
+        String one = new String("peer");
+        String other = new String("peer");
+        int first = cache.get(one);
+        assertEquals(first, cache.get(one), "the same object: made once");
+        assertEquals(1, made.get());
+        List<String> many = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) { // whatever slot they take, each object gets only what was made for it
+            many.add(new String("peer"));
+        }
+        ByIdentity<String, String> filled = new ByIdentity<>(256, null);
+        for (String s : many) {
+            filled.put(s, Integer.toHexString(System.identityHashCode(s)));
+        }
+        for (String s : many) {
+            String v = filled.find(s);
+            if (v != null) {
+                assertEquals(Integer.toHexString(System.identityHashCode(s)), v);
+            }
+        }
+        assertNull(filled.find(other), "never put");
+        assertSame(null, new ByIdentity<String, String>(8, null).find(one));
+    }
+
+    @Test
+    void theTableIsAPowerOfTwo() {
+        assertThrows(IllegalArgumentException.class, () -> new ByIdentity<String, String>(100, null));
+    }
+}
