@@ -12,6 +12,7 @@ import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
+import dev.slidegate.core.DecisionBuffer;
 import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.LoadOracle;
 
@@ -33,12 +34,21 @@ class ContentionTest {
     private static final int THREADS = 4;
 
     @ParameterizedTest(name = "{0} through {1}")
-    @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_COUNTER, tryAcquire", "SLIDING_COUNTER, decide" })
+    @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_LOG, buffer", "SLIDING_COUNTER, tryAcquire",
+            "SLIDING_COUNTER, decide", "SLIDING_COUNTER, buffer" })
     void noWindowProvablyHoldsMoreThanN(Strategy strategy, String entry) throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
         Policy p = new Policy("hot", List.of(Limit.parse(N + "/500ms")), strategy, "ip", false);
-        boolean viaDecide = entry.equals("decide");
-        LoadOracle.Attempt attempt = viaDecide ? () -> store.decide(p, "k", 1).allowed() : () -> store.tryAcquire(p, "k", 1);
+        ThreadLocal<DecisionBuffer> buffers = ThreadLocal.withInitial(DecisionBuffer::new);
+        LoadOracle.Attempt attempt = switch (entry) {
+            case "decide" -> () -> store.decide(p, "k", 1).allowed();
+            case "buffer" -> () -> {
+                DecisionBuffer b = buffers.get();
+                store.decide(p, "k", 1, b);
+                return b.allowed();
+            };
+            default -> () -> store.tryAcquire(p, "k", 1);
+        };
         LoadOracle.Hammered run = LoadOracle.hammerAroundAPause(attempt, N, W_NANOS, 3 * W_NANOS, THREADS);
         Brackets hammered = run.beforePause();
         Brackets afterPause = run.afterPause();
@@ -51,5 +61,52 @@ class ContentionTest {
         int minimum = strategy == Strategy.SLIDING_LOG ? 3 * N : 3 * N * 8 / 10;
         assertTrue(hammered.size() >= minimum, what);
         assertEquals(N, afterPause.maxProvable(W_NANOS), "after the pause the full N is there again at once: " + what);
+    }
+
+    // every decision made while 4 threads hammer one key of a one-limit policy, where refusals are answered from the
+    // last refusal's standing without the monitor, is whole: a refusal has no permit left, a wait and a reset ahead,
+    // the refusing limit, and an instant inside its call on the store's clock; an admission leaves at most N - 1
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(Strategy.class)
+    void everyDecisionUnderContentionIsWhole(Strategy strategy) throws InterruptedException {
+        Clock clock = Clock.system();
+        MemoryStore store = new MemoryStore(clock, 1000);
+        Policy p = new Policy("whole", List.of(Limit.parse("50/20ms")), strategy, "ip", false);
+        java.util.concurrent.ConcurrentLinkedQueue<String> broken = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicLong refusals = new java.util.concurrent.atomic.AtomicLong();
+        long end = System.nanoTime() + 600_000_000L;
+        Thread[] threads = new Thread[THREADS];
+        for (int t = 0; t < THREADS; t++) {
+            boolean viaBuffer = t % 2 == 0;
+            threads[t] = new Thread(() -> {
+                DecisionBuffer b = new DecisionBuffer();
+                while (System.nanoTime() < end && broken.size() < 5) {
+                    long before = clock.nowMicros();
+                    if (viaBuffer) {
+                        store.decide(p, "k", 1, b);
+                    }
+                    dev.slidegate.api.Decision d = viaBuffer ? b.toDecision() : store.decide(p, "k", 1);
+                    long after = clock.nowMicros();
+                    var state = d.states().get(0);
+                    boolean whole = d.allowed()
+                            ? d.trippedIndex() == -1 && d.retryAfterMicros() == 0 && state.remaining() <= 49
+                            : d.trippedIndex() == 0 && d.retryAfterMicros() > 0 && state.remaining() == 0
+                                    && state.resetMicros() > 0;
+                    // the instant is the call's, or a later one another thread's call saw first (never after this call ended)
+                    if (!whole || d.atMicros() > after || d.atMicros() < before) {
+                        broken.add(d + " in [" + before + ", " + after + "]");
+                    }
+                    if (!d.allowed()) {
+                        refusals.incrementAndGet();
+                    }
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertTrue(broken.isEmpty(), String.join("\n", broken));
+        assertTrue(refusals.get() > 1000, "the refusal path was taken: " + refusals.get());
     }
 }
