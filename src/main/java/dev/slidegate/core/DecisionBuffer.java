@@ -23,8 +23,19 @@ public final class DecisionBuffer {
     private long retryAfterMicros;
     private long atMicros;
     private int size;
-    private long[] remaining = new long[2];
-    private long[] resetMicros = new long[2];
+    private long[] remaining;
+    private long[] resetMicros;
+
+    /** A buffer with room for two limits (it grows for more). */
+    public DecisionBuffer() {
+        this(2);
+    }
+
+    /** A buffer with room for {@code limits} limits (it grows for more). */
+    public DecisionBuffer(int limits) {
+        remaining = new long[limits];
+        resetMicros = new long[limits];
+    }
 
     /** Starts a decision of {@code limits} limits (each then written by {@link #limit}). */
     public void decided(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros, int limits) {

@@ -21,7 +21,7 @@ import dev.slidegate.core.DecisionBuffer;
  * charge is recorded in every slot; only the limits in force decide. A limit not counted before starts
  * from the most permits any slot holds at that instant ({@link #track}); a kept limit that holds nothing
  * when a charge comes is forgotten instead of charged. A state that the store evicted is <em>retired</em>: {@link #decide} then
- * answers {@code null} and the store looks the key up again, so no permit is ever charged to a state
+ * answers that it was and the store looks the key up again, so no permit is ever charged to a state
  * that is no longer in the map.
  */
 abstract sealed class KeyState implements Cloneable permits SlidingLogState, FixedWindowState, SlidingCounterState,
@@ -184,39 +184,8 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     protected abstract long used(int j, long now);
 
     /**
-     * Decides one call at {@code now}: checks every limit, then charges all of them or none.
-     *
-     * @return the decision, or {@code null} if this state was retired and the key must be looked up again
-     */
-    final Decision decide(Policy p, long now, int cost) {
-        int v = refusalVersion;
-        if (cost == 1 && (v & 1) == 0 && refusedPolicy == p) { // a dearer call waits longer: ask the state
-            long until = refusedUntil;
-            long at = Math.max(now, refusedAt);
-            long remaining = refusedRemaining;
-            long resetAt = refusedResetAt;
-            if (refusalVersion == v && now < until && now < resetAt) {
-                return new Decision(p, false, 0, until - at, at,
-                        List.of(new LimitState(p.limits().get(0), remaining, resetAt - at)));
-            }
-        }
-        synchronized (this) {
-            return decideLocked(p, now, cost);
-        }
-    }
-
-    private Decision decideLocked(Policy p, long now, int cost) {
-        if (retired) {
-            return null;
-        }
-        now = observe(now);
-        adopt(p, now);
-        boolean allowed = admitAndCharge(now, cost);
-        return decision(allowed, now);
-    }
-
-    /**
-     * {@link #decide}, written into {@code out} instead of a new {@link Decision}.
+     * Decides one call at {@code now}: checks every limit, then charges all of them or none; the decision, with every
+     * limit's state after it, is written into {@code out}.
      *
      * @return false if this state was retired and the key must be looked up again (nothing written)
      */
@@ -251,14 +220,6 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
             out.limit(i, left, resetIn);
         }
         return true;
-    }
-
-    private Decision decision(boolean allowed, long now) {
-        LimitState[] states = new LimitState[n];
-        for (int i = 0; i < n; i++) {
-            states[i] = state(i, now);
-        }
-        return new Decision(policy, allowed, allowed ? -1 : tripped, allowed ? 0 : retry, now, List.of(states));
     }
 
     /**

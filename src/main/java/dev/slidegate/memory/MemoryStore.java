@@ -81,14 +81,9 @@ public final class MemoryStore implements LimiterStore {
 
     /** The synchronous form of {@link #acquire}: in process there is nothing to wait for. */
     public Decision decide(Policy policy, String key, int cost) {
-        long now = now(cost);
-        while (true) {
-            Decision decision = stateOf(policy, key, now).decide(policy, now, cost);
-            if (decision != null) {
-                return decision;
-            }
-            forget(policy, key);
-        }
+        DecisionBuffer into = new DecisionBuffer(policy.limits().size());
+        decide(policy, key, cost, into);
+        return into.toDecision();
     }
 
     /**
