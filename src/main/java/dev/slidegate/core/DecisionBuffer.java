@@ -22,6 +22,7 @@ public final class DecisionBuffer {
     private int trippedIndex = -1;
     private long retryAfterMicros;
     private long atMicros;
+    private long waitMicros;
     private int size;
     private long[] remaining;
     private long[] resetMicros;
@@ -37,9 +38,14 @@ public final class DecisionBuffer {
         resetMicros = new long[limits];
     }
 
-    /** Starts a decision of {@code limits} limits (each then written by {@link #limit}). */
-    public void decided(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros, int limits) {
+    /**
+     * Starts a decision of {@code limits} limits (each then written by {@link #limit}); {@code waitMicros} as
+     * {@link Decision#waitMicros()}.
+     */
+    public void decided(Policy policy, boolean allowed, int trippedIndex, long retryAfterMicros, long atMicros,
+            long waitMicros, int limits) {
         this.policy = policy;
+        this.waitMicros = waitMicros;
         this.allowed = allowed;
         this.trippedIndex = trippedIndex;
         this.retryAfterMicros = retryAfterMicros;
@@ -78,6 +84,11 @@ public final class DecisionBuffer {
         return atMicros;
     }
 
+    /** As {@link Decision#waitMicros()}. */
+    public long waitMicros() {
+        return waitMicros;
+    }
+
     /** How many limits the decision holds: those of its policy. */
     public int limits() {
         return size;
@@ -99,6 +110,7 @@ public final class DecisionBuffer {
         for (int i = 0; i < size; i++) {
             states[i] = new LimitState(policy.limits().get(i), remaining[i], resetMicros[i]);
         }
-        return new Decision(policy, allowed, trippedIndex, retryAfterMicros, atMicros, java.util.List.of(states));
+        return new Decision(policy, allowed, trippedIndex, retryAfterMicros, atMicros, java.util.List.of(states), false,
+                waitMicros);
     }
 }

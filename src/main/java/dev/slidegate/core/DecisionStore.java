@@ -33,8 +33,23 @@ public interface DecisionStore {
     /** A short name for logs, metrics and admin: {@code memory}, {@code redis}. */
     String name();
 
+    /** The longest wait a store accepts: a day, in microseconds (a configured max-wait is far shorter). */
+    long MAX_WAIT_MICROS = 86_400_000_000L;
+
     /**
-     * Tries to take {@code cost} permits from every limit of {@code policy} for {@code key}: either all
+     * Checks a maximum wait as every store requires it: 0 (refuse at once) to {@link #MAX_WAIT_MICROS}.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static long checkMaxWait(long maxWaitMicros) {
+        if (maxWaitMicros < 0 || maxWaitMicros > MAX_WAIT_MICROS) {
+            throw new IllegalArgumentException("a maximum wait must lie between 0 and one day, was " + maxWaitMicros + " us");
+        }
+        return maxWaitMicros;
+    }
+
+    /**
+     * Tries to take {@code cost} permits from every limit of {@code policy} for {@code key} at once: either all
      * limits admit and all are charged, or none is charged (unless the policy counts rejected calls,
      * in which case a refused call is charged too).
      *
@@ -42,5 +57,18 @@ public interface DecisionStore {
      * @param cost permits this call weighs, at least 1
      * @return the decision; completes exceptionally when the store cannot decide
      */
-    CompletionStage<Decision> acquire(Policy policy, String key, int cost);
+    default CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+        return acquire(policy, key, cost, 0);
+    }
+
+    /**
+     * As {@link #acquire(Policy, String, int)}, but a call whose permits free within {@code maxWaitMicros} is admitted
+     * for the instant they free, and charged at that instant in the same atomic step (a reservation:
+     * {@link Decision#waitMicros()} says how long the caller must hold the call). Calls of one key are placed in
+     * the order they reach the store; none is placed before a reservation already made, so a call that could not
+     * wait is refused while others wait for that key. A call that would wait longer is refused at once.
+     *
+     * @param maxWaitMicros 0 (refuse at once) to {@link #MAX_WAIT_MICROS}
+     */
+    CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
 }

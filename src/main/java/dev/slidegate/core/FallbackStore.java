@@ -73,14 +73,14 @@ public final class FallbackStore implements DecisionStore {
     }
 
     @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         if (!breaker.allowRequest()) {
-            return fallback(policy, key, cost, null);
+            return fallback(policy, key, cost, maxWaitMicros, null);
         }
         long sentAt = breaker.now();
         CompletionStage<Decision> remote;
         try {
-            remote = delegate.acquire(policy, key, cost);
+            remote = delegate.acquire(policy, key, cost, maxWaitMicros);
         } catch (IllegalArgumentException e) {
             breaker.abandonProbe(); // the caller's mistake (a bad key or cost), no news of the store either way
             throw e;
@@ -102,7 +102,7 @@ public final class FallbackStore implements DecisionStore {
                 breaker.failure(cause);
             }
             onError.accept(cause);
-            return fallback(policy, key, cost, cause);
+            return fallback(policy, key, cost, maxWaitMicros, cause);
         }).thenCompose(stage -> stage);
     }
 
@@ -124,7 +124,7 @@ public final class FallbackStore implements DecisionStore {
                         + "go on deciding there (said once a minute). " + WriteRefusals.explain(cause.getMessage()));
     }
 
-    private CompletionStage<Decision> fallback(Policy policy, String key, int cost, Throwable cause) {
+    private CompletionStage<Decision> fallback(Policy policy, String key, int cost, long maxWaitMicros, Throwable cause) {
         return switch (policy.failMode()) {
             case OPEN -> {
                 yield CompletableFuture
@@ -136,9 +136,9 @@ public final class FallbackStore implements DecisionStore {
                     cause));
             case LOCAL -> {
                 Share share = share(policy);
-                yield local.acquire(share.windows(), key, cost)
+                yield local.acquire(share.windows(), key, cost, maxWaitMicros)
                         .thenApply(d -> new Decision(share.reported(), d.allowed(), d.trippedIndex(),
-                                d.retryAfterMicros(), d.atMicros(), d.states(), true));
+                                d.retryAfterMicros(), d.atMicros(), d.states(), true, d.waitMicros()));
             }
         };
     }

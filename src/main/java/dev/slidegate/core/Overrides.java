@@ -268,14 +268,15 @@ public final class Overrides {
      * block answers without asking the store, an exemption admits whatever the store says, new limits
      * are asked under the override's policy.
      */
-    public CompletionStage<Decision> acquire(Active override, DecisionStore store, Policy policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(Active override, DecisionStore store, Policy policy, String key, int cost,
+            long maxWaitMicros) {
         if (override == null) {
-            return store.acquire(policy, key, cost);
+            return store.acquire(policy, key, cost, maxWaitMicros);
         }
         if (override.override().block()) {
             return CompletableFuture.completedFuture(override.blocked(policy, clock.nowMicros()));
         }
-        CompletionStage<Decision> decision = store.acquire(override.applyTo(policy), key, cost);
+        CompletionStage<Decision> decision = store.acquire(override.applyTo(policy), key, cost, maxWaitMicros);
         return override.override().exempt() ? decision.thenApply(Active::exempted) : decision;
     }
 

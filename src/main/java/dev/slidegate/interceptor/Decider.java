@@ -138,7 +138,7 @@ class Decider {
         Ask a = asks[i];
         CompletionStage<Decision> decision;
         try {
-            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost());
+            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost(), 0);
         } catch (RuntimeException e) {
             outcome.complete(storeFailure(e, made));
             return;

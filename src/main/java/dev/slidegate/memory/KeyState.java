@@ -38,6 +38,13 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     protected long lastMicros = Long.MIN_VALUE;
     private boolean retired;
     /**
+     * The latest instant anything was charged at: later than {@link #lastMicros} while a reserved call waits. No call is
+     * placed before it, so charges are recorded in order and each strategy decides at or after its newest charge.
+     */
+    private long lastCharge = Long.MIN_VALUE;
+    /** Output of admitAndCharge(): the instant an admitted call's permits are recorded at. */
+    private long admittedAt;
+    /**
      * Until when (exclusive) every call is surely refused: set under the lock after a refusal of cost 1
      * (no call can pass before the refusing limits have room for one permit, and nothing is charged
      * meanwhile), read without the lock, so a caller over its limit is refused without taking the
@@ -185,45 +192,51 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /**
      * Decides one call at {@code now}: checks every limit, then charges all of them or none; the decision, with every
-     * limit's state after it, is written into {@code out}.
+     * limit's state after it, is written into {@code out}. A call may wait up to {@code maxWait} microseconds: it is
+     * then admitted for the first instant at which every limit has room, and charged at that instant (a
+     * reservation), provided that instant is no later than {@code now + maxWait}; else it is refused at once. Calls
+     * are placed in order of arrival: none is placed before a reservation already made ({@link #lastCharge}).
      *
      * @return false if this state was retired and the key must be looked up again (nothing written)
      */
-    final boolean decide(Policy p, long now, int cost, DecisionBuffer out) {
+    final boolean decide(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
         int v = refusalVersion;
         if (cost == 1 && (v & 1) == 0 && refusedPolicy == p) { // a dearer call waits longer: ask the state
             long until = refusedUntil;
             long at = Math.max(now, refusedAt);
             long remaining = refusedRemaining;
             long resetAt = refusedResetAt;
-            if (refusalVersion == v && now < until && now < resetAt) {
-                out.decided(p, false, 0, until - at, at, 1);
+            if (refusalVersion == v && now < until && now < resetAt && until - at > maxWait) {
+                out.decided(p, false, 0, until - at, at, 0, 1);
                 out.limit(0, remaining, resetAt - at);
                 return true;
             }
         }
         synchronized (this) {
-            return decideLocked(p, now, cost, out);
+            return decideLocked(p, now, cost, maxWait, out);
         }
     }
 
-    private boolean decideLocked(Policy p, long now, int cost, DecisionBuffer out) {
+    private boolean decideLocked(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
         if (retired) {
             return false;
         }
         now = observe(now);
-        adopt(p, now);
-        boolean allowed = admitAndCharge(now, cost);
-        out.decided(policy, allowed, allowed ? -1 : tripped, allowed ? 0 : retry, now, n);
+        adopt(p, Math.max(now, lastCharge));
+        boolean allowed = admitAndCharge(now, cost, maxWait);
+        // the limits as of the instant the call is admitted at, or as of the first instant a call could be placed at
+        long at = allowed ? admittedAt : Math.max(now, lastCharge);
+        out.decided(policy, allowed, allowed ? -1 : tripped, allowed ? 0 : retry, allowed ? at : now,
+                allowed ? at - now : 0, n);
         for (int i = 0; i < n; i++) {
-            standing(i, now);
-            out.limit(i, left, resetIn);
+            standing(i, at);
+            out.limit(i, left, resetIn + (allowed ? 0 : at - now));
         }
         return true;
     }
 
     /**
-     * The same decision as {@link #decide}, reporting only the outcome, without allocating.
+     * The same decision as {@link #decide} without waiting, reporting only the outcome, without allocating.
      *
      * @return 1 admitted, 0 refused, -1 retired (look the key up again)
      */
@@ -236,18 +249,18 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
                 return -1;
             }
             now = observe(now);
-            adopt(p, now);
-            return admitAndCharge(now, cost) ? 1 : 0;
+            adopt(p, Math.max(now, lastCharge));
+            return admitAndCharge(now, cost, 0) ? 1 : 0;
         }
     }
 
     /**
-     * Sets {@link #refusedUntil} (under the monitor), and for a policy of one limit refused until a later instant, where
-     * that limit stands at {@code now}; anything else clears the latter.
+     * Sets {@link #refusedUntil} (under the monitor), and for a policy of one limit refused until a later instant, with
+     * nothing reserved ahead of {@code now}, where that limit stands at {@code now}; anything else clears the latter.
      */
     private void refuseUntil(long until, long now) {
         refusalVersion++; // odd: readers take the monitor
-        if (until > now && n == 1) {
+        if (until > now && n == 1 && lastCharge <= now) {
             standing(0, now);
             refusedAt = now;
             refusedRemaining = left;
@@ -266,22 +279,60 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         return lastMicros;
     }
 
-    /** Checks every limit, then charges all of them (or, refused, only with count-rejected); sets tripped and retry. */
-    private boolean admitAndCharge(long now, int cost) {
-        computeWaits(now, cost);
-        boolean allowed = tripped < 0;
-        if (!allowed && cost == 1 && !policy.countRejected()) {
+    /**
+     * Checks every limit at the first instant a call can be placed at (now, or the last reservation), then charges all
+     * of them at once, or at the instant they all have room when that is within {@code maxWait} (setting
+     * {@link #admittedAt}), or refuses (charging the attempt only with count-rejected). Sets tripped and retry, the
+     * latter counted from {@code now}.
+     */
+    private boolean admitAndCharge(long now, int cost, long maxWait) {
+        long from = Math.max(now, lastCharge);
+        boolean possible = computeWaits(from, cost);
+        long wait = from - now + (tripped < 0 ? 0 : retry);
+        if (possible && wait <= maxWait) {
+            long at = now + wait;
+            forgetEmptyKept(at);
+            forget(at);
+            charge(at, cost);
+            if (at > now) {
+                refuseUntil(Long.MIN_VALUE, now); // the refusals answered so far did not wait behind this call
+            }
+            lastCharge = at;
+            admittedAt = at;
+            tripped = -1;
+            retry = 0;
+            return true;
+        }
+        if (tripped < 0) { // every limit has room at "from", but that is later than this call may wait
+            tripped = fullest(from);
+        }
+        retry = wait;
+        if (cost == 1 && !policy.countRejected()) {
             refuseUntil(now + retry, now);
         }
-        if (allowed || policy.countRejected()) {
-            forgetEmptyKept(now);
-            forget(now);
-            charge(now, cost);
-            if (!allowed) {
-                computeWaits(now, cost); // the refused attempt counted: the wait starts from it
+        if (policy.countRejected()) {
+            forgetEmptyKept(from);
+            forget(from);
+            charge(from, cost);
+            lastCharge = from;
+            computeWaits(from, cost); // the refused attempt counted: the wait starts from it
+            retry = from - now + retry;
+        }
+        return false;
+    }
+
+    /** The limit in force with the fewest permits left at {@code at} (the first of them). */
+    private int fullest(long at) {
+        int fullest = 0;
+        long least = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            standing(i, at);
+            if (left < least) {
+                least = left;
+                fullest = i;
             }
         }
-        return allowed;
+        return fullest;
     }
 
     /**
@@ -289,7 +340,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      * (time never steps back here either): under other limits, a copy carries them over.
      */
     final synchronized Decision peek(Policy p, long now) {
-        now = Math.max(now, lastMicros);
+        now = Math.max(now, Math.max(lastMicros, lastCharge));
         KeyState view = this;
         if (!p.limits().equals(policy.limits())) {
             view = copy(); // carrying over replaces arrays (never writes into them), so the copy may share them
@@ -313,12 +364,17 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /** Whether this state still counts anything at {@code now}. */
     final synchronized boolean activeAt(long now) {
-        return !retired && !idle(now);
+        return !retired && !idleAt(now);
+    }
+
+    /** Idle: nothing reserved ahead of {@code now}, and nothing recorded counts any more. */
+    private boolean idleAt(long now) {
+        return lastCharge <= now && idle(now);
     }
 
     /** Retires this state if it holds nothing that counts at {@code now}, or unconditionally with {@code force}. */
     final synchronized boolean retire(long now, boolean force) {
-        if (!retired && (force || idle(now))) {
+        if (!retired && (force || idleAt(now))) {
             retired = true;
             refuseUntil(Long.MIN_VALUE, now); // callers must see the retirement and look the key up again
         }
@@ -331,23 +387,36 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /** The newest instant this key was used, for choosing whom to evict. */
     final synchronized long lastUsed() {
-        return lastMicros;
+        return Math.max(lastMicros, lastCharge);
     }
 
     /**
      * Sets {@link #tripped} (-1 when every limit in force admits {@code cost} at {@code now}) and
      * {@link #retry} (the longest wait among refusing limits).
+     *
+     * @return false when a limit can never admit {@code cost} (more than its N): its wait is then its window
      */
-    private void computeWaits(long now, int cost) {
+    private boolean computeWaits(long now, int cost) {
         tripped = -1;
         retry = 0;
+        boolean possible = true;
         for (int i = 0; i < n; i++) {
-            long wait = cost > permits[i] ? windows[i] : waitFor(i, now, cost);
+            long wait;
+            if (cost > permits[i]) {
+                wait = windows[i];
+                possible = false;
+            } else {
+                wait = waitFor(i, now, cost);
+            }
             if (wait > retry) {
                 retry = wait;
                 tripped = i;
             }
         }
+        if (!possible && tripped < 0) {
+            tripped = 0;
+        }
+        return possible;
     }
 
     /** Microseconds until limit {@code i} admits {@code cost} (≤ 0: admits now); {@code cost ≤ permits[i]}. */

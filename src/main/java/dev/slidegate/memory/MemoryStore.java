@@ -15,6 +15,7 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.DecisionBuffer;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.LimiterStore;
 
 /**
@@ -71,18 +72,23 @@ public final class MemoryStore implements LimiterStore {
     }
 
     @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         try {
-            return CompletableFuture.completedFuture(decide(policy, key, cost));
+            return CompletableFuture.completedFuture(decide(policy, key, cost, maxWaitMicros));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
     }
 
-    /** The synchronous form of {@link #acquire}: in process there is nothing to wait for. */
+    /** The synchronous form of {@link #acquire}, admitting at once or refusing: in process the store never blocks. */
     public Decision decide(Policy policy, String key, int cost) {
+        return decide(policy, key, cost, 0);
+    }
+
+    /** The synchronous form of {@link #acquire}: a call that waits is answered at once with its reservation. */
+    public Decision decide(Policy policy, String key, int cost, long maxWaitMicros) {
         DecisionBuffer into = new DecisionBuffer(policy.limits().size());
-        decide(policy, key, cost, into);
+        decide(policy, key, cost, maxWaitMicros, into);
         return into.toDecision();
     }
 
@@ -91,8 +97,17 @@ public final class MemoryStore implements LimiterStore {
      * the buffer has room for the policy's limits.
      */
     public void decide(Policy policy, String key, int cost, DecisionBuffer into) {
+        decide(policy, key, cost, 0, into);
+    }
+
+    /**
+     * {@link #decide(Policy, String, int, long)} written into {@code into}, as
+     * {@link #decide(Policy, String, int, DecisionBuffer)}.
+     */
+    public void decide(Policy policy, String key, int cost, long maxWaitMicros, DecisionBuffer into) {
         long now = now(cost);
-        while (!stateOf(policy, key, now).decide(policy, now, cost, into)) {
+        DecisionStore.checkMaxWait(maxWaitMicros);
+        while (!stateOf(policy, key, now).decide(policy, now, cost, maxWaitMicros, into)) {
             forget(policy, key);
         }
     }

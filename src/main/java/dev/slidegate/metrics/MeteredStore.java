@@ -59,9 +59,9 @@ public final class MeteredStore implements DecisionStore {
     }
 
     @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         long start = System.nanoTime();
-        return delegate.acquire(policy, key, cost).whenComplete((d, error) -> {
+        return delegate.acquire(policy, key, cost, maxWaitMicros).whenComplete((d, error) -> {
             long nanos = System.nanoTime() - start;
             Counter[] counters = byObject.get(policy);
             if (error != null) {

@@ -12,6 +12,7 @@ import java.util.function.LongSupplier;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.LimiterStore;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.vertx.core.Context;
@@ -179,7 +180,11 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     }
 
     @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
+        DecisionStore.checkMaxWait(maxWaitMicros);
+        if (maxWaitMicros > 0) {
+            throw new UnsupportedOperationException("waiting for a permit is not built for the Redis store yet");
+        }
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1, was " + cost);
         }

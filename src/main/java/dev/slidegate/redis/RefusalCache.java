@@ -88,19 +88,21 @@ public final class RefusalCache implements DecisionStore {
     }
 
     @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         if (policy.countRejected()) {
-            return delegate.acquire(policy, key, cost);
+            return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
         String id = policy.name() + '\u0000' + cost + '\u0000' + key;
         long now = nanoTime.getAsLong();
         Entry e = refusals.getIfPresent(id);
-        if (e != null && now < e.untilNanos() && (e.refusal().policy() == policy || e.refusal().policy().equals(policy))) {
+        // a call that may wait is refused from memory only when even its wait ends before the remembered refusal does
+        if (e != null && e.untilNanos() - now > TimeUnit.MICROSECONDS.toNanos(maxWaitMicros)
+                && (e.refusal().policy() == policy || e.refusal().policy().equals(policy))) {
             answered.increment();
             return CompletableFuture.completedFuture(e.at(now));
         }
         long resetsBefore = resets.get();
-        return delegate.acquire(policy, key, cost).thenApply(d -> {
+        return delegate.acquire(policy, key, cost, maxWaitMicros).thenApply(d -> {
             if (!d.allowed() && !d.fallback() && d.retryAfterMicros() > 0 && resets.get() == resetsBefore) {
                 refusals.put(id, new Entry(d, now, now + TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros())));
             }

@@ -81,7 +81,7 @@ class DeciderTest {
             }
 
             @Override
-            public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }
         };

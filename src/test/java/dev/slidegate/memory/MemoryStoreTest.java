@@ -57,17 +57,19 @@ class MemoryStoreTest {
                 c.advanceMicros(random.nextInt(4) == 0 ? 0 : random.nextInt(150_000));
                 String key = "k" + random.nextInt(3);
                 int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(4) : 0);
-                Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
                 int form = random.nextInt(3);
+                // a third of the decisions may wait (up to 0.6 s: up to several windows), never tryAcquire's
+                long maxWait = form > 0 && random.nextInt(3) == 0 ? random.nextInt(600_000) : 0;
+                Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                String where = "run " + run + " step " + step + " policy " + p + " max wait " + maxWait;
                 if (form == 0) { // the allocation-free form, with its lock-free refusals, agrees too
-                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost),
-                            "tryAcquire, run " + run + " step " + step + " policy " + p);
+                    assertEquals(expected.allowed(), store.tryAcquire(p, key, cost), "tryAcquire, " + where);
                 } else if (form == 1) {
-                    Decision actual = store.decide(p, key, cost);
-                    assertEquals(expected, actual, "run " + run + " step " + step + " policy " + p);
+                    Decision actual = store.decide(p, key, cost, maxWait);
+                    assertEquals(expected, actual, where);
                 } else { // the full decision written into one buffer reused by every run (1 to 3 limits)
-                    store.decide(p, key, cost, buffer);
-                    assertEquals(expected, buffer.toDecision(), "into a buffer, run " + run + " step " + step + " policy " + p);
+                    store.decide(p, key, cost, maxWait, buffer);
+                    assertEquals(expected, buffer.toDecision(), "into a buffer, " + where);
                 }
             }
         }
@@ -116,14 +118,16 @@ class MemoryStoreTest {
                     assertEquals(reference.peek(p, key).toCompletableFuture().join(),
                             store.peek(p, key).toCompletableFuture().join(), "peek, " + where);
                 }
-                Decision expected = reference.acquire(p, key, cost).toCompletableFuture().join();
                 int form = random.nextInt(3);
+                long maxWait = form > 0 && random.nextInt(3) == 0 ? random.nextInt(400_000) : 0;
+                where += " max wait " + maxWait;
+                Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
                 if (form == 0) {
                     assertEquals(expected.allowed(), store.tryAcquire(p, key, cost), "tryAcquire, " + where);
                 } else if (form == 1) {
-                    assertEquals(expected, store.decide(p, key, cost), where);
+                    assertEquals(expected, store.decide(p, key, cost, maxWait), where);
                 } else {
-                    store.decide(p, key, cost, buffer);
+                    store.decide(p, key, cost, maxWait, buffer);
                     assertEquals(expected, buffer.toDecision(), "into a buffer, " + where);
                 }
             }

@@ -67,6 +67,7 @@ public final class ReferenceStore implements LimiterStore {
         int inForce;
         List<Limit> limits;
         long last = Long.MIN_VALUE;
+        long lastCharge = Long.MIN_VALUE;
 
         KeyData copy() {
             KeyData d = new KeyData();
@@ -76,6 +77,7 @@ public final class ReferenceStore implements LimiterStore {
             d.inForce = inForce;
             d.limits = limits;
             d.last = last;
+            d.lastCharge = lastCharge;
             return d;
         }
     }
@@ -94,53 +96,80 @@ public final class ReferenceStore implements LimiterStore {
     }
 
     @Override
-    public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
+    public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         String id = policy.name() + "\u0000" + key;
         KeyData d = data.computeIfAbsent(id, k -> new KeyData());
         long now = Math.max(clock.nowMicros(), d.last);
         d.last = now;
-        follow(d, policy, now);
+        // no call is placed before a reservation already made: the key is decided at its newest charge, if later
+        long from = Math.max(now, d.lastCharge);
+        follow(d, policy, from);
         List<Limit> limits = policy.limits();
         int tripped = -1;
         long retry = 0;
+        boolean possible = true;
         for (int i = 0; i < limits.size(); i++) {
-            long wait = waitFor(d, policy, i, now, cost);
+            possible &= cost <= limits.get(i).permits();
+            long wait = waitFor(d, policy, i, from, cost);
             if (wait > retry) {
                 retry = wait;
                 tripped = i;
             }
         }
-        boolean allowed = tripped < 0;
-        if (allowed || policy.countRejected()) {
-            // before a charge: a slot not in force that holds nothing is forgotten, and the log's instants
-            // older than the longest window left count nowhere
-            List<Slot> kept = new ArrayList<>(d.slots.subList(0, d.inForce));
-            for (Slot s : d.slots.subList(d.inForce, d.slots.size())) {
-                if (used(d, policy, s, now) > 0) {
-                    kept.add(s);
-                }
-            }
-            d.slots = kept;
-            if (policy.strategy() == Strategy.SLIDING_LOG) {
-                long longest = d.slots.stream().mapToLong(s -> s.limit.windowMicros()).max().orElseThrow();
-                d.log.removeIf(t -> t < now - longest);
-            }
-            record(d, policy, now, cost);
-            keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(key);
-            if (!allowed) {
-                tripped = -1;
-                retry = 0;
-                for (int i = 0; i < limits.size(); i++) {
-                    long wait = waitFor(d, policy, i, now, cost);
-                    if (wait > retry) {
-                        retry = wait;
-                        tripped = i;
-                    }
+        long wait = from - now + (tripped < 0 ? 0 : retry);
+        if (possible && wait <= maxWaitMicros) {
+            long at = now + wait;
+            charge(d, policy, key, at, cost);
+            d.lastCharge = at;
+            return CompletableFuture.completedFuture(
+                    new Decision(policy, true, -1, 0, at, states(d, policy, at, 0), false, wait));
+        }
+        if (tripped < 0) { // room at "from", later than the call may wait: the limit with the fewest permits left then
+            long least = Long.MAX_VALUE;
+            for (int i = 0; i < limits.size(); i++) {
+                long left = state(d, policy, i, from).remaining();
+                if (left < least) {
+                    least = left;
+                    tripped = i;
                 }
             }
         }
-        return CompletableFuture.completedFuture(new Decision(policy, allowed, tripped, allowed ? 0 : retry, now,
-                states(d, policy, now)));
+        retry = wait;
+        if (policy.countRejected()) {
+            charge(d, policy, key, from, cost);
+            d.lastCharge = from;
+            tripped = -1;
+            retry = 0;
+            for (int i = 0; i < limits.size(); i++) {
+                long w = waitFor(d, policy, i, from, cost);
+                if (w > retry) {
+                    retry = w;
+                    tripped = i;
+                }
+            }
+            retry += from - now;
+        }
+        return CompletableFuture.completedFuture(
+                new Decision(policy, false, tripped, retry, now, states(d, policy, from, from - now)));
+    }
+
+    /** Records a charge at {@code at}, after forgetting what counts nowhere any more. */
+    private void charge(KeyData d, Policy policy, String key, long at, int cost) {
+        // before a charge: a slot not in force that holds nothing is forgotten, and the log's instants
+        // older than the longest window left count nowhere
+        List<Slot> kept = new ArrayList<>(d.slots.subList(0, d.inForce));
+        for (Slot s : d.slots.subList(d.inForce, d.slots.size())) {
+            if (used(d, policy, s, at) > 0) {
+                kept.add(s);
+            }
+        }
+        d.slots = kept;
+        if (policy.strategy() == Strategy.SLIDING_LOG) {
+            long longest = d.slots.stream().mapToLong(s -> s.limit.windowMicros()).max().orElseThrow();
+            d.log.removeIf(t -> t < at - longest);
+        }
+        record(d, policy, at, cost);
+        keysByPolicy.computeIfAbsent(policy.name(), n -> new java.util.TreeSet<>()).add(key);
     }
 
     /** Makes the policy's limits the ones in force: each goes on from a slot that counts as it does, or from the carry. */
@@ -242,10 +271,12 @@ public final class ReferenceStore implements LimiterStore {
         }
     }
 
-    private List<LimitState> states(KeyData d, Policy policy, long now) {
+    /** Each limit as it stands at {@code at}, its reset told {@code ahead} microseconds earlier. */
+    private List<LimitState> states(KeyData d, Policy policy, long at, long ahead) {
         List<LimitState> states = new ArrayList<>();
         for (int i = 0; i < policy.limits().size(); i++) {
-            states.add(state(d, policy, i, now));
+            LimitState s = state(d, policy, i, at);
+            states.add(new LimitState(s.limit(), s.remaining(), s.resetMicros() + ahead));
         }
         return states;
     }
@@ -350,9 +381,9 @@ public final class ReferenceStore implements LimiterStore {
         String id = policy.name() + "\u0000" + key;
         KeyData stored = data.get(id);
         KeyData d = stored == null ? new KeyData() : stored.copy();
-        long now = Math.max(clock.nowMicros(), d.last);
+        long now = Math.max(clock.nowMicros(), Math.max(d.last, d.lastCharge));
         follow(d, policy, now);
-        return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, states(d, policy, now)));
+        return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now, states(d, policy, now, 0)));
     }
 
     @Override
