@@ -18,9 +18,15 @@ import java.util.regex.Pattern;
  * @param dryRun whether refusals are only reported (headers, logs), never enforced: for rolling out a limit
  * @param cells for {@link Strategy#SLIDING_COUNTER}: cells per window, 1 to 100
  * @param failMode what to do when a remote store cannot decide
+ * @param maxWaitMicros how long a call may wait for its permit instead of being refused, 0 to one day; 0 (the
+ *        default): refused at once. A call whose permit frees within it is admitted for that instant and held until
+ *        then; one whose permit frees later is refused at once
  */
 public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
-        int cells, FailMode failMode) {
+        int cells, FailMode failMode, long maxWaitMicros) {
+
+    /** The longest {@code max-wait} a policy may have: one day. */
+    public static final long MAX_WAIT_LIMIT_MICROS = 86_400_000_000L;
 
     /** The number of cells per window when none is configured. */
     public static final int DEFAULT_CELLS = 10;
@@ -52,6 +58,16 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         if (failMode == null) {
             failMode = FailMode.LOCAL;
         }
+        if (maxWaitMicros < 0 || maxWaitMicros > MAX_WAIT_LIMIT_MICROS) {
+            throw new IllegalArgumentException("policy '" + name + "' has a max-wait of " + maxWaitMicros
+                    + " us: expected 0 (refuse at once) to one day");
+        }
+    }
+
+    /** A policy whose calls never wait: refused at once. */
+    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
+            int cells, FailMode failMode) {
+        this(name, limits, strategy, key, countRejected, dryRun, cells, failMode, 0);
     }
 
     /** A policy with the default fail mode. */
@@ -72,17 +88,22 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
 
     /** This policy under another name (a plan's policy, the local share of the fail modes). */
     public Policy withName(String name) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
     }
 
     /** This policy with other limits (an override, the local share of the fail modes). */
     public Policy withLimits(List<Limit> limits) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
     }
 
     /** This policy, reporting only ({@code true}) or enforcing ({@code false}) its refusals. */
     public Policy withDryRun(boolean dryRun) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
+    }
+
+    /** This policy with another max-wait (a plan's own). */
+    public Policy withMaxWait(long maxWaitMicros) {
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
     }
 
     /** The largest N of all limits: the most entries an exact log ever needs to keep. */

@@ -8,6 +8,7 @@ public class RateLimitExceededException extends RuntimeException {
 
     private final transient Decision decision;
     private final int cost;
+    private final boolean waitingRoomFull;
 
     public RateLimitExceededException(Decision decision) {
         this(decision, 1);
@@ -15,15 +16,30 @@ public class RateLimitExceededException extends RuntimeException {
 
     /** A refusal of a call weighing {@code cost} permits. */
     public RateLimitExceededException(Decision decision, int cost) {
+        this(decision, cost, false);
+    }
+
+    /**
+     * A refusal of a call weighing {@code cost} permits; {@code waitingRoomFull}: it could have waited for its permit
+     * (within its max-wait) but this instance already held as many waiting calls as it may.
+     */
+    public RateLimitExceededException(Decision decision, int cost, boolean waitingRoomFull) {
         super(null, null, false, false);
         this.decision = decision;
         this.cost = cost;
+        this.waitingRoomFull = waitingRoomFull;
+    }
+
+    /** Whether the call was refused only because too many calls already wait ({@code slidegate.wait.max-waiting*}). */
+    public boolean waitingRoomFull() {
+        return waitingRoomFull;
     }
 
     /** What was refused and when to retry; written when asked for (a refused HTTP request never asks). */
     @Override
     public String getMessage() {
-        return describe(decision, cost);
+        String m = describe(decision, cost);
+        return waitingRoomFull ? m + " (too many calls are waiting already)" : m;
     }
 
     private static String describe(Decision d, int cost) {

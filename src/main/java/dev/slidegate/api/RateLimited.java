@@ -99,6 +99,15 @@ public @interface RateLimited {
     int cost() default 0;
 
     /**
+     * How long a call may wait for its permit instead of being refused: {@code "2s"}, {@code "500ms"} (0 to one day;
+     * {@code "0"} refuses at once). A call whose permit frees within it is admitted for that instant and held until
+     * then without a thread; one whose permit frees later is refused at once, with its {@code Retry-After}. Empty
+     * (unset): the policy's {@code max-wait}, else the defaults', else 0.
+     */
+    @Nonbinding
+    String maxWait() default "";
+
+    /**
      * A yes/no member an annotation may set either way or leave unset, so that it can turn off what
      * {@code slidegate.defaults.*} turns on. Members follow one rule: the policy's configuration, else
      * the annotation, else the defaults.

@@ -1,5 +1,6 @@
 package dev.slidegate.api;
 
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -11,7 +12,7 @@ import java.util.concurrent.CompletionStage;
  * &#64;Inject
  * RateLimiter limiter;
  *
- * Decision d = limiter.acquireAndWait("exports", tenantId);
+ * Decision d = limiter.acquireBlocking("exports", tenantId);
  * if (!d.allowed()) {
  *     throw new RateLimitExceededException(d);
  * }
@@ -31,9 +32,11 @@ import java.util.concurrent.CompletionStage;
 public interface RateLimiter {
 
     /**
-     * Takes one permit of {@code policy} for {@code key}.
+     * Takes one permit of {@code policy} for {@code key}, waiting for it as the policy's {@code max-wait} allows.
      *
-     * @return the decision, admitted or refused, never blocking; it fails with
+     * @return completes with the decision when the call may proceed (at once, or, for a policy with a
+     *         {@code max-wait}, at the instant its permit was reserved for) or at once with a refusal; never blocks a
+     *         thread, and completes on the caller's Vert.x context when it has one. It fails with
      *         {@link StoreUnavailableException} when the store cannot decide (fail mode {@code closed})
      * @throws IllegalArgumentException for a policy the service does not know, or a blank key
      */
@@ -45,15 +48,51 @@ public interface RateLimiter {
     CompletionStage<Decision> acquire(String policy, String key, int cost);
 
     /**
-     * The blocking form of {@link #acquire(String, String)}: for worker threads, never an event loop
-     * (an in-process decision never waits, so it is allowed there too).
+     * Takes {@code cost} permits, waiting up to {@code maxWait} for them whatever the policy's {@code max-wait} says:
+     * a call whose permits free within it completes admitted when they do ({@link Decision#waitMicros()} says how
+     * long it waited); one whose permits free later completes at once, refused, with its retry-after. A
+     * {@code maxWait} of zero never waits.
+     *
+     * @throws IllegalArgumentException for a negative {@code maxWait} or one over a day, and as
+     *         {@link #acquire(String, String)}
+     */
+    CompletionStage<Decision> acquire(String policy, String key, int cost, Duration maxWait);
+
+    /**
+     * The blocking form of {@link #acquire(String, String)}: returns when the call may proceed, or at once refused.
+     * For worker threads; on an event loop only where nothing is awaited (an in-process decision that does not wait).
      *
      * @throws StoreUnavailableException when the store cannot decide
+     * @throws IllegalStateException on an event loop, when the decision or the permit is not there at once
      */
-    default Decision acquireAndWait(String policy, String key) {
-        return acquireAndWait(policy, key, 1);
+    default Decision acquireBlocking(String policy, String key) {
+        return acquireBlocking(policy, key, 1);
     }
 
     /** The blocking form of {@link #acquire(String, String, int)}. */
-    Decision acquireAndWait(String policy, String key, int cost);
+    Decision acquireBlocking(String policy, String key, int cost);
+
+    /** The blocking form of {@link #acquire(String, String, int, Duration)}. */
+    Decision acquireBlocking(String policy, String key, int cost, Duration maxWait);
+
+    /**
+     * The former name of {@link #acquireBlocking(String, String)}, which waits for a permit only where the policy has
+     * a {@code max-wait}.
+     *
+     * @deprecated use {@link #acquireBlocking(String, String)}
+     */
+    @Deprecated(since = "0.38", forRemoval = true)
+    default Decision acquireAndWait(String policy, String key) {
+        return acquireBlocking(policy, key, 1);
+    }
+
+    /**
+     * The former name of {@link #acquireBlocking(String, String, int)}.
+     *
+     * @deprecated use {@link #acquireBlocking(String, String, int)}
+     */
+    @Deprecated(since = "0.38", forRemoval = true)
+    default Decision acquireAndWait(String policy, String key, int cost) {
+        return acquireBlocking(policy, key, cost);
+    }
 }

@@ -19,7 +19,8 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  */
 public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
-        Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode) {
+        Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
+        Map<String, Long> planMaxWaits) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -44,6 +45,8 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
         });
         Map<String, List<Limit>> plans = new TreeMap<>();
+        Map<String, Long> planMaxWaits = new TreeMap<>();
+        Optional<Long> maxWait = p.maxWait().map(d -> maxWaitMicros(d, prefix + "max-wait"));
         Map<String, String> lowerCase = new TreeMap<>();
         p.plans().forEach((plan, planConfig) -> {
             if (!PLAN_NAME.matcher(plan).matches()) {
@@ -59,6 +62,8 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                     .orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
                             + Limit.EXPECTED));
             plans.put(plan, nonEmpty(planLimits, prefix + "plans." + plan + ".limits"));
+            planConfig.maxWait()
+                    .ifPresent(d -> planMaxWaits.put(plan, maxWaitMicros(d, prefix + "plans." + plan + ".max-wait")));
         });
         p.defaultPlan().filter(d -> !plans.containsKey(d)).ifPresent(d -> {
             throw fail(prefix + "default-plan: '" + d + "' is not one of the plans " + plans.keySet());
@@ -69,7 +74,19 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<FailMode> failMode = p.failMode();
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
-                p.cells(), failMode);
+                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits));
+    }
+
+    /**
+     * A maximum wait as a policy holds it: whole microseconds, 0 to one day.
+     *
+     * @throws ConfigurationException naming {@code where} otherwise
+     */
+    static long maxWaitMicros(java.time.Duration d, String where) {
+        if (d.isNegative() || d.compareTo(java.time.Duration.ofDays(1)) > 0) {
+            throw fail(where + ": '" + d + "' is not a max-wait: expected 0 (refuse at once) to 1d, e.g. 2s or 500ms");
+        }
+        return d.toNanos() / 1000;
     }
 
     static Attachment attachment(String name, List<String> paths, List<String> methods) {

@@ -57,11 +57,17 @@ public class PolicyRegistry {
      * {@code null} flag, a cost of 0.
      */
     public record Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
-            int cost) {
+            int cost, String maxWait) {
+
+        /** Members as an annotation that sets no max-wait gives them. */
+        public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
+                int cost) {
+            this(name, limits, strategy, key, countRejected, dryRun, cost, "");
+        }
 
         /** Members as an annotation that sets neither flag nor cost gives them. */
         public Declared(String name, List<String> limits, String strategy, String key) {
-            this(name, limits, strategy, key, null, null, 0);
+            this(name, limits, strategy, key, null, null, 0, "");
         }
     }
 
@@ -162,15 +168,30 @@ public class PolicyRegistry {
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
         FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get()
                 : defaults.failMode().orElse(globalFailMode);
-        Policy own = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode),
-                origin);
+        long maxWait = cfg != null && cfg.maxWaitMicros().isPresent() ? cfg.maxWaitMicros().get()
+                : !declared.maxWait().isBlank() ? declaredMaxWait(declared.maxWait(), origin + "(maxWait)")
+                        : defaults.maxWaitMicros().orElse(0L);
+        Policy own = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode,
+                maxWait), origin);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,
-                    check(() -> own.withName(name + "." + plan).withLimits(planLimits), origin)));
+                    check(() -> own.withName(name + "." + plan).withLimits(planLimits)
+                            .withMaxWait(cfg.planMaxWaits().getOrDefault(plan, maxWait)), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
         return new Resolved(name, policy, key, Map.copyOf(plans), cost);
+    }
+
+    /** An annotation's {@code maxWait}: a duration as configuration writes one ({@code 2s}, {@code 500ms}, {@code PT2S}). */
+    private static long declaredMaxWait(String text, String where) {
+        java.time.Duration d;
+        try {
+            d = io.quarkus.runtime.configuration.DurationConverter.parseDuration(text.trim());
+        } catch (RuntimeException e) { // DateTimeParseException or IllegalArgumentException, by the text's form
+            throw fail(where + ": '" + text + "' is not a duration: expected e.g. 2s, 500ms or 0");
+        }
+        return PolicyMembers.maxWaitMicros(d == null ? java.time.Duration.ZERO : d, where);
     }
 
     /** The names of the policies configured under {@code slidegate.policies.<name>.*}. */

@@ -26,7 +26,7 @@ public final class SettingsCheck {
 
     /** The members of a policy (and of the defaults), but its plans. */
     private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
-            "cells", "fail-mode", "cost", "default-plan", "paths", "methods");
+            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait");
 
     /**
      * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as
@@ -44,7 +44,9 @@ public final class SettingsCheck {
                 "slidegate.http.header-timeout", "slidegate.memory.max-keys", "slidegate.redis.timeout",
                 "slidegate.redis.late-limit", "slidegate.redis.refusal-cache-size", "slidegate.redis.batch-size",
                 "slidegate.redis.failure-threshold", "slidegate.redis.cool-down", "slidegate.plans.header",
-                "slidegate.plans.api-keys.*", "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits"));
+                "slidegate.plans.api-keys.*", "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits",
+                "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.max-waiting",
+                "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance"));
         for (String member : POLICY_MEMBERS) {
             all.add("slidegate.defaults." + member);
             all.add("slidegate.policies.*." + member);
@@ -112,6 +114,14 @@ public final class SettingsCheck {
         }
         atLeast("slidegate.memory.max-keys", slidegate.memory().maxKeys(), 1, "the most keys kept in process, e.g. 100000");
         atLeast("slidegate.overrides.max", slidegate.overrides().max(), 1, "the most overrides kept, e.g. 10000");
+        atLeast("slidegate.wait.max-waiting", slidegate.waits().maxWaiting(), 0,
+                "0 (no call waits) or the most calls this instance holds waiting, e.g. 10000");
+        atLeast("slidegate.wait.max-waiting-per-key", slidegate.waits().maxWaitingPerKey(), 0,
+                "0 (no call waits) or the most calls of one key held waiting, e.g. 1000");
+        java.time.Duration tolerance = slidegate.waits().lateTolerance();
+        if (tolerance.isNegative() || tolerance.compareTo(java.time.Duration.ofMinutes(1)) > 0) {
+            throw fail("slidegate.wait.late-tolerance: '" + tolerance + "' is out of range: expected 0 to 1m, e.g. 50ms");
+        }
         atLeast("slidegate.redis.refusal-cache-size", slidegate.redis().refusalCacheSize(), 0,
                 "0 (off) or the refusals each instance remembers, e.g. 100000");
         atLeast("slidegate.redis.failure-threshold", slidegate.redis().failureThreshold(), 1,
@@ -136,14 +146,16 @@ public final class SettingsCheck {
         for (String setting : SETTINGS) {
             if (setting.startsWith("slidegate.policies.*.plans.*.")) {
                 slidegate.policies().forEach((policy, p) -> p.plans().keySet().forEach(
-                        plan -> names.add("slidegate.policies." + quoted(policy) + ".plans." + quoted(plan) + ".limits")));
+                        plan -> names.add("slidegate.policies." + quoted(policy) + ".plans." + quoted(plan)
+                                + setting.substring(setting.lastIndexOf('.')))));
             } else if (setting.startsWith("slidegate.policies.*.")) {
                 slidegate.policies().keySet().forEach(
                         policy -> names
                                 .add(setting.replace("slidegate.policies.*.", "slidegate.policies." + quoted(policy) + ".")));
             } else if (setting.startsWith("slidegate.defaults.plans.*.")) {
                 slidegate.defaults().plans().keySet()
-                        .forEach(plan -> names.add("slidegate.defaults.plans." + quoted(plan) + ".limits"));
+                        .forEach(plan -> names.add("slidegate.defaults.plans." + quoted(plan)
+                                + setting.substring(setting.lastIndexOf('.'))));
             } else if (setting.equals("slidegate.plans.api-keys.*")) {
                 slidegate.plans().apiKeys().keySet().forEach(plan -> names.add("slidegate.plans.api-keys." + quoted(plan)));
             } else {

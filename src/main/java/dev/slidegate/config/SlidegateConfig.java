@@ -108,6 +108,35 @@ public interface SlidegateConfig {
     /** The in-process store. */
     MemoryConfig memory();
 
+    /** Calls that wait for their permit (a policy's {@code max-wait}): how many may wait, and how late one may wake. */
+    @WithName("wait")
+    WaitConfig waits();
+
+    interface WaitConfig {
+
+        /**
+         * The most calls this instance holds waiting for a permit at once, over all policies. Beyond it, a call that
+         * would wait is refused at once with the problem type {@code waiting-room-full}.
+         */
+        @WithName("max-waiting")
+        @WithDefault("10000")
+        int maxWaiting();
+
+        /** The most calls of one policy and key this instance holds waiting at once; beyond it, as {@code max-waiting}. */
+        @WithName("max-waiting-per-key")
+        @WithDefault("1000")
+        int maxWaitingPerKey();
+
+        /**
+         * How much later than its permit's instant a held call may still run (a timer fires late on a busy event loop).
+         * A call that wakes later (a long GC pause, a starved CPU) does not run on that permit: it is decided again with
+         * what is left of its max-wait, so late wakers never bunch up with the calls admitted after them.
+         */
+        @WithName("late-tolerance")
+        @WithDefault("50ms")
+        Duration lateTolerance();
+    }
+
     LogConfig log();
 
     OpenApiConfig openapi();
@@ -208,6 +237,14 @@ public interface SlidegateConfig {
         Optional<Integer> cost();
 
         /**
+         * How long a call may wait for its permit instead of being refused ({@code 2s}, {@code 500ms}; 0 to one day). A
+         * call whose permit frees within it is admitted for that instant and held until then without a thread; one whose
+         * permit frees later is refused at once. Default: the annotation's {@code maxWait}, else 0 (refuse at once).
+         */
+        @WithName("max-wait")
+        Optional<java.time.Duration> maxWait();
+
+        /**
          * Limits per plan: {@code slidegate.policies.<name>.plans.<plan>.limits=10000/1h}. A caller's plan
          * comes from the {@code PlanResolver} bean; callers without one (or with a plan this policy does
          * not list) get the {@code default-plan}, or the policy's own {@code limits} without one.
@@ -233,6 +270,10 @@ public interface SlidegateConfig {
 
         /** Comma-separated limits of this plan, as for a policy. */
         Optional<List<@WithConverter(Converters.LimitConverter.class) Limit>> limits();
+
+        /** How long this plan's calls may wait for a permit, as the policy's {@code max-wait}. Default: the policy's. */
+        @WithName("max-wait")
+        Optional<java.time.Duration> maxWait();
     }
 
     /** Plans, as the shipped {@code PlanResolver} assigns them: by API key. */

@@ -34,7 +34,7 @@ public interface DecisionStore {
     String name();
 
     /** The longest wait a store accepts: a day, in microseconds (a configured max-wait is far shorter). */
-    long MAX_WAIT_MICROS = 86_400_000_000L;
+    long MAX_WAIT_MICROS = Policy.MAX_WAIT_LIMIT_MICROS;
 
     /**
      * Checks a maximum wait as every store requires it: 0 (refuse at once) to {@link #MAX_WAIT_MICROS}.

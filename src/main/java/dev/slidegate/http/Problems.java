@@ -29,7 +29,19 @@ public final class Problems {
                         + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
                         + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
                         + "; retry in " + retry + " s.";
+        if (e.waitingRoomFull()) {
+            return new Problem(TYPES + "waiting-room-full", "Too Many Requests", 429,
+                    "Policy '" + d.policy().name() + "' lets calls wait for their permit, but too many calls are waiting "
+                            + "already; retry in " + retry + " s.",
+                    d.policy().name(), limit, retry);
+        }
         return new Problem(TYPES + "rate-limited", "Too Many Requests", 429, detail, d.policy().name(), limit, retry);
+    }
+
+    /** The answer to a request whose client went away while it waited for its permit: nobody reads it. */
+    public static Problem clientGone(String policy) {
+        return of(499, "Client Closed Request", "client-gone",
+                "The client closed the connection while this request waited for its permit of policy '" + policy + "'.");
     }
 
     /** The 400 body of a request without the key its policy needs. */

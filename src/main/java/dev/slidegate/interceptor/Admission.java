@@ -16,6 +16,15 @@ class Admission {
     private final DecisionStats stats;
     private final SummaryLog dryRunLog = new SummaryLog("dev.slidegate.dry-run", "(dry-run) would have refused", 10);
     private final SummaryLog refusedLog = new SummaryLog("dev.slidegate.refused", "refused", 60);
+    private final SummaryLog refusedTooFarLog = new SummaryLog("dev.slidegate.refused",
+            "refused at once (their permits were further away than its max-wait)", 60);
+    private final SummaryLog roomFullLog = new SummaryLog("dev.slidegate.refused",
+            "refused at once (they could have waited, but slidegate.wait.max-waiting or max-waiting-per-key was reached)", 60);
+    private final SummaryLog lateLog = SummaryLog.ofCalls("dev.slidegate.waits",
+            "woke too late for their reserved permits and were decided again (raise slidegate.wait.late-tolerance if usual)",
+            60);
+    private final SummaryLog goneLog = SummaryLog.ofCalls("dev.slidegate.waits",
+            "were let go: their clients went away while they waited (their permits stay charged)", 60);
 
     Admission(DecisionStats stats) {
         this.stats = stats;
@@ -31,7 +40,22 @@ class Admission {
             dryRunLog.record(d);
             return false;
         }
-        refusedLog.record(d);
+        (d.policy().maxWaitMicros() > 0 ? refusedTooFarLog : refusedLog).record(d);
         return true;
+    }
+
+    /** A refusal that would have waited, had the waiting room had a place. */
+    void roomFull(Decision d) {
+        roomFullLog.record(d);
+    }
+
+    /** A held call woke later than its permits' instant by more than the tolerance, and is decided again. */
+    void wokeLate(java.util.List<Decision> made) {
+        lateLog.record(made.get(made.size() - 1));
+    }
+
+    /** A held call's client went away while it waited. */
+    void abandoned(java.util.List<Decision> made) {
+        goneLog.record(made.get(made.size() - 1));
     }
 }

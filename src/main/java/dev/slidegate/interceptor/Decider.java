@@ -46,8 +46,33 @@ class Decider {
      * One policy's part in one call: what to ask the store.
      *
      * @param override the override that decides it, or {@code null}
+     * @param maxWait how long the call may wait for this policy's permit, microseconds
      */
-    private record Ask(MethodPolicy mp, Policy policy, String key, int cost, Overrides.Active override) {
+    private record Ask(MethodPolicy mp, Policy policy, String key, int cost, Overrides.Active override, long maxWait) {
+
+        Ask withMaxWait(long micros) {
+            return new Ask(mp, policy, key, cost, override, micros);
+        }
+    }
+
+    /**
+     * One call on its way through its policies: the decisions made so far, and for a call that waits, its places in
+     * the waiting room and the instant (monotonic) its last permit was reserved for.
+     */
+    private static final class Pending {
+        final long startNanos;
+        List<Decision> made = List.of();
+        List<Waits.Place> places = List.of();
+        long deadlineNanos;
+        boolean holds;
+
+        Pending(long startNanos) {
+            this.startNanos = startNanos;
+        }
+
+        void leave() {
+            places.forEach(Waits.Place::leave);
+        }
     }
 
     private final CallerKeys keys;
@@ -55,13 +80,15 @@ class Decider {
     private final PlanResolver plans;
     private final Admission admission;
     private final Overrides overrides;
+    private final Waits waits;
 
-    Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides) {
+    Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits) {
         this.keys = keys;
         this.store = store;
         this.plans = plans;
         this.admission = admission;
         this.overrides = overrides;
+        this.waits = waits;
     }
 
     /**
@@ -81,14 +108,28 @@ class Decider {
      * every other entry point; completes wherever the store answers.
      */
     CompletionStage<Outcome> decide(MethodPolicy mp, String key, int cost, RoutingContext rc) {
+        return decide(mp, key, cost, -1, rc, false);
+    }
+
+    /**
+     * As {@link #decide(MethodPolicy, String, int, RoutingContext)}, waiting up to {@code maxWait} microseconds for the
+     * permit ({@code -1}: the policy's {@code max-wait}); the outcome completes when the call may proceed, on the
+     * caller's Vert.x context with {@code onCallersContext} (never for a caller that blocks until it completes: its
+     * context may be the very thread that waits), else wherever the store or the timer answers.
+     */
+    CompletionStage<Outcome> decide(MethodPolicy mp, String key, int cost, long maxWait, RoutingContext rc,
+            boolean onCallersContext) {
         Ask ask;
         try {
-            ask = ask(mp, mp.policyFor(plans, new Object[] { key }, rc), key, cost);
+            Policy policy = mp.policyFor(plans, new Object[] { key }, rc);
+            ask = ask(mp, policy, key, cost, maxWait < 0 ? policy.maxWaitMicros() : maxWait);
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failure(e, mp, List.of()));
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        acquire(new Ask[] { ask }, 0, Runnable::run, List.of(), outcome);
+        Ask[] asks = { ask };
+        acquire(asks, 0, onCallersContext ? resumeOn(Vertx.currentContext()) : Runnable::run, new Pending(waits.nanoTime()),
+                outcome, rc);
         return outcome;
     }
 
@@ -104,7 +145,8 @@ class Decider {
         if (!outcome.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
             throw new IllegalStateException(policies.get(0).where()
                     + " returns a plain value but runs on an I/O thread, where a "
-                    + "remote rate-limit decision cannot be awaited: return Uni or CompletionStage, or annotate it @Blocking");
+                    + "remote rate-limit decision (or a permit, for a policy with max-wait) cannot be awaited: return Uni or "
+                    + "CompletionStage, or annotate it @Blocking");
         }
         return outcome.join();
     }
@@ -114,58 +156,127 @@ class Decider {
         try {
             for (int i = 0; i < asks.length; i++) { // keys and plans are read now, on the caller's thread, where the request is
                 MethodPolicy mp = policies.get(i);
-                asks[i] = ask(mp, mp.policyFor(plans, args, rc), keys.resolve(mp, args, rc), mp.cost());
+                Policy policy = mp.policyFor(plans, args, rc);
+                asks[i] = ask(mp, policy, keys.resolve(mp, args, rc), mp.cost(), policy.maxWaitMicros());
             }
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failure(e, policies.get(0), List.of()));
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        acquire(asks, 0, resume, List.of(), outcome);
+        acquire(asks, 0, resume, new Pending(waits.nanoTime()), outcome, rc);
         return outcome;
     }
 
     /** One policy's part in a call, with the override in force for its key (none looked up when none is loaded). */
-    private Ask ask(MethodPolicy mp, Policy policy, String key, int cost) {
-        return new Ask(mp, policy, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key));
+    private Ask ask(MethodPolicy mp, Policy policy, String key, int cost, long maxWait) {
+        return new Ask(mp, policy, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key), maxWait);
     }
 
-    /** @param made the decisions made so far for this call, in order */
-    private void acquire(Ask[] asks, int i, Executor resume, List<Decision> made, CompletableFuture<Outcome> outcome) {
+    /**
+     * Asks policy {@code i}, then the next. A policy whose call may wait takes a place in the waiting room first (none
+     * left: it is asked without a wait, and a refusal it could have waited out says the room was full); an admission
+     * for a later instant pushes the call's deadline there. Once every policy admitted, a call with a deadline is held
+     * until it, then proceeds.
+     */
+    private void acquire(Ask[] asks, int i, Executor resume, Pending call, CompletableFuture<Outcome> outcome,
+            RoutingContext rc) {
         if (i == asks.length) {
-            outcome.complete(new Outcome.Admitted(made));
+            admitted(asks, resume, call, outcome, rc);
             return;
         }
         Ask a = asks[i];
+        Waits.Place place = a.maxWait() > 0 ? waits.enter(a.policy().name(), a.key()) : null;
+        boolean roomFull = a.maxWait() > 0 && place == null;
         CompletionStage<Decision> decision;
         try {
-            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost(), 0);
+            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost(), place == null ? 0 : a.maxWait());
         } catch (RuntimeException e) {
-            outcome.complete(storeFailure(e, made));
+            leave(place);
+            call.leave();
+            outcome.complete(storeFailure(e, call.made));
             return;
         }
         decision.whenComplete((d, error) -> resume.execute(() -> {
             try {
                 if (error != null) {
-                    outcome.complete(storeFailure(error, made));
+                    leave(place);
+                    call.leave();
+                    outcome.complete(storeFailure(error, call.made));
                     return;
                 }
-                List<Decision> now = with(made, d);
+                long received = waits.nanoTime();
+                call.made = with(call.made, d);
                 if (admission.refuse(d)) {
-                    outcome.complete(new Outcome.Refused(now, new RateLimitExceededException(d, a.cost())));
-                } else {
-                    acquire(asks, i + 1, resume, now, outcome);
+                    leave(place);
+                    call.leave();
+                    boolean full = roomFull && d.retryAfterMicros() <= a.maxWait();
+                    if (full) {
+                        admission.roomFull(d);
+                    }
+                    outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));
+                    return;
                 }
+                if (d.waits() && !d.policy().dryRun()) { // a dry-run policy reports, and never slows a call
+                    call.deadlineNanos = call.holds ? Math.max(call.deadlineNanos, received + d.waitMicros() * 1000)
+                            : received + d.waitMicros() * 1000;
+                    call.holds = true;
+                    if (place != null) {
+                        call.places = with(call.places, place);
+                    }
+                } else {
+                    leave(place);
+                }
+                acquire(asks, i + 1, resume, call, outcome, rc);
             } catch (RuntimeException e) {
-                outcome.complete(failure(e, a.mp(), made));
+                leave(place);
+                call.leave();
+                outcome.complete(failure(e, a.mp(), call.made));
             }
         }));
     }
 
-    private static List<Decision> with(List<Decision> made, Decision d) {
+    /**
+     * Every policy admitted the call: at once, or after its hold. A held call whose client went away meanwhile is let
+     * go (its permits stay charged); one that wakes too late is decided again with what is left of its max-wait, as
+     * a new arrival.
+     */
+    private void admitted(Ask[] asks, Executor resume, Pending call, CompletableFuture<Outcome> outcome,
+            RoutingContext rc) {
+        if (!call.holds) {
+            outcome.complete(new Outcome.Admitted(call.made));
+            return;
+        }
+        waits.hold(call.deadlineNanos, () -> resume.execute(() -> {
+            call.leave();
+            if (rc != null && rc.response().closed()) {
+                admission.abandoned(call.made);
+                outcome.complete(new Outcome.Abandoned(call.made));
+            } else {
+                outcome.complete(new Outcome.Admitted(call.made));
+            }
+        }), () -> resume.execute(() -> {
+            call.leave();
+            long waited = (waits.nanoTime() - call.startNanos) / 1000;
+            admission.wokeLate(call.made);
+            Ask[] again = new Ask[asks.length];
+            for (int j = 0; j < asks.length; j++) {
+                again[j] = asks[j].withMaxWait(Math.max(0, asks[j].maxWait() - waited));
+            }
+            acquire(again, 0, resume, new Pending(call.startNanos), outcome, rc);
+        }));
+    }
+
+    private static void leave(Waits.Place place) {
+        if (place != null) {
+            place.leave();
+        }
+    }
+
+    private static <T> List<T> with(List<T> made, T d) {
         if (made.isEmpty()) {
             return List.of(d);
         }
-        List<Decision> all = new ArrayList<>(made.size() + 1);
+        List<T> all = new ArrayList<>(made.size() + 1);
         all.addAll(made);
         all.add(d);
         return all;

@@ -34,6 +34,9 @@ final class HttpOutcomes {
         if (o instanceof Outcome.Failed f) {
             return Problems.decisionFailed(f.policy());
         }
+        if (o instanceof Outcome.Abandoned a) {
+            return Problems.clientGone(a.decisions().get(0).policy().name());
+        }
         throw new IllegalArgumentException("an admitted call has no problem");
     }
 }

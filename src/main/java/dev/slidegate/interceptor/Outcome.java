@@ -43,6 +43,20 @@ sealed interface Outcome {
         }
     }
 
+    /**
+     * Every policy admitted the call for a later instant, and its HTTP client went away while it waited: the call does
+     * not run (its permits stay charged).
+     */
+    record Abandoned(List<Decision> decisions) implements Outcome {
+
+        @Override
+        public Throwable failure() {
+            return new java.util.concurrent.CancellationException(
+                    "the client went away while the call waited for its permit of policy '"
+                            + decisions.get(0).policy().name() + "'");
+        }
+    }
+
     /** A policy found no key for the call (a header, parameter or argument it needs is missing): nothing charged. */
     record KeyMissing(MissingRateLimitKeyException failure) implements Outcome {
 

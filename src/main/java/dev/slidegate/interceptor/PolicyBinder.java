@@ -67,7 +67,7 @@ final class PolicyBinder {
     PolicyCatalog.Bound site(RateLimitedSites.Sites.Site site) {
         String name = policyName(site.value(), site.className(), site.methodName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
-                site.countRejected().value(), site.dryRun().value(), site.cost());
+                site.countRejected().value(), site.dryRun().value(), site.cost(), site.maxWait());
         checkShape(site.where(), site.keyParameters(), site.returnType());
         return checked(declared, site.where());
     }
@@ -77,7 +77,7 @@ final class PolicyBinder {
         String where = m.getDeclaringClass().getSimpleName() + "#" + m.getName();
         String name = policyName(ann.value(), m.getDeclaringClass().getSimpleName(), m.getName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
-                ann.countRejected().value(), ann.dryRun().value(), ann.cost());
+                ann.countRejected().value(), ann.dryRun().value(), ann.cost(), ann.maxWait());
         checkShape(where, MethodShape.keyParameterCount(m), m.getGenericReturnType().getTypeName());
         return checked(declared, where);
     }

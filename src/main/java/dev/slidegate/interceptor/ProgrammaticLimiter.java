@@ -1,5 +1,6 @@
 package dev.slidegate.interceptor;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,20 @@ class ProgrammaticLimiter implements RateLimiter {
     }
 
     @Override
-    public java.util.concurrent.CompletionStage<Decision> acquire(String policy, String key, int cost) {
+    public CompletionStage<Decision> acquire(String policy, String key, int cost) {
+        return acquire(policy, key, cost, -1, true);
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(String policy, String key, int cost, Duration maxWait) {
+        return acquire(policy, key, cost, micros(maxWait), true);
+    }
+
+    /**
+     * @param maxWait microseconds, or -1 for the policy's
+     * @param onCallersContext whether to complete on the caller's Vert.x context (not for a caller that blocks on it)
+     */
+    private CompletionStage<Decision> acquire(String policy, String key, int cost, long maxWait, boolean onCallersContext) {
         if (cost < 1) {
             throw new IllegalArgumentException("A cost is a whole number of permits, at least 1, not " + cost);
         }
@@ -51,7 +65,15 @@ class ProgrammaticLimiter implements RateLimiter {
         // the request is only where a plan is read: not looked up for a policy without plans
         RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
-        return decider.decide(mp, k, cost, rc).thenCompose(ProgrammaticLimiter::decision);
+        return decider.decide(mp, k, cost, maxWait, rc, onCallersContext).thenCompose(ProgrammaticLimiter::decision);
+    }
+
+    private static long micros(Duration maxWait) {
+        if (maxWait == null || maxWait.isNegative() || maxWait.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException("RateLimiter: a maximum wait lies between 0 (refuse at once) and one day, not "
+                    + maxWait);
+        }
+        return maxWait.toNanos() / 1000;
     }
 
     /** The outcome as a {@link RateLimiter} answers it: the decision, admitted or refused, or a failed stage. */
@@ -67,12 +89,21 @@ class ProgrammaticLimiter implements RateLimiter {
     }
 
     @Override
-    public Decision acquireAndWait(String policy, String key, int cost) {
-        CompletableFuture<Decision> d = acquire(policy, key, cost).toCompletableFuture();
+    public Decision acquireBlocking(String policy, String key, int cost) {
+        return blocking(acquire(policy, key, cost, -1, false));
+    }
+
+    @Override
+    public Decision acquireBlocking(String policy, String key, int cost, Duration maxWait) {
+        return blocking(acquire(policy, key, cost, micros(maxWait), false));
+    }
+
+    private static Decision blocking(CompletionStage<Decision> stage) {
+        CompletableFuture<Decision> d = stage.toCompletableFuture();
         if (!d.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
             throw new IllegalStateException(
-                    "RateLimiter.acquireAndWait cannot wait for a remote decision on an I/O thread: use acquire, "
-                            + "which returns a CompletionStage");
+                    "RateLimiter.acquireBlocking cannot wait for a remote decision or a permit on an I/O thread: use "
+                            + "acquire, which returns a CompletionStage");
         }
         try {
             return d.join();

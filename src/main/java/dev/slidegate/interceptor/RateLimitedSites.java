@@ -115,12 +115,12 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         /** One {@code @RateLimited} on one method. */
         public record Site(String where, String returnType, int keyParameters, String value, List<String> limits,
                 String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost,
-                String signature) {
+                String maxWait, String signature) {
 
             /** A site from its annotation, as the build handed it over, and what the build saw of its method. */
             static Site of(RateLimited a, String where, String returnType, int keyParameters, String signature) {
                 return new Site(where, returnType, keyParameters, a.value(), List.of(a.limits()), a.strategy(), a.key(),
-                        a.countRejected(), a.dryRun(), a.cost(), signature);
+                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature);
             }
 
             /** The method's simple class name, e.g. {@code ReportResource} of {@code ReportResource#list}. */

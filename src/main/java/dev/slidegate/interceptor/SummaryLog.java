@@ -35,6 +35,22 @@ final class SummaryLog {
                 d.policy().name(), what, count, seconds, d.trippedLimit().map(Limit::toString).orElse("?"));
     }
 
+    /**
+     * A summary of calls that were not refused by a limit (held calls that woke late, or whose clients went away):
+     * "Policy 'p': 3 call(s) in the last 60 s {@code what}".
+     */
+    static SummaryLog ofCalls(String category, String what, long intervalSeconds) {
+        return new SummaryLog(category, intervalSeconds, what);
+    }
+
+    private SummaryLog(String category, long intervalSeconds, String what) {
+        this.nanoTime = System::nanoTime;
+        this.log = Logger.getLogger(category);
+        this.intervalNanos = intervalSeconds * 1_000_000_000L;
+        this.line = (d, count, seconds) -> log.infof("Policy '%s': %d call(s) in the last %d s %s", d.policy().name(), count,
+                seconds, what);
+    }
+
     void record(Decision d) {
         if (!log.isInfoEnabled()) {
             return;

@@ -157,12 +157,12 @@ class OverridesApiTest {
     @Test
     void theProgrammaticLimiterAndPathPoliciesApplyOverrides() {
         String tenant = "t-" + UUID.randomUUID();
-        assertTrue(limiter.acquireAndWait("reports", tenant).allowed());
+        assertTrue(limiter.acquireBlocking("reports", tenant).allowed());
         String key = admin().get("/admin/policies/reports/keys?limit=1000").jsonPath()
                 .getString("keys.find { it.key.contains('" + tenant + "') }.key");
         admin().body("{\"block\": true, \"expiresIn\": 60}").put("/admin/policies/reports/keys/" + key + "/override").then()
                 .statusCode(200);
-        Decision blocked = limiter.acquireAndWait("reports", tenant);
+        Decision blocked = limiter.acquireBlocking("reports", tenant);
         assertFalse(blocked.allowed());
         assertEquals(60, blocked.retryAfterSeconds());
 

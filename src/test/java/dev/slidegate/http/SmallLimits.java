@@ -20,6 +20,9 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.reports.limits", "3/1h");
         // RateLimiterTest's programmatic policy: no endpoint names it, so no other class's request meets it
         config.put("slidegate.policies.prog.limits", "3/1h");
+        // and one whose calls may wait for their permits (issue 38), configured
+        config.put("slidegate.policies.prog-wait.limits", "2/300ms");
+        config.put("slidegate.policies.prog-wait.max-wait", "1s");
         // ObservabilityTest's refusal summary: a path policy of its own, so the first refusal of the policy in this
         // JVM is its own, and its summary line is due at once
         config.put("slidegate.policies.observed.limits", "3/1h");

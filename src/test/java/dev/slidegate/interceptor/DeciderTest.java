@@ -40,7 +40,10 @@ class DeciderTest {
             Map.of("gold", gold), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
 
     private Decider decider(DecisionStore store, PlanResolver plans) {
-        return new Decider(null, store, plans, new Admission(new DecisionStats()), new Overrides(clock));
+        return new Decider(null, store, plans, new Admission(new DecisionStats()), new Overrides(clock),
+                new Waits(10, 10, 50_000_000L, System::nanoTime, (delay, task) -> {
+                    throw new AssertionError("no call waits here");
+                }));
     }
 
     private static Outcome join(CompletionStage<Outcome> o) {
@@ -100,5 +103,108 @@ class DeciderTest {
         assertEquals("d", f.policy());
         assertEquals("plan lookup broke", f.failure().getMessage());
         assertEquals(2, memory.peek(base, "key:a").toCompletableFuture().join().remaining(), "nothing charged");
+    }
+
+    /** A monotonic clock and timers that move only when the test moves them. */
+    private static final class ManualTimers implements Waits.Timer {
+        long nanos = 1_000_000_000L;
+        final java.util.List<long[]> due = new java.util.ArrayList<>();
+        final java.util.List<Runnable> tasks = new java.util.ArrayList<>();
+
+        @Override
+        public void schedule(long delayNanos, Runnable task) {
+            due.add(new long[] { nanos + delayNanos });
+            tasks.add(task);
+        }
+
+        /** Moves both clocks by {@code micros}, then runs every timer due by then. */
+        void advance(ManualClock store, long micros) {
+            nanos += micros * 1000;
+            store.advanceMicros(micros);
+            for (int i = 0; i < tasks.size(); i++) {
+                if (due.get(i)[0] <= nanos) {
+                    Runnable r = tasks.remove(i);
+                    due.remove(i--);
+                    r.run();
+                }
+            }
+        }
+    }
+
+    private final Policy waiting = new Policy("w", List.of(Limit.parse("1/1s")), Strategy.SLIDING_LOG, "global", false, false,
+            Policy.DEFAULT_CELLS, dev.slidegate.api.FailMode.LOCAL, 2_000_000);
+    private final MethodPolicy waitingMp = new MethodPolicy(null, "DeciderTest#wait", "w", waiting, new KeySource.Global(),
+            Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+
+    private Decider waitingDecider(ManualTimers timers, int perKey) {
+        return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
+                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers));
+    }
+
+    // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
+    @Test
+    void aHeldCallProceedsWhenItsPermitComes() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), "held until its permit's instant, 1 s away");
+        timers.advance(clock, 999_000);
+        assertFalse(held.isDone(), "not a millisecond early");
+        timers.advance(clock, 2_000);
+        Outcome o = held.join();
+        assertTrue(o.admitted(), o.toString());
+        assertTrue(o.decisions().get(0).waitMicros() > 999_000, o.toString());
+    }
+
+    // a held call that wakes later than its permit's instant by more than the tolerance (a pause: both clocks jump)
+    // does not run on that permit: it is decided again with what is left of its max-wait, here too little, so it is
+    // refused; its first permit stays charged
+    @Test
+    void aCallThatWakesTooLateIsDecidedAgainNotRun() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
+        assertFalse(held.isDone());
+        timers.advance(clock, 1_200_000); // the timer fires 200 ms after the permit's instant: a pause
+        Outcome o = held.join();
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, o, "decided again, and refused: " + o);
+        assertTrue(r.decision().retryAfterMicros() > 700_000, "the first permit still counts: " + r.decision());
+        assertEquals(1, o.decisions().size(), "the call's decisions are the new ones");
+    }
+
+    // a held call that wakes within the tolerance runs on its permit
+    @Test
+    void aCallThatWakesAlittleLateStillRuns() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 1_040_000);
+        assertTrue(held.join().admitted());
+    }
+
+    // beyond the waiting room's share of a key, a call that could have waited is refused at once, saying so; one
+    // whose permit is too far away anyway is an ordinary refusal
+    @Test
+    void aFullWaitingRoomRefusesAtOnceWithItsOwnReason() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 1);
+        Policy patient = waiting.withName("patient").withMaxWait(5_000_000);
+        MethodPolicy mp = new MethodPolicy(null, "DeciderTest#patient", "patient", patient, new KeySource.Global(), Map.of(),
+                -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        assertTrue(join(d.decide(mp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(mp, "global", 1, null).toCompletableFuture();
+        assertFalse(held.isDone());
+        Outcome.Refused full = assertInstanceOf(Outcome.Refused.class, join(d.decide(mp, "global", 1, null)));
+        assertTrue(full.failure().waitingRoomFull(), full.failure().getMessage());
+        assertTrue(full.failure().getMessage().contains("too many calls are waiting"), full.failure().getMessage());
+        assertTrue(join(d.decide(mp, "another", 1, null)).admitted(), "another key has its own share");
+        timers.advance(clock, 1_001_000);
+        assertTrue(held.join().admitted());
+        // the place is back: the next call waits for its permit again
+        CompletableFuture<Outcome> next = d.decide(mp, "global", 1, null).toCompletableFuture();
+        assertFalse(next.isDone(), "waits again");
     }
 }

@@ -199,7 +199,7 @@ class PolicyResolutionTest {
         int keys = (int) java.util.Arrays.stream(m.getParameterAnnotations())
                 .filter(p -> java.util.Arrays.stream(p).anyMatch(x -> x instanceof RateLimitKey)).count();
         return new RateLimitedSites.Sites.Site("Sample#" + method, m.getGenericReturnType().getTypeName(), keys, a.value(),
-                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), m.toString());
+                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), m.toString());
     }
 
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
@@ -221,7 +221,7 @@ class PolicyResolutionTest {
         RateLimitedSites.Sites.Site named = site("named");
         RateLimitedSites.Sites.Site overload = new RateLimitedSites.Sites.Site(named.where(), named.returnType(),
                 named.keyParameters(), named.value(), named.limits(), named.strategy(), named.key(), named.countRejected(),
-                named.dryRun(), named.cost(), named.signature().replace("()", "(int)"));
+                named.dryRun(), named.cost(), named.maxWait(), named.signature().replace("()", "(int)"));
         assertEquals(java.util.Set.of("products", "overridden"),
                 binder(BASE).catalog(List.of(named, overload)).policies().keySet(),
                 "both overloads share the policy; the other configured policy is in the catalog too");
@@ -309,6 +309,36 @@ class PolicyResolutionTest {
                 assertThrows(ConfigurationException.class,
                         () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.cost", "0"))))
                         .getMessage());
+    }
+
+    // max-wait: the policy's configuration, else the annotation, else the defaults; a plan may have its own; a bad one is
+    // a sentence naming where it was given
+    @Test
+    void maxWaitComesFromConfigurationOrTheAnnotationAndPlansMayDiffer() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.c.max-wait", "2s",
+                "slidegate.policies.c.plans.pro.limits", "100/1m", "slidegate.policies.c.plans.pro.max-wait", "500ms",
+                "slidegate.policies.c.plans.free.limits", "10/1m", "slidegate.defaults.max-wait", "250ms")));
+        PolicyRegistry.Declared declared = new PolicyRegistry.Declared("c", List.of("10/1m"), "", "", null, null, 0, "9s");
+        PolicyRegistry.Resolved c = registry.resolve(declared, "X#c");
+        assertEquals(2_000_000, c.policy().maxWaitMicros(), "the policy's configuration beats the annotation");
+        assertEquals(500_000, c.plans().get("pro").maxWaitMicros(), "a plan's own");
+        assertEquals(2_000_000, c.plans().get("free").maxWaitMicros(), "a plan without one: the policy's");
+        assertEquals(9_000_000, registry
+                .resolve(new PolicyRegistry.Declared("a", List.of("10/1m"), "", "", null, null, 0, "9s"), "X#a").policy()
+                .maxWaitMicros(), "the annotation beats the defaults");
+        assertEquals(250_000, registry.resolve(new PolicyRegistry.Declared("d", List.of("10/1m"), "", ""), "X#d").policy()
+                .maxWaitMicros(), "the defaults");
+        assertEquals(0, new PolicyRegistry(config(Map.of())).resolve(new PolicyRegistry.Declared("z", List.of("10/1m"), "", ""),
+                "X#z").policy().maxWaitMicros(), "built in: refuse at once");
+        assertEquals("Invalid Slidegate configuration: X#m: @RateLimited(maxWait): 'soon' is not a duration: expected e.g. "
+                + "2s, 500ms or 0",
+                assertThrows(ConfigurationException.class, () -> registry.resolve(
+                        new PolicyRegistry.Declared("m", List.of("10/1m"), "", "", null, null, 0, "soon"), "X#m"))
+                        .getMessage());
+        assertEquals("Invalid Slidegate configuration: slidegate.policies.c.max-wait: 'PT48H' is not a max-wait: expected 0 "
+                + "(refuse at once) to 1d, e.g. 2s or 500ms",
+                assertThrows(ConfigurationException.class,
+                        () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.max-wait", "2d")))).getMessage());
     }
 
     // one rule for every member: the annotation beats the defaults both ways, so it can turn off what the defaults turn on

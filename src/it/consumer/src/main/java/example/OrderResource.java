@@ -23,7 +23,7 @@ public class OrderResource {
     @GET
     @Path("by/{tenant}")
     public Response byTenant(@PathParam("tenant") String tenant) {
-        Decision d = limiter.acquireAndWait("orders", tenant);
+        Decision d = limiter.acquireBlocking("orders", tenant);
         return d.allowed() ? Response.ok("tenant " + tenant).build() : Response.status(429).header("Retry-After", d.retryAfterSeconds()).build();
     }
 

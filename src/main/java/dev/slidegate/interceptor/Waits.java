@@ -1,0 +1,147 @@
+package dev.slidegate.interceptor;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import dev.slidegate.config.SlidegateConfig;
+import io.vertx.core.Vertx;
+
+/**
+ * The calls this instance holds until the instant their permits were reserved for (a policy's {@code max-wait}):
+ * the waiting room that bounds them (per instance and per policy and key) and the timers that wake them. No thread
+ * waits: a held call is a timer on the event loop it came from.
+ *
+ * <p>
+ * Waits are slept on this instance's monotonic clock, from the moment the store's answer arrived: the store counted
+ * them on its own clock, so a skew between the instance and the store (or Redis) does not move them, and a call
+ * never runs before its permit's instant. A call that wakes later than its instant by more than
+ * {@code slidegate.wait.late-tolerance} is told so ({@link #hold}'s {@code late}): its caller decides it again rather
+ * than run it on a permit whose moment has passed.
+ */
+@Singleton
+public class Waits {
+
+    /** Runs a task after a delay. */
+    public interface Timer {
+        void schedule(long delayNanos, Runnable task);
+    }
+
+    /** A place in the waiting room, left exactly once. */
+    public final class Place {
+        private final String id;
+        private boolean left;
+
+        private Place(String id) {
+            this.id = id;
+        }
+
+        /** Gives the place back (again: nothing). */
+        public void leave() {
+            synchronized (this) {
+                if (left) {
+                    return;
+                }
+                left = true;
+            }
+            waiting.decrementAndGet();
+            perKey.computeIfPresent(id, (k, n) -> n.decrementAndGet() == 0 ? null : n);
+        }
+    }
+
+    private final int maxWaiting;
+    private final int maxPerKey;
+    private final long toleranceNanos;
+    private final LongSupplier nanoTime;
+    private final Timer timer;
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final ConcurrentHashMap<String, AtomicInteger> perKey = new ConcurrentHashMap<>();
+
+    @Inject
+    Waits(SlidegateConfig config, Vertx vertx) {
+        this(config.waits().maxWaiting(), config.waits().maxWaitingPerKey(), config.waits().lateTolerance().toNanos(),
+                System::nanoTime,
+                (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
+    }
+
+    /**
+     * @param nanoTime the monotonic clock waits are slept on ({@code System::nanoTime}; tests jump their own)
+     * @param timer what wakes a held call (a Vert.x timer, which fires on the context that set it)
+     */
+    public Waits(int maxWaiting, int maxPerKey, long toleranceNanos, LongSupplier nanoTime, Timer timer) {
+        this.maxWaiting = maxWaiting;
+        this.maxPerKey = maxPerKey;
+        this.toleranceNanos = toleranceNanos;
+        this.nanoTime = nanoTime;
+        this.timer = timer;
+    }
+
+    /** The monotonic clock waits are counted on, in nanoseconds. */
+    public long nanoTime() {
+        return nanoTime.getAsLong();
+    }
+
+    /**
+     * A place for one call of {@code policy} and {@code key} that may wait, or {@code null} when this instance already
+     * holds {@code slidegate.wait.max-waiting} calls, or that many of this key.
+     */
+    public Place enter(String policy, String key) {
+        if (waiting.incrementAndGet() > maxWaiting) {
+            waiting.decrementAndGet();
+            return null;
+        }
+        String id = policy + '\u0000' + key;
+        boolean[] room = { false };
+        perKey.compute(id, (k, n) -> {
+            AtomicInteger count = n == null ? new AtomicInteger() : n;
+            room[0] = count.get() < maxPerKey;
+            if (room[0]) {
+                count.incrementAndGet();
+            }
+            return count.get() == 0 ? null : count;
+        });
+        if (!room[0]) {
+            waiting.decrementAndGet();
+            return null;
+        }
+        return new Place(id);
+    }
+
+    /** How many calls this instance holds waiting now (or is deciding with a wait allowed). */
+    public int waiting() {
+        return waiting.get();
+    }
+
+    /** How many calls of {@code policy} and {@code key} wait here now. */
+    public int waiting(String policy, String key) {
+        AtomicInteger n = perKey.get(policy + '\u0000' + key);
+        return n == null ? 0 : n.get();
+    }
+
+    /**
+     * Runs {@code onTime} once the monotonic clock reaches {@code deadlineNanos} (never before it), or {@code late}
+     * instead when it wakes more than the late tolerance after it.
+     */
+    public void hold(long deadlineNanos, Runnable onTime, Runnable late) {
+        long delay = deadlineNanos - nanoTime.getAsLong();
+        if (delay <= 0) {
+            onTime.run();
+            return;
+        }
+        timer.schedule(delay, () -> wake(deadlineNanos, onTime, late));
+    }
+
+    private void wake(long deadlineNanos, Runnable onTime, Runnable late) {
+        long now = nanoTime.getAsLong();
+        if (now < deadlineNanos) { // a timer that fired early: sleep the rest
+            timer.schedule(deadlineNanos - now, () -> wake(deadlineNanos, onTime, late));
+        } else if (now - deadlineNanos > toleranceNanos) {
+            late.run();
+        } else {
+            onTime.run();
+        }
+    }
+}
