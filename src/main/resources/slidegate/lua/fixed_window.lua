@@ -7,22 +7,30 @@
 --          window not counted before starts from the most permits any slot holds (docs/strategies.md,
 --          "When limits change"); a slot not in force that holds nothing when a charge comes is
 --          forgotten. The key expires at the end of the latest window a slot counts in (PEXPIREAT to a
---          window's end: a window is never extended).
+--          window's end: a window is never extended). Field 'r' = the latest instant a permit was reserved
+--          for (a call that waits): no call is placed before it.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
--- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+-- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused (0): the strategy has no parameter
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
--- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
+-- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us when refused or the
+--          wait when admitted (the permits are recorded that long after now), now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
-local count_rejected = ARGV[2] == '1'
+local flags = tonumber(ARGV[2])
+local count_rejected = flags % 2 == 1
+local max_wait = (flags - flags % 2) / 2
 local nlimits = (#ARGV - 3) / 2
 
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+-- calls are placed in order of arrival: none before a permit already reserved for a later instant
+local reserved = tonumber(redis.call('HGET', key, 'r') or '0')
+local now = clock
+if reserved > now then now = reserved end
 
 -- exact integer division (math.fmod is exact on doubles)
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end
@@ -31,9 +39,11 @@ local function idiv(a, b) return (a - math.fmod(a, b)) / b end
 local stored = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
-  local w = string.sub(all[j], 3)
-  stored[w] = stored[w] or {idx = -1, count = 0}
-  if string.sub(all[j], 1, 1) == 'i' then stored[w].idx = tonumber(all[j + 1]) else stored[w].count = tonumber(all[j + 1]) end
+  if all[j] ~= 'r' then
+    local w = string.sub(all[j], 3)
+    stored[w] = stored[w] or {idx = -1, count = 0}
+    if string.sub(all[j], 1, 1) == 'i' then stored[w].idx = tonumber(all[j + 1]) else stored[w].count = tonumber(all[j + 1]) end
+  end
 end
 
 -- the window index a slot counts in now and what it holds there: never step back into an older
@@ -51,16 +61,23 @@ for w, s in pairs(stored) do
 end
 
 local permits, window, index, used, in_force, fresh = {}, {}, {}, {}, {}, {}
-for i = 1, nlimits do
-  local w = ARGV[3 + 2 * i]
-  permits[i], window[i] = tonumber(ARGV[2 + 2 * i]), tonumber(w)
-  in_force[w] = true
-  index[i], used[i] = current(w, stored[w])
-  if not stored[w] then
-    used[i] = carry -- a window not counted before starts from the carry
-    fresh[i] = carry > 0
+local possible = true
+-- each limit in force as it stands at now
+local function stand()
+  for i = 1, nlimits do
+    local w = ARGV[3 + 2 * i]
+    permits[i], window[i] = tonumber(ARGV[2 + 2 * i]), tonumber(w)
+    in_force[w] = true
+    if cost > permits[i] then possible = false end
+    index[i], used[i] = current(w, stored[w])
+    if not stored[w] then
+      used[i] = carry -- a window not counted before starts from the carry, in the window it is taken in
+      fresh[i] = carry > 0
+      stored[w] = {idx = index[i], count = carry}
+    end
   end
 end
+stand()
 
 local function waits()
   local tripped, retry = -1, 0
@@ -78,6 +95,25 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
+local wait = now - clock + retry
+if cost > 0 then
+  allowed = possible and wait <= max_wait
+  if allowed and wait > 0 then -- a reservation: every limit has room then
+    now = clock + wait
+    stand()
+    tripped, retry = -1, 0
+  elseif not allowed then
+    if tripped < 0 then -- room at the first free instant, but later than this call may wait: the fullest limit
+      local least = nil
+      for i = 1, nlimits do
+        local left = permits[i] - used[i]
+        if left < 0 then left = 0 end
+        if least == nil or left < least then least, tripped = left, i - 1 end
+      end
+    end
+    retry = wait
+  end
+end
 if cost > 0 then
   local args, forgotten, ends = {}, {}, 0
   local charging = allowed or count_rejected
@@ -110,6 +146,10 @@ if cost > 0 then
     end
   end
   if #forgotten > 0 then redis.call('HDEL', key, unpack(forgotten)) end
+  if charging and now > clock then
+    args[#args + 1] = 'r'
+    args[#args + 1] = string.format('%d', now)
+  end
   if #args > 0 then
     redis.call('HSET', key, unpack(args))
     -- the end of the latest window a slot holds something in: it moves only when a window starts
@@ -119,16 +159,20 @@ if cost > 0 then
     -- the refused attempt counted (count-rejected): the wait starts from it, and a limit that had room
     -- before may be the one to wait for now
     tripped, retry = waits()
+    retry = retry + now - clock
   end
 end
 
-local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}
+-- each limit as of the instant the call is admitted at, or (refused) as of the first instant one could be placed
+local ahead = 0
+if not allowed then ahead = now - clock end
+local out = {allowed and 1 or 0, tripped, allowed and (now - clock) or retry, clock}
 for i = 1, nlimits do
   local remaining = permits[i] - used[i]
   if remaining < 0 then remaining = 0 end
   local reset = 0
   if used[i] > 0 then reset = (index[i] + 1) * window[i] - now end
   out[#out + 1] = remaining
-  out[#out + 1] = reset
+  out[#out + 1] = reset + ahead
 end
 return out

@@ -2,17 +2,19 @@
 --
 -- KEYS[1]  one hash per (policy, key), one slot per window length W counted (microseconds): field
 --          '<W>' marks the slot, '<W>:<cell>' = permits counted in that cell (cell = floor(now / cell
---          size)); field 't' = the newest instant seen. The slots are the limits in force and those
+--          size)); field 't' = the newest instant a call was decided at; field 'r' = the latest instant a
+--          permit was reserved for (a call that waits): no call is placed before it. The slots are the limits in force and those
 --          counted under other limits before (an override) that still hold a permit: every charge is
 --          recorded in all of them; a limit of a window not counted before starts from the most permits
 --          any slot holds, in its current cell (docs/strategies.md, "When limits change"); a slot not in
 --          force that holds nothing when a charge comes is forgotten.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
--- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+-- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  cells per window C
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
--- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
+-- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us when refused or the
+--          wait when admitted (the permits are recorded that long after now), now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
@@ -20,14 +22,20 @@
 -- partly overlapping cell in full, so no interval of length W ever holds more than N.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
-local count_rejected = ARGV[2] == '1'
+local flags = tonumber(ARGV[2])
+local count_rejected = flags % 2 == 1
+local max_wait = (flags - flags % 2) / 2
 local cells = tonumber(ARGV[3])
 local nlimits = (#ARGV - 3) / 2
 
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local last = tonumber(redis.call('HGET', key, 't') or '0')
-if now < last then now = last end -- time never steps backwards for a key
+if clock < last then clock = last end -- time never steps backwards for a key
+-- calls are placed in order of arrival: none before a permit already reserved for a later instant
+local reserved = tonumber(redis.call('HGET', key, 'r') or '0')
+local now = clock
+if reserved > now then now = reserved end
 
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end -- exact on doubles below 2^53
 
@@ -36,7 +44,7 @@ local slots = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
   local f = all[j]
-  if f ~= 't' then
+  if f ~= 't' and f ~= 'r' then
     local sep = string.find(f, ':', 1, true)
     local w = sep and string.sub(f, 1, sep - 1) or f
     slots[w] = slots[w] or {}
@@ -63,9 +71,11 @@ for w, counts in pairs(slots) do
 end
 
 local counts, permits, size, cell, in_force, fresh = {}, {}, {}, {}, {}, {}
+local possible = true
 for i = 1, nlimits do
   local w = ARGV[3 + 2 * i]
   permits[i] = tonumber(ARGV[2 + 2 * i])
+  if cost > permits[i] then possible = false end
   size[i] = size_of(w)
   cell[i] = idiv(now, size[i])
   in_force[w] = true
@@ -109,6 +119,27 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
+local wait = now - clock + retry
+local carry_cell = {} -- the cell a new slot's carry was taken in
+for i = 1, nlimits do carry_cell[i] = cell[i] end
+if cost > 0 then
+  allowed = possible and wait <= max_wait
+  if allowed and wait > 0 then -- a reservation: every limit has room then
+    now = clock + wait
+    for i = 1, nlimits do cell[i] = idiv(now, size[i]) end
+    tripped, retry = -1, 0
+  elseif not allowed then
+    if tripped < 0 then -- room at the first free instant, but later than this call may wait: the fullest limit
+      local least = nil
+      for i = 1, nlimits do
+        local left = permits[i] - sum(i, cell[i] - cells, cell[i])
+        if left < 0 then left = 0 end
+        if least == nil or left < least then least, tripped = left, i - 1 end
+      end
+    end
+    retry = wait
+  end
+end
 if cost > 0 then
   local charging = allowed or count_rejected
   local expired, written, span = {}, {}, 0
@@ -136,25 +167,35 @@ if cost > 0 then
       written[#written + 1] = w
       written[#written + 1] = '1'
       if fresh[i] then
-        written[#written + 1] = w .. ':' .. string.format('%d', cell[i])
-        written[#written + 1] = string.format('%d', counts[i][cell[i]] + (charging and cost or 0))
+        local charged = (charging and carry_cell[i] == cell[i]) and cost or 0
+        written[#written + 1] = w .. ':' .. string.format('%d', carry_cell[i])
+        written[#written + 1] = string.format('%d', counts[i][carry_cell[i]] + charged)
       end
     end
     if charging then
-      if not fresh[i] then redis.call('HINCRBY', key, w .. ':' .. string.format('%d', cell[i]), cost) end
+      if not fresh[i] or carry_cell[i] ~= cell[i] then
+        redis.call('HINCRBY', key, w .. ':' .. string.format('%d', cell[i]), cost)
+      end
       counts[i][cell[i]] = (counts[i][cell[i]] or 0) + cost
     end
     if tonumber(w) + size[i] > span then span = tonumber(w) + size[i] end
   end
   if #written > 0 then
     redis.call('HSET', key, unpack(written))
-    if charging then redis.call('HSET', key, 't', string.format('%d', now)) end
-    redis.call('PEXPIRE', key, math.floor(span / 1000) + 1)
+    if charging then redis.call('HSET', key, 't', string.format('%d', clock)) end
+    if charging and now > clock then redis.call('HSET', key, 'r', string.format('%d', now)) end
+    redis.call('PEXPIRE', key, math.floor((span + now - clock) / 1000) + 1)
   end
-  if charging and not allowed then tripped, retry = waits() end
+  if charging and not allowed then
+    tripped, retry = waits()
+    retry = retry + now - clock
+  end
 end
 
-local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}
+-- each limit as of the instant the call is admitted at, or (refused) as of the first instant one could be placed
+local early = 0
+if not allowed then early = now - clock end
+local out = {allowed and 1 or 0, tripped, allowed and (now - clock) or retry, clock}
 for i = 1, nlimits do
   local from = cell[i] - cells
   local used, oldest = 0, nil
@@ -167,6 +208,6 @@ for i = 1, nlimits do
   local remaining = permits[i] - used
   if remaining < 0 then remaining = 0 end
   out[#out + 1] = remaining
-  out[#out + 1] = oldest and ((oldest + cells + 1) * size[i] - now) or 0
+  out[#out + 1] = (oldest and ((oldest + cells + 1) * size[i] - now) or 0) + early
 end
 return out

@@ -6,13 +6,15 @@
 --          override) that still count a permit (docs/strategies.md, "When limits change"). Every
 --          limit reads the same instants, so a new limit needs no carry. Before each charge, a slot not
 --          in force that counts nothing is forgotten, instants older than the longest window of the
---          slots are dropped, and the charge keeps the newest max(N) of them.
+--          slots are dropped, and the charge keeps the newest max(N) of them. A permit reserved for a later
+--          instant (a call that waits) is a member '<instant>:r<m>': no call is placed before it.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
--- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+-- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused here (the largest N of the policy: the slots say what to keep)
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
--- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
+-- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us when refused or the
+--          wait when admitted (the permits are recorded that long after now), now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
@@ -21,18 +23,24 @@
 -- than W old.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
-local count_rejected = ARGV[2] == '1'
+local flags = tonumber(ARGV[2])
+local count_rejected = flags % 2 == 1
+local max_wait = (flags - flags % 2) / 2
 local nlimits = (#ARGV - 3) / 2
 
 -- One clock read per call: on Redis 7.0 TIME is not frozen inside a script.
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 
--- Time never steps backwards for a key (a new primary's clock may be behind after a failover), and
--- every call gets an instant of its own, so two calls in one microsecond are two entries.
+-- Calls are placed in order of arrival: while a permit is reserved for a later instant, a call is decided
+-- at that instant. Else time never steps backwards for a key (a new primary's clock may be behind after a
+-- failover), and every call gets an instant of its own, so two calls in one microsecond are two entries.
 local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
 local last = newest[2] and tonumber(newest[2]) or 0
-if last > 0 and now <= last then now = last + 1 end
+local queued = last > clock and string.find(newest[1], ':r', 1, true) ~= nil
+if not queued and last > 0 and clock <= last then clock = last + 1 end
+local now = clock
+if queued then now = last end
 
 -- the slots: the limits in force, then the kept ones the meta member names
 local meta = redis.call('ZRANGEBYSCORE', key, 0, 0)[1]
@@ -97,13 +105,19 @@ local function charge()
   -- instants older than the longest window count in no slot
   redis.call('ZREMRANGEBYSCORE', key, '(0', '(' .. string.format('%d', now - longest))
   local stamp = string.format('%d', now)
+  -- a permit for a later instant is marked reserved; reserved permits may share an instant, numbered on
+  local mark, first = ':', 0
+  if now > clock then
+    mark = ':r'
+    first = redis.call('ZCOUNT', key, stamp, stamp)
+  end
   local j = 1
   while j <= cost do
     local args = {}
     local upto = math.min(cost, j + 499)
     for m = j, upto do
       args[#args + 1] = stamp
-      args[#args + 1] = stamp .. ':' .. m
+      args[#args + 1] = stamp .. mark .. (first + m)
     end
     redis.call('ZADD', key, unpack(args))
     j = upto + 1
@@ -117,27 +131,58 @@ local function charge()
   if entries > capacity then
     redis.call('ZREMRANGEBYRANK', key, 1, entries - capacity)
   end
-  redis.call('PEXPIRE', key, math.floor(longest / 1000) + 1)
+  redis.call('PEXPIRE', key, math.floor((longest + now - clock) / 1000) + 1)
 end
 
-local tripped, retry = waits()
-local allowed = tripped < 0
-if cost > 0 and (allowed or count_rejected) then
-  charge()
-  if not allowed then
-    tripped, retry = waits()
-  end
-end
-
-local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}
+local possible = true
 for i = 1, nlimits do
+  if cost > tonumber(ARGV[2 + 2 * i]) then possible = false end
+end
+
+-- where limit i stands at now: the permits it counts, and when the oldest of them frees
+local function standing(i)
   local n = tonumber(ARGV[2 + 2 * i])
   local w = tonumber(ARGV[3 + 2 * i])
   local used = redis.call('ZCOUNT', key, string.format('%d', now - w), '+inf')
   if used > n then used = n end
   local reset = 0
   if used > 0 then reset = free_at(kth_newest(used), w) - now end
-  out[#out + 1] = n - used
-  out[#out + 1] = reset
+  return n - used, reset
+end
+
+local tripped, retry = waits()
+local allowed = tripped < 0
+local wait = now - clock + retry
+if cost > 0 then
+  allowed = possible and wait <= max_wait
+  if allowed then
+    now = clock + wait -- at once, or at the instant every limit has room: a reservation
+    tripped, retry = -1, 0
+    charge()
+  else
+    if tripped < 0 then -- room at the first free instant, but later than this call may wait: the fullest limit
+      local least = nil
+      for i = 1, nlimits do
+        local left = standing(i)
+        if least == nil or left < least then least, tripped = left, i - 1 end
+      end
+    end
+    retry = wait
+    if count_rejected then
+      charge()
+      tripped, retry = waits()
+      retry = retry + now - clock
+    end
+  end
+end
+
+-- each limit as of the instant the call is admitted at, or (refused) as of the first instant one could be placed
+local early = 0
+if not allowed then early = now - clock end
+local out = {allowed and 1 or 0, tripped, allowed and (now - clock) or retry, clock}
+for i = 1, nlimits do
+  local left, reset = standing(i)
+  out[#out + 1] = left
+  out[#out + 1] = reset + early
 end
 return out

@@ -6,13 +6,15 @@
 --          them, a bucket not in force never past empty (TAT <= now + N*T); a limit without a bucket
 --          of its N and W starts with the most permits any slot has used (at most its N) at its rate
 --          (docs/strategies.md, "When limits change"); a bucket not in force that is full again when a
---          charge comes is forgotten. The key expires when every bucket is full.
+--          charge comes is forgotten. The key expires when every bucket is full. Field 'r' = the latest
+--          instant a permit was reserved for (a call that waits): no call is placed before it.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
--- ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+-- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused (0): the strategy has no parameter
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
 --
--- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us, now us,
+-- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us when refused or the
+--          wait when admitted (the permits are recorded that long after now), now us,
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 --
@@ -20,11 +22,17 @@
 -- max(TAT, now) + c*T - now <= N*T, and then TAT = max(TAT, now) + c*T.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
-local count_rejected = ARGV[2] == '1'
+local flags = tonumber(ARGV[2])
+local count_rejected = flags % 2 == 1
+local max_wait = (flags - flags % 2) / 2
 local nlimits = (#ARGV - 3) / 2
 
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
+-- calls are placed in order of arrival: none before a permit already reserved for a later instant
+local reserved = tonumber(redis.call('HGET', key, 'r') or '0')
+local now = clock
+if reserved > now then now = reserved end
 
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end
 
@@ -48,13 +56,16 @@ local stored = {}
 local all = redis.call('HGETALL', key)
 local carry = 0
 for j = 1, #all, 2 do
-  local tat = tonumber(all[j + 1])
-  stored[all[j]] = tat
-  local used = used_of(tat, interval_of(all[j]))
-  if used > carry then carry = used end
+  if all[j] ~= 'r' then
+    local tat = tonumber(all[j + 1])
+    stored[all[j]] = tat
+    local used = used_of(tat, interval_of(all[j]))
+    if used > carry then carry = used end
+  end
 end
 
 local fields, permits, interval, tat, fresh, in_force = {}, {}, {}, {}, {}, {}
+local possible = true
 for i = 1, nlimits do
   fields[i] = ARGV[3 + 2 * i] .. ':' .. ARGV[2 + 2 * i]
   in_force[fields[i]] = true
@@ -69,6 +80,7 @@ for i = 1, nlimits do
     fresh[i] = used > 0
   end
   if tat[i] < now then tat[i] = now end
+  if cost > permits[i] then possible = false end
 end
 
 local function waits()
@@ -83,6 +95,27 @@ end
 
 local tripped, retry = waits()
 local allowed = tripped < 0
+local wait = now - clock + retry
+if cost > 0 then
+  allowed = possible and wait <= max_wait
+  if allowed and wait > 0 then -- a reservation: every bucket has room then
+    now = clock + wait
+    for i = 1, nlimits do
+      if tat[i] < now then tat[i] = now end
+    end
+    tripped, retry = -1, 0
+  elseif not allowed then
+    if tripped < 0 then -- room at the first free instant, but later than this call may wait: the fullest bucket
+      local least = nil
+      for i = 1, nlimits do
+        local left = permits[i] - used_of(tat[i], interval[i])
+        if left < 0 then left = 0 end
+        if least == nil or left < least then least, tripped = left, i - 1 end
+      end
+    end
+    retry = wait
+  end
+end
 if cost > 0 then
   local charging = allowed or count_rejected
   local args, forgotten, latest = {}, {}, now
@@ -116,20 +149,30 @@ if cost > 0 then
     if tat[i] > latest then latest = tat[i] end
   end
   if #forgotten > 0 then redis.call('HDEL', key, unpack(forgotten)) end
+  if charging and now > clock then
+    args[#args + 1] = 'r'
+    args[#args + 1] = string.format('%d', now)
+  end
   if #args > 0 then
     redis.call('HSET', key, unpack(args))
     redis.call('PEXPIREAT', key, string.format('%d', math.ceil(latest / 1000) + 1))
   end
-  if charging and not allowed then tripped, retry = waits() end
+  if charging and not allowed then
+    tripped, retry = waits()
+    retry = retry + now - clock
+  end
 end
 
-local out = {allowed and 1 or 0, tripped, allowed and 0 or retry, now}
+-- each bucket as of the instant the call is admitted at, or (refused) as of the first instant one could be placed
+local early = 0
+if not allowed then early = now - clock end
+local out = {allowed and 1 or 0, tripped, allowed and (now - clock) or retry, clock}
 for i = 1, nlimits do
   local ahead = tat[i] - now
   local used = idiv(ahead + interval[i] - 1, interval[i])
   local remaining = permits[i] - used
   if remaining < 0 then remaining = 0 end
   out[#out + 1] = remaining
-  out[#out + 1] = ahead == 0 and 0 or (math.fmod(ahead - 1, interval[i]) + 1)
+  out[#out + 1] = (ahead == 0 and 0 or (math.fmod(ahead - 1, interval[i]) + 1)) + early
 end
 return out

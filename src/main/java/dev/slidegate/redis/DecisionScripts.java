@@ -18,13 +18,16 @@ import io.vertx.redis.client.Response;
  *          the limits in force (:log, :fw, :sc, :tb), so that a reset, a listing and a change of limits
  *          all see everything counted
  * ARGV[1]  cost, at least 1; 0 reads the state and writes nothing (admin views)
- * ARGV[2]  1 when refused attempts are charged too (count-rejected), else 0
+ * ARGV[2]  2 * max-wait (µs) + 1 when refused attempts are charged too (count-rejected), + 0 else: one number, so
+ *          that the layout of every script stays as it was before calls could wait
  * ARGV[3]  the strategy's parameter: sliding counter the cells per window; sliding log the largest N
  *          (unused: the log's own record of its limits says what it keeps); 0 for the others
  * ARGV[4…] N and W (microseconds) of each limit, in the policy's order
  *
- * reply    {allowed 1|0, tripped limit (0-based, -1 when allowed), retry-after µs, now µs,
- *           remaining_1, reset_1 µs, remaining_2, reset_2 µs, …}  (now: Redis TIME)
+ * reply    {allowed 1|0, tripped limit (0-based, -1 when allowed), retry-after µs when refused or the wait when
+ *           admitted (its permits are recorded that long after now), now µs,
+ *           remaining_1, reset_1 µs, remaining_2, reset_2 µs, …}  (now: Redis TIME; the limits as of the instant
+ *           an admitted call's permits are recorded at)
  * </pre>
  */
 final class DecisionScripts {
@@ -94,6 +97,11 @@ final class DecisionScripts {
 
         /** {@code EVALSHA} arguments: SHA, key count, KEYS, ARGV. */
         String[] evalsha(String keyPrefix, int cost, boolean countRejected) {
+            return evalsha(keyPrefix, cost, countRejected, 0);
+        }
+
+        /** {@code EVALSHA} arguments of a call that may wait up to {@code maxWaitMicros} for its permits. */
+        String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros) {
             String[] cmd = new String[5 + keySuffixes.size() + limitArgs.size()];
             cmd[0] = script.sha1();
             cmd[1] = Integer.toString(keySuffixes.size());
@@ -102,7 +110,7 @@ final class DecisionScripts {
                 cmd[i++] = keyPrefix + suffix;
             }
             cmd[i++] = Integer.toString(cost);
-            cmd[i++] = countRejected ? "1" : "0";
+            cmd[i++] = Long.toString(2 * maxWaitMicros + (countRejected ? 1 : 0));
             cmd[i++] = parameter;
             for (String a : limitArgs) {
                 cmd[i++] = a;
@@ -129,6 +137,12 @@ final class DecisionScripts {
         for (int i = 0; i < n; i++) {
             states.add(new LimitState(policy.limits().get(i), r.get(HEAD + 2 * i).toLong(), r.get(HEAD + 1 + 2 * i).toLong()));
         }
-        return new Decision(policy, r.get(0).toLong() == 1, r.get(1).toInteger(), r.get(2).toLong(), r.get(3).toLong(), states);
+        boolean allowed = r.get(0).toLong() == 1;
+        long now = r.get(3).toLong();
+        if (!allowed) {
+            return new Decision(policy, false, r.get(1).toInteger(), r.get(2).toLong(), now, states);
+        }
+        long wait = r.get(2).toLong();
+        return new Decision(policy, true, -1, 0, now + wait, states, false, wait);
     }
 }

@@ -182,24 +182,21 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         DecisionStore.checkMaxWait(maxWaitMicros);
-        if (maxWaitMicros > 0) {
-            throw new UnsupportedOperationException("waiting for a permit is not built for the Redis store yet");
-        }
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1, was " + cost);
         }
-        return decide(policy, key, cost, policy.countRejected());
+        return decide(policy, key, cost, policy.countRejected(), maxWaitMicros);
     }
 
     /** A read-only decision: the script with cost 0 writes nothing. */
     @Override
     public CompletionStage<Decision> peek(Policy policy, String key) {
-        return decide(policy, key, 0, false);
+        return decide(policy, key, 0, false, 0);
     }
 
-    private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected) {
+    private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected, long maxWaitMicros) {
         DecisionScripts.Shape shape = prepared(policy).shape();
-        String[] cmd = shape.evalsha(DecisionScripts.keyPrefix(policy, key), cost, countRejected);
+        String[] cmd = shape.evalsha(DecisionScripts.keyPrefix(policy, key), cost, countRejected, maxWaitMicros);
         Context loop = calls.pinned() ? Lateness.eventLoopContext() : null;
         if (loop != null && batchSize > 1) {
             return batches.add(loop, policy, shape, cmd);
