@@ -67,7 +67,8 @@ public class ProductResource {
 
     /**
      * Units in stock, asked of the {@link Warehouse}: this endpoint carries no limit of its own; the
-     * warehouse's {@code warehouse} policy, shared by every caller, answers 429 when it is used up.
+     * warehouse's {@code warehouse} policy, shared by every caller, holds a call until the warehouse may be
+     * asked (up to its {@code max-wait}) and answers 429 when that would take longer.
      */
     @GET
     @Path("{id}/stock")
@@ -78,10 +79,11 @@ public class ProductResource {
         if (product(id).isEmpty()) {
             return CompletableFuture.completedFuture(noSuchProduct(id));
         }
-        return warehouse.unitsInStock(id).thenApply(units -> {
+        return warehouse.unitsInStock(id).thenApply(stock -> {
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("id", id);
-            body.put("units", units);
+            body.put("units", stock.units());
+            body.put("askedAt", stock.askedAt().toString());
             return Response.ok(body).build();
         });
     }
