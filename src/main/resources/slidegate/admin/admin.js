@@ -71,6 +71,12 @@
     const name = document.createElement('td');
     name.className = 'key';
     name.textContent = key.key;
+    if (key.waiting > 0) {
+      const waiting = document.createElement('span');
+      waiting.className = 'waiting';
+      waiting.textContent = ' · ' + key.waiting + ' waiting here';
+      name.appendChild(waiting);
+    }
     const bars = document.createElement('td');
     key.limits.forEach(l => bars.appendChild(bar(l)));
     const actions = document.createElement('td');
@@ -175,6 +181,7 @@
       s.querySelector('.limits').textContent = p.limits.join(', ');
       s.querySelector('.admitted').textContent = String(p.admitted);
       s.querySelector('.refused').textContent = String(p.refused);
+      s.querySelector('.waiting').textContent = String(p.waiting);
       const before = previous && previous.policies.find(q => q.name === p.name);
       const seconds = previous ? Math.max(0.001, (snapshot.at - previous.at) / 1000) : 1;
       s.querySelector('.rate').textContent = before ? ((p.refused - before.refused) / seconds).toFixed(1) : '0.0';

@@ -46,6 +46,7 @@ public class AdminService {
     /** Every policy by name, plans included: the catalog is fixed at start-up. */
     private final Map<String, Policy> policies;
     private final DecisionStats stats;
+    private final dev.slidegate.metrics.WaitStats waitStats;
     private final boolean enabled;
 
     private final StoreStack stack;
@@ -56,7 +57,8 @@ public class AdminService {
     private final dev.slidegate.core.Clock clock;
 
     AdminService(StoreStack stack, PolicyCatalog catalog, DecisionStats stats, SlidegateConfig config,
-            dev.slidegate.core.Overrides overrides, dev.slidegate.core.Clock clock) {
+            dev.slidegate.core.Overrides overrides, dev.slidegate.core.Clock clock, dev.slidegate.metrics.WaitStats waitStats) {
+        this.waitStats = waitStats;
         this.clock = clock;
         this.overrides = overrides;
         this.stack = stack;
@@ -144,7 +146,8 @@ public class AdminService {
     Uni<KeyView> key(Policy p, String key) {
         dev.slidegate.core.Overrides.Active o = overrides.isEmpty() ? null : overrides.find(baseOf(p), p, key);
         Policy inForce = o == null ? p : o.applyTo(p);
-        return Uni.createFrom().completionStage(() -> store.peek(inForce, key)).map(d -> view(key, d));
+        return Uni.createFrom().completionStage(() -> store.peek(inForce, key))
+                .map(d -> view(key, d, waitStats.waiting(p.name(), key)));
     }
 
     /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
@@ -208,7 +211,7 @@ public class AdminService {
     Uni<Snapshot> snapshot(int top) {
         List<Uni<PolicyLive>> each = policies().values().stream().map(p -> keys(p, "", 100, false).map(list -> new PolicyLive(
                 p.name(),
-                texts(p.limits()), stats.admitted(p.name()), stats.refused(p.name()),
+                texts(p.limits()), stats.admitted(p.name()), stats.refused(p.name()), waitStats.waiting(p.name()),
                 list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList())))
                 .toList();
         long at = nowMillis();
@@ -234,7 +237,7 @@ public class AdminService {
         return stack.refusedLocally();
     }
 
-    private static KeyView view(String key, Decision d) {
+    private static KeyView view(String key, Decision d, int waiting) {
         List<LimitView> limits = new ArrayList<>();
         double usage = 0;
         for (LimitState s : d.states()) {
@@ -242,7 +245,7 @@ public class AdminService {
             usage = Math.max(usage, used / (double) s.limit().permits());
             limits.add(new LimitView(s.limit().toString(), used, s.remaining(), (s.resetMicros() + 999) / 1000));
         }
-        return new KeyView(key, usage, limits);
+        return new KeyView(key, usage, limits, waiting);
     }
 
     private static List<String> texts(List<Limit> limits) {

@@ -31,9 +31,12 @@ public final class AdminViews {
     public record LimitView(String limit, long used, long remaining, long resetMs) {
     }
 
-    /** One key: its limits, and its usage (the highest used / N over its limits, 0 to 1). */
+    /**
+     * One key: its limits, its usage (the highest used / N over its limits, 0 to 1), and how many of its calls this
+     * instance holds for their permits now (a policy's {@code max-wait}).
+     */
     @RegisterForReflection
-    public record KeyView(String key, double usage, List<LimitView> limits) {
+    public record KeyView(String key, double usage, List<LimitView> limits, int waiting) {
     }
 
     /**
@@ -45,9 +48,10 @@ public final class AdminViews {
     public record KeyList(String policy, List<KeyView> keys, String next, boolean partial) {
     }
 
-    /** One policy in the live stream: counters and its busiest keys. */
+    /** One policy in the live stream: counters, the calls this instance holds for their permits now, its busiest keys. */
     @RegisterForReflection
-    public record PolicyLive(String name, List<String> limits, long admitted, long refused, List<KeyView> busiest) {
+    public record PolicyLive(String name, List<String> limits, long admitted, long refused, int waiting,
+            List<KeyView> busiest) {
     }
 
     /**

@@ -19,6 +19,7 @@ import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.api.StoreUnavailableException;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Overrides;
+import dev.slidegate.metrics.WaitStats;
 import io.quarkus.runtime.BlockingOperationControl;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -63,6 +64,8 @@ class Decider {
         final long startNanos;
         List<Decision> made = List.of();
         List<Waits.Place> places = List.of();
+        /** The policy and key of each decision that holds the call: {policy, key}. */
+        List<String[]> held = List.of();
         long deadlineNanos;
         boolean holds;
 
@@ -81,8 +84,11 @@ class Decider {
     private final Admission admission;
     private final Overrides overrides;
     private final Waits waits;
+    private final WaitStats waitStats;
 
-    Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits) {
+    Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
+            WaitStats waitStats) {
+        this.waitStats = waitStats;
         this.keys = keys;
         this.store = store;
         this.plans = plans;
@@ -212,6 +218,7 @@ class Decider {
                     boolean full = roomFull && d.retryAfterMicros() <= a.maxWait();
                     if (full) {
                         admission.roomFull(d);
+                        waitStats.waitingRoomFull(d.policy().name());
                     }
                     outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));
                     return;
@@ -223,6 +230,7 @@ class Decider {
                     if (place != null) {
                         call.places = with(call.places, place);
                     }
+                    call.held = with(call.held, new String[] { d.policy().name(), a.key() });
                 } else {
                     leave(place);
                 }
@@ -246,16 +254,26 @@ class Decider {
             outcome.complete(new Outcome.Admitted(call.made));
             return;
         }
+        call.held.forEach(h -> waitStats.held(h[0], h[1]));
         waits.hold(call.deadlineNanos, () -> resume.execute(() -> {
             call.leave();
-            if (rc != null && rc.response().closed()) {
+            boolean gone = rc != null && rc.response().closed();
+            long heldNanos = waits.nanoTime() - call.startNanos;
+            call.held.forEach(h -> waitStats.released(h[0], h[1], heldNanos, !gone));
+            if (gone) {
                 admission.abandoned(call.made);
+                call.held.forEach(h -> waitStats.gone(h[0]));
                 outcome.complete(new Outcome.Abandoned(call.made));
             } else {
                 outcome.complete(new Outcome.Admitted(call.made));
             }
         }), () -> resume.execute(() -> {
             call.leave();
+            long heldNanos = waits.nanoTime() - call.startNanos;
+            call.held.forEach(h -> {
+                waitStats.released(h[0], h[1], heldNanos, false);
+                waitStats.late(h[0]);
+            });
             long waited = (waits.nanoTime() - call.startNanos) / 1000;
             admission.wokeLate(call.made);
             Ask[] again = new Ask[asks.length];

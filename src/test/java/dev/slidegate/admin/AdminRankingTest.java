@@ -86,7 +86,8 @@ class AdminRankingTest {
             dev.slidegate.config.PolicyCatalog.of(registry,
                     List.of(new dev.slidegate.config.PolicyCatalog.Bound(ranked, "X#m"))),
             new DecisionStats(), TestConfigs.slidegate(Map.of()),
-            new dev.slidegate.core.Overrides(clock), clock);
+            new dev.slidegate.core.Overrides(clock), clock,
+            new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null));
 
     @AfterEach
     void stop() {

@@ -166,6 +166,9 @@ class WaitingCallsTest {
             out.write(("GET " + gone.getPath() + " HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
             Eventually.eventually(Duration.ofSeconds(5), () -> waits.waiting(), n -> n == 1, "the call waits");
+            // the admin sees it wait: on the key and on the policy's live counters
+            dev.slidegate.testing.AdminCredentials.admin().get("/admin/policies/wait-gone/keys/global").then().statusCode(200)
+                    .body("waiting", org.hamcrest.Matchers.equalTo(1));
         }
         Eventually.eventually(Duration.ofSeconds(10), () -> waits.waiting(), n -> n == 0, "the wait ends");
         // a third call waits behind the abandoned one's permit (it stays charged), so it runs two seconds after the
@@ -201,6 +204,10 @@ class WaitingCallsTest {
             brackets.add(Math.max(s.sent(), run - tolerance), run);
         }
         assertTrue(brackets.maxProvable(300_000_000L) <= 2, "at most 2 runs in any 300 ms");
+        // Prometheus: how long the held call waited, and that nobody waits now
+        String metrics = io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(metrics.contains("slidegate_wait_seconds_count{policy=\"wait-bean\"} 1.0"), metrics);
+        assertTrue(metrics.contains("slidegate_waiting{policy=\"wait-bean\"} 0.0"), metrics);
     }
 
     private Sent send(URI uri, String id) {

@@ -43,7 +43,7 @@ class DeciderTest {
         return new Decider(null, store, plans, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(10, 10, 50_000_000L, System::nanoTime, (delay, task) -> {
                     throw new AssertionError("no call waits here");
-                }));
+                }), new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null));
     }
 
     private static Outcome join(CompletionStage<Outcome> o) {
@@ -136,9 +136,12 @@ class DeciderTest {
     private final MethodPolicy waitingMp = new MethodPolicy(null, "DeciderTest#wait", "w", waiting, new KeySource.Global(),
             Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
 
+    private final dev.slidegate.metrics.WaitStats waitStats = new dev.slidegate.metrics.WaitStats(
+            (io.micrometer.core.instrument.MeterRegistry) null);
+
     private Decider waitingDecider(ManualTimers timers, int perKey) {
         return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
-                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers));
+                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats);
     }
 
     // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
@@ -149,12 +152,15 @@ class DeciderTest {
         assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
         assertFalse(held.isDone(), "held until its permit's instant, 1 s away");
+        assertEquals(1, waitStats.waiting("w", "global"), "the admin sees it wait");
         timers.advance(clock, 999_000);
         assertFalse(held.isDone(), "not a millisecond early");
         timers.advance(clock, 2_000);
         Outcome o = held.join();
         assertTrue(o.admitted(), o.toString());
         assertTrue(o.decisions().get(0).waitMicros() > 999_000, o.toString());
+        assertEquals(0, waitStats.waiting("w"));
+        assertEquals(1, waitStats.waited("w"));
     }
 
     // a held call that wakes later than its permit's instant by more than the tolerance (a pause: both clocks jump)
