@@ -62,23 +62,40 @@ class WaitBenchmark {
 
     @Test
     void holdingCallsCostsLittleCpuAndFewBytes() throws Exception {
-        // warm-up: every path, a few times
-        for (int round = 0; round < 3; round++) {
+        String report = run(limiter, stats, vertx, WAITING, 3, 500_000);
+        java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
+        java.nio.file.Files.writeString(java.nio.file.Path.of("target", "wait-benchmark.md"), report);
+    }
+
+    /**
+     * The measurement: {@code waiting} calls held at once after {@code warmUps} rounds of every path, the at-once paths
+     * measured over {@code decisions} calls each; returns the report.
+     */
+    static String run(RateLimiter limiter, WaitStats stats, io.vertx.core.Vertx vertx, int waiting, int warmUps,
+            int decisions) throws Exception {
+        return new WaitBenchmark().measure(limiter, stats, vertx, waiting, warmUps, decisions);
+    }
+
+    private String measure(RateLimiter limiter, WaitStats stats, io.vertx.core.Vertx vertx, int held, int warmUps,
+            int decisions) throws Exception {
+        this.limiter = limiter;
+        final int WAITING = held;
+        for (int round = 0; round < warmUps; round++) {
             cpuPerCall("bench-free", "warm-" + round, 200_000, Duration.ZERO);
             cpuPerCall("bench-refused", "warm", 200_000, Duration.ZERO);
             heldRound("warm-" + round, 2_000);
         }
-        double free = cpuPerCall("bench-free", "k", 500_000, Duration.ZERO);
-        double refused = cpuPerCall("bench-refused", "k", 500_000, Duration.ZERO);
+        double free = cpuPerCall("bench-free", "k" + System.nanoTime(), decisions, Duration.ZERO);
+        double refused = cpuPerCall("bench-refused", "k", decisions, Duration.ZERO);
         long before = usedAfterGc();
         long cpu0 = cpu();
         long t0 = System.nanoTime();
-        List<CompletableFuture<Decision>> held = queue("measured", WAITING);
+        List<CompletableFuture<Decision>> calls = queue("measured-" + System.nanoTime(), WAITING);
         long queued = System.nanoTime();
         int waiting = stats.waiting("bench-held");
         long during = usedAfterGc();
         // one wait for them all: the measuring thread is not woken once per call
-        CompletableFuture.allOf(held.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         long drained = System.nanoTime();
         long cpuUsed = cpu() - cpu0;
         // what the JVM spends doing nothing for as long (JIT, GC, Quarkus' own threads), taken out
@@ -98,7 +115,7 @@ class WaitBenchmark {
         }
         fired.await(60, TimeUnit.SECONDS);
         double perTimer = (cpu() - bare0 - idlePerNano * (System.nanoTime() - b0)) / 1000.0 / WAITING;
-        long admitted = held.stream().filter(f -> f.join().allowed()).count();
+        long admitted = calls.stream().filter(f -> f.join().allowed()).count();
         double seconds = (drained - queued) / 1e9;
         String report = String.format(Locale.ROOT, """
                 | measure (one JVM, one run, %d calls held at once) | value |
@@ -119,8 +136,7 @@ class WaitBenchmark {
                 perHeld - free, perTimer,
                 WAITING / seconds, WAITING, (queued - t0) / 1e6);
         System.out.println(report);
-        java.nio.file.Files.createDirectories(java.nio.file.Path.of("target"));
-        java.nio.file.Files.writeString(java.nio.file.Path.of("target", "wait-benchmark.md"), report);
+        return report;
     }
 
     /** The process CPU per call of {@code calls} decisions of one key, in microseconds. */
