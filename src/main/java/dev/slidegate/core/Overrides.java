@@ -69,9 +69,13 @@ public final class Overrides {
             return new Decision(enforced, false, 0, retry, nowMicros, states);
         }
 
-        /** {@code d} admitted whatever it said: an exempt caller is decided and counted, never refused. */
+        /**
+         * {@code d} admitted at once whatever it said: an exempt caller is decided and counted, never refused, and never
+         * held for a permit (one reserved for it stays charged).
+         */
         public static Decision exempted(Decision d) {
-            return d.allowed() ? d : new Decision(d.policy(), true, -1, 0, d.atMicros(), d.states(), d.fallback());
+            return d.allowed() && !d.waits() ? d
+                    : new Decision(d.policy(), true, -1, 0, d.atMicros() - d.waitMicros(), d.states(), d.fallback());
         }
 
         boolean liveAt(long nowMicros) {

@@ -213,4 +213,20 @@ class DeciderTest {
         CompletableFuture<Outcome> next = d.decide(mp, "global", 1, null).toCompletableFuture();
         assertFalse(next.isDone(), "waits again");
     }
+
+    // an exempt caller is never refused and never held: admitted at once, even where others wait
+    @Test
+    void anExemptCallerIsNeverHeld() {
+        ManualTimers timers = new ManualTimers();
+        Overrides overrides = new Overrides(clock);
+        overrides.replaceAll(List.of(new dev.slidegate.api.LimitOverride(new dev.slidegate.api.LimitOverride.Target("w", null,
+                "vip"), List.of(), false, true, null, "trusted", "test", java.time.Instant.now())));
+        Decider d = new Decider(null, memory, call -> null, new Admission(new DecisionStats()), overrides,
+                new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats);
+        assertTrue(join(d.decide(waitingMp, "vip", 1, null)).admitted());
+        CompletableFuture<Outcome> second = d.decide(waitingMp, "vip", 1, null).toCompletableFuture();
+        assertTrue(second.isDone() && second.join().admitted(), "not held: " + second);
+        assertFalse(second.join().decisions().get(0).waits());
+        assertTrue(timers.tasks.isEmpty(), "no timer set");
+    }
 }
