@@ -23,6 +23,11 @@ public class SmallLimits implements QuarkusTestProfile {
         // and one whose calls may wait for their permits (issue 38), configured
         config.put("slidegate.policies.prog-wait.limits", "2/300ms");
         config.put("slidegate.policies.prog-wait.max-wait", "1s");
+        // WaitingCallsTest's path policy: attached by configuration, its calls wait in the router
+        config.put("slidegate.policies.wait-path.limits", "1/1s");
+        config.put("slidegate.policies.wait-path.key", "global");
+        config.put("slidegate.policies.wait-path.max-wait", "3s");
+        config.put("slidegate.policies.wait-path.paths", "/test/wait/path");
         // ObservabilityTest's refusal summary: a path policy of its own, so the first refusal of the policy in this
         // JVM is its own, and its summary line is due at once
         config.put("slidegate.policies.observed.limits", "3/1h");

@@ -28,6 +28,7 @@ public class WaitResource {
     static final AtomicInteger FAR_CALLS = new AtomicInteger();
     static final AtomicInteger GONE_CALLS = new AtomicInteger();
     static final ConcurrentLinkedQueue<Run> BEAN = new ConcurrentLinkedQueue<>();
+    static final ConcurrentLinkedQueue<Run> PATH = new ConcurrentLinkedQueue<>();
 
     @Inject
     Paced bean;
@@ -57,6 +58,14 @@ public class WaitResource {
     public String gone() {
         GONE_CALLS.incrementAndGet();
         return "gone";
+    }
+
+    /** No annotation: the policy {@code wait-path} is attached to this path by configuration (1 per s, max-wait 3 s). */
+    @GET
+    @Path("path")
+    public String path(@HeaderParam("X-Request") String request) {
+        PATH.add(new Run(request, System.nanoTime()));
+        return "path";
     }
 
     /** A bean method returning {@code Uni}, waiting in the interceptor rather than before dispatch. */

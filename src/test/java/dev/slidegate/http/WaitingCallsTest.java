@@ -54,6 +54,8 @@ class WaitingCallsTest {
     URI gone;
     @TestHTTPResource("/test/wait/bean")
     URI bean;
+    @TestHTTPResource("/test/wait/path")
+    URI path;
     @Inject
     Waits waits;
 
@@ -208,6 +210,32 @@ class WaitingCallsTest {
         String metrics = io.restassured.RestAssured.given().get("/q/metrics").then().statusCode(200).extract().asString();
         assertTrue(metrics.contains("slidegate_wait_seconds_count{policy=\"wait-bean\"} 1.0"), metrics);
         assertTrue(metrics.contains("slidegate_waiting{policy=\"wait-bean\"} 0.0"), metrics);
+    }
+
+    // a policy attached by configuration waits in the router as annotated ones do: three calls at once, one at once and
+    // two held a second apart, each run provably alone in its second
+    @Test
+    void aPathPolicyWaitsInTheRouter() throws Exception {
+        WaitResource.PATH.clear();
+        List<CompletableFuture<Sent>> calls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String id = "p" + i;
+            calls.add(CompletableFuture.supplyAsync(() -> send(path, id)));
+        }
+        Map<String, Sent> answers = new HashMap<>();
+        for (CompletableFuture<Sent> c : calls) {
+            Sent s = c.get(15, TimeUnit.SECONDS);
+            assertEquals(200, s.status(), s.toString());
+            answers.put(s.id(), s);
+        }
+        Brackets brackets = new Brackets();
+        long tolerance = toleranceNanos();
+        for (WaitResource.Run r : WaitResource.PATH) {
+            Sent s = answers.get(r.request());
+            brackets.add(Math.max(s.sent(), r.nanos() - tolerance), r.nanos());
+        }
+        assertEquals(3, brackets.size());
+        assertTrue(brackets.maxProvable(1_000_000_000L) <= 1, "one run per second");
     }
 
     private Sent send(URI uri, String id) {
