@@ -4,9 +4,13 @@ import java.util.function.Function;
 
 /**
  * What was made once for an object, remembered by the object's identity, for objects their callers hold for good (a
- * policy, a connection's peer address): a lookup hashes nothing and compares one reference. A small fixed table;
- * entries are immutable, so a plain array publishes them safely between threads, and a slot two objects share is
- * merely made again. Filled either by a function ({@link #get}) or by its caller ({@link #find}, {@link #put}).
+ * policy, a connection's peer address): a lookup hashes nothing and compares one or two references. A small fixed
+ * table, two-way: each object has two slots (from its identity hash, and from that hash mixed), so two objects whose
+ * first slots collide both stay remembered instead of evicting each other on every call (a measured cliff: two hot
+ * policies sharing a slot made a decision allocate and hash their names again each time); an object is forgotten
+ * only when both its slots are wanted by others. Entries are immutable, so a plain array publishes them safely
+ * between threads, and a forgotten one is merely made again. Filled either by a function ({@link #get}) or by its
+ * caller ({@link #find}, {@link #put}).
  *
  * @param <K> the objects
  * @param <V> what is made for each
@@ -40,27 +44,39 @@ public final class ByIdentity<K, V> {
     }
 
     public V get(K key) {
-        int slot = slot(key);
-        Entry<K, V> e = table[slot];
-        if (e == null || e.key() != key) {
-            e = new Entry<>(key, make.apply(key));
-            table[slot] = e;
+        V found = find(key);
+        if (found != null) {
+            return found;
         }
-        return e.value();
+        V made = make.apply(key);
+        put(key, made);
+        return made;
     }
 
     /** What was put for {@code key} and is still remembered, or {@code null}. */
     public V find(K key) {
-        Entry<K, V> e = table[slot(key)];
+        int h = System.identityHashCode(key);
+        Entry<K, V> e = table[h & (table.length - 1)];
+        if (e != null && e.key() == key) {
+            return e.value();
+        }
+        e = table[second(h)];
         return e != null && e.key() == key ? e.value() : null;
     }
 
-    /** Remembers {@code value} for {@code key}, in place of whatever shared its slot. */
+    /**
+     * Remembers {@code value} for {@code key}: in its first slot if that is free or already its own, else in its second
+     * (in place of whatever held it).
+     */
     public void put(K key, V value) {
-        table[slot(key)] = new Entry<>(key, value);
+        int h = System.identityHashCode(key);
+        int first = h & (table.length - 1);
+        Entry<K, V> there = table[first];
+        table[there == null || there.key() == key ? first : second(h)] = new Entry<>(key, value);
     }
 
-    private int slot(K key) {
-        return System.identityHashCode(key) & (table.length - 1);
+    /** The second slot of an identity hash: its bits mixed (Fibonacci hashing), so it seldom shares the first's. */
+    private int second(int h) {
+        return ((h * 0x9E3779B9) >>> 16) & (table.length - 1);
     }
 }

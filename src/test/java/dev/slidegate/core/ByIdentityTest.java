@@ -42,6 +42,31 @@ class ByIdentityTest {
         assertSame(null, new ByIdentity<String, String>(8, null).find(one));
     }
 
+    // two objects whose first slots collide both stay remembered: alternating lookups make each once (a one-way table
+    // made both again on every call: two hot policies sharing a slot allocated on every decision)
+    @Test
+    void twoObjectsSharingAFirstSlotAreBothRemembered() {
+        Object first = new Object();
+        Object other = null;
+        while (other == null) {
+            Object candidate = new Object();
+            int a = System.identityHashCode(first);
+            int b = System.identityHashCode(candidate);
+            if ((a & 63) == (b & 63) && (((a * 0x9E3779B9) >>> 16) & 63) != (((b * 0x9E3779B9) >>> 16) & 63)) {
+                other = candidate;
+            }
+        }
+        AtomicInteger made = new AtomicInteger();
+        ByIdentity<Object, Integer> cache = new ByIdentity<>(o -> made.incrementAndGet());
+        for (int i = 0; i < 100; i++) {
+            cache.get(first);
+            cache.get(other);
+        }
+        assertEquals(2, made.get(), "each made once");
+        assertEquals(1, cache.find(first));
+        assertEquals(2, cache.find(other));
+    }
+
     @Test
     void theTableIsAPowerOfTwo() {
         assertThrows(IllegalArgumentException.class, () -> new ByIdentity<String, String>(100, null));
