@@ -32,6 +32,14 @@ class Admission {
 
     /** Records {@code d}; {@code true} when the call must be refused (refused, and not in dry-run). */
     boolean refuse(Decision d) {
+        return refuse(d, false);
+    }
+
+    /**
+     * As {@link #refuse(Decision)}; {@code roomFull}: the call could have waited out this refusal, but the waiting room
+     * had no place for it (logged as such, not as a refusal by the limit).
+     */
+    boolean refuse(Decision d, boolean roomFull) {
         stats.record(d);
         if (d.allowed()) {
             return false;
@@ -40,13 +48,8 @@ class Admission {
             dryRunLog.record(d);
             return false;
         }
-        (d.policy().maxWaitMicros() > 0 ? refusedTooFarLog : refusedLog).record(d);
+        (roomFull ? roomFullLog : d.policy().maxWaitMicros() > 0 ? refusedTooFarLog : refusedLog).record(d);
         return true;
-    }
-
-    /** A refusal that would have waited, had the waiting room had a place. */
-    void roomFull(Decision d) {
-        roomFullLog.record(d);
     }
 
     /** A held call woke later than its permits' instant by more than the tolerance, and is decided again. */

@@ -212,12 +212,11 @@ class Decider {
                 }
                 long received = waits.nanoTime();
                 call.made = with(call.made, d);
-                if (admission.refuse(d)) {
+                boolean full = roomFull && !d.allowed() && d.retryAfterMicros() <= a.maxWait();
+                if (admission.refuse(d, full)) {
                     leave(place);
                     call.leave();
-                    boolean full = roomFull && d.retryAfterMicros() <= a.maxWait();
                     if (full) {
-                        admission.roomFull(d);
                         waitStats.waitingRoomFull(d.policy().name());
                     }
                     outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));

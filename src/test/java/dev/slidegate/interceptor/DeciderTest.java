@@ -173,8 +173,14 @@ class DeciderTest {
         assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
         assertFalse(held.isDone());
-        timers.advance(clock, 1_200_000); // the timer fires 200 ms after the permit's instant: a pause
-        Outcome o = held.join();
+        Outcome o;
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate.refused")) {
+            timers.advance(clock, 1_200_000); // the timer fires 200 ms after the permit's instant: a pause
+            o = held.join();
+            // decided again with 0.8 s left, its next permit a second away: refused because the wait exceeds that
+            assertTrue(log.lines().stream().anyMatch(l -> l.contains("further away than its max-wait")), log.lines()
+                    .toString());
+        }
         Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, o, "decided again, and refused: " + o);
         assertTrue(r.decision().retryAfterMicros() > 700_000, "the first permit still counts: " + r.decision());
         assertEquals(1, o.decisions().size(), "the call's decisions are the new ones");
@@ -203,7 +209,14 @@ class DeciderTest {
         assertTrue(join(d.decide(mp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(mp, "global", 1, null).toCompletableFuture();
         assertFalse(held.isDone());
-        Outcome.Refused full = assertInstanceOf(Outcome.Refused.class, join(d.decide(mp, "global", 1, null)));
+        Outcome.Refused full;
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate.refused")) {
+            full = assertInstanceOf(Outcome.Refused.class, join(d.decide(mp, "global", 1, null)));
+            // the refusal log says why: the room, not the limit
+            assertEquals(1, log.lines().size(), log.lines().toString());
+            assertTrue(log.lines().get(0).contains("they could have waited, but slidegate.wait.max-waiting"),
+                    log.lines().get(0));
+        }
         assertTrue(full.failure().waitingRoomFull(), full.failure().getMessage());
         assertTrue(full.failure().getMessage().contains("too many calls are waiting"), full.failure().getMessage());
         assertTrue(join(d.decide(mp, "another", 1, null)).admitted(), "another key has its own share");
