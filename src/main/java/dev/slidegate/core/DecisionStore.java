@@ -33,16 +33,13 @@ public interface DecisionStore {
     /** A short name for logs, metrics and admin: {@code memory}, {@code redis}. */
     String name();
 
-    /** The longest wait a store accepts: a day, in microseconds (a configured max-wait is far shorter). */
-    long MAX_WAIT_MICROS = Policy.MAX_WAIT_LIMIT_MICROS;
-
     /**
-     * Checks a maximum wait as every store requires it: 0 (refuse at once) to {@link #MAX_WAIT_MICROS}.
+     * Checks a maximum wait as every store requires it: 0 (refuse at once) to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day).
      *
      * @throws IllegalArgumentException naming the rule
      */
     static long checkMaxWait(long maxWaitMicros) {
-        if (maxWaitMicros < 0 || maxWaitMicros > MAX_WAIT_MICROS) {
+        if (maxWaitMicros < 0 || maxWaitMicros > Policy.MAX_WAIT_LIMIT_MICROS) {
             throw new IllegalArgumentException("a maximum wait must lie between 0 and one day, was " + maxWaitMicros + " us");
         }
         return maxWaitMicros;
@@ -68,7 +65,7 @@ public interface DecisionStore {
      * the order they reach the store; none is placed before a reservation already made, so a call that could not
      * wait is refused while others wait for that key. A call that would wait longer is refused at once.
      *
-     * @param maxWaitMicros 0 (refuse at once) to {@link #MAX_WAIT_MICROS}
+     * @param maxWaitMicros 0 (refuse at once) to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day)
      */
     CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
 }

@@ -30,14 +30,10 @@ class Admission {
         this.stats = stats;
     }
 
-    /** Records {@code d}; {@code true} when the call must be refused (refused, and not in dry-run). */
-    boolean refuse(Decision d) {
-        return refuse(d, false);
-    }
-
     /**
-     * As {@link #refuse(Decision)}; {@code roomFull}: the call could have waited out this refusal, but the waiting room
-     * had no place for it (logged as such, not as a refusal by the limit).
+     * Records {@code d}; {@code true} when the call must be refused (refused, and not in dry-run). {@code roomFull}: the
+     * call could have waited out this refusal, but the waiting room had no place for it (logged as such, not as a
+     * refusal by the limit).
      */
     boolean refuse(Decision d, boolean roomFull) {
         stats.record(d);

@@ -57,15 +57,14 @@ class Decider {
     }
 
     /**
-     * One call on its way through its policies: the decisions made so far, and for a call that waits, its places in
-     * the waiting room and the instant (monotonic) its last permit was reserved for.
+     * One call on its way through its policies: the decisions made so far (the i-th that of the i-th ask), and for a
+     * call that waits, its places in the waiting room and the instant (monotonic) its last permit was reserved for.
      */
     private static final class Pending {
+        /** When the call was first asked (monotonic), where one of its policies may wait; else 0, never read. */
         final long startNanos;
         List<Decision> made = List.of();
         List<Waits.Place> places = List.of();
-        /** The policy and key of each decision that holds the call: {policy, key}. */
-        List<String[]> held = List.of();
         long deadlineNanos;
         boolean holds;
 
@@ -134,8 +133,7 @@ class Decider {
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         Ask[] asks = { ask };
-        acquire(asks, 0, onCallersContext ? resumeOn(Vertx.currentContext()) : Runnable::run, new Pending(waits.nanoTime()),
-                outcome, rc);
+        acquire(asks, 0, onCallersContext ? resumeOn(Vertx.currentContext()) : Runnable::run, pending(asks), outcome, rc);
         return outcome;
     }
 
@@ -169,8 +167,18 @@ class Decider {
             return CompletableFuture.completedFuture(failure(e, policies.get(0), List.of()));
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        acquire(asks, 0, resume, new Pending(waits.nanoTime()), outcome, rc);
+        acquire(asks, 0, resume, pending(asks), outcome, rc);
         return outcome;
+    }
+
+    /** A call starting now: the monotonic clock is read only when one of its policies may wait. */
+    private Pending pending(Ask[] asks) {
+        for (Ask a : asks) {
+            if (a.maxWait() > 0) {
+                return new Pending(waits.nanoTime());
+            }
+        }
+        return new Pending(0);
     }
 
     /** One policy's part in a call, with the override in force for its key (none looked up when none is loaded). */
@@ -210,7 +218,6 @@ class Decider {
                     outcome.complete(storeFailure(error, call.made));
                     return;
                 }
-                long received = waits.nanoTime();
                 call.made = with(call.made, d);
                 boolean full = roomFull && !d.allowed() && d.retryAfterMicros() <= a.maxWait();
                 if (admission.refuse(d, full)) {
@@ -222,14 +229,13 @@ class Decider {
                     outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));
                     return;
                 }
-                if (d.waits() && !d.policy().dryRun()) { // a dry-run policy reports, and never slows a call
-                    call.deadlineNanos = call.holds ? Math.max(call.deadlineNanos, received + d.waitMicros() * 1000)
-                            : received + d.waitMicros() * 1000;
+                if (holds(d)) {
+                    long until = waits.nanoTime() + d.waitMicros() * 1000; // from the answer's arrival
+                    call.deadlineNanos = call.holds ? Math.max(call.deadlineNanos, until) : until;
                     call.holds = true;
                     if (place != null) {
                         call.places = with(call.places, place);
                     }
-                    call.held = with(call.held, new String[] { d.policy().name(), a.key() });
                 } else {
                     leave(place);
                 }
@@ -253,27 +259,24 @@ class Decider {
             outcome.complete(new Outcome.Admitted(call.made));
             return;
         }
-        call.held.forEach(h -> waitStats.held(h[0], h[1]));
+        for (int j = 0; j < call.made.size(); j++) {
+            if (holds(call.made.get(j))) {
+                waitStats.held(call.made.get(j).policy().name(), asks[j].key());
+            }
+        }
         waits.hold(call.deadlineNanos, () -> resume.execute(() -> {
             call.leave();
             boolean gone = rc != null && rc.response().closed();
-            long heldNanos = waits.nanoTime() - call.startNanos;
-            call.held.forEach(h -> waitStats.released(h[0], h[1], heldNanos, !gone));
+            released(asks, call, gone ? WaitStats.Release.GONE : WaitStats.Release.RAN);
             if (gone) {
                 admission.abandoned(call.made);
-                call.held.forEach(h -> waitStats.gone(h[0]));
                 outcome.complete(new Outcome.Abandoned(call.made));
             } else {
                 outcome.complete(new Outcome.Admitted(call.made));
             }
         }), () -> resume.execute(() -> {
             call.leave();
-            long heldNanos = waits.nanoTime() - call.startNanos;
-            call.held.forEach(h -> {
-                waitStats.released(h[0], h[1], heldNanos, false);
-                waitStats.late(h[0]);
-            });
-            long waited = (waits.nanoTime() - call.startNanos) / 1000;
+            long waited = released(asks, call, WaitStats.Release.LATE) / 1000;
             admission.wokeLate(call.made);
             Ask[] again = new Ask[asks.length];
             for (int j = 0; j < asks.length; j++) {
@@ -281,6 +284,27 @@ class Decider {
             }
             acquire(again, 0, resume, new Pending(call.startNanos), outcome, rc);
         }));
+    }
+
+    /** Whether {@code d} holds its call: it reserved a later instant, and its policy enforces (dry-run never slows). */
+    private static boolean holds(Decision d) {
+        return d.waits() && !d.policy().dryRun();
+    }
+
+    /**
+     * Tells the wait statistics that a held call is let go, {@code how}.
+     *
+     * @return nanoseconds since the call was first asked
+     */
+    private long released(Ask[] asks, Pending call, WaitStats.Release how) {
+        long heldNanos = waits.nanoTime() - call.startNanos;
+        for (int j = 0; j < call.made.size(); j++) {
+            Decision d = call.made.get(j);
+            if (holds(d)) {
+                waitStats.released(d.policy().name(), asks[j].key(), heldNanos, how);
+            }
+        }
+        return heldNanos;
     }
 
     private static void leave(Waits.Place place) {

@@ -28,11 +28,7 @@ final class SummaryLog {
     }
 
     SummaryLog(String category, String what, long intervalSeconds, java.util.function.LongSupplier nanoTime) {
-        this.nanoTime = nanoTime;
-        this.log = Logger.getLogger(category);
-        this.intervalNanos = intervalSeconds * 1_000_000_000L;
-        this.line = (d, count, seconds) -> log.infof("Policy '%s' %s %d call(s) in the last %d s; latest by limit %s",
-                d.policy().name(), what, count, seconds, d.trippedLimit().map(Limit::toString).orElse("?"));
+        this(category, intervalSeconds, nanoTime, false, what);
     }
 
     /**
@@ -40,15 +36,19 @@ final class SummaryLog {
      * "Policy 'p': 3 call(s) in the last 60 s {@code what}".
      */
     static SummaryLog ofCalls(String category, String what, long intervalSeconds) {
-        return new SummaryLog(category, intervalSeconds, what);
+        return new SummaryLog(category, intervalSeconds, System::nanoTime, true, what);
     }
 
-    private SummaryLog(String category, long intervalSeconds, String what) {
-        this.nanoTime = System::nanoTime;
+    private SummaryLog(String category, long intervalSeconds, java.util.function.LongSupplier nanoTime, boolean calls,
+            String what) {
+        this.nanoTime = nanoTime;
         this.log = Logger.getLogger(category);
         this.intervalNanos = intervalSeconds * 1_000_000_000L;
-        this.line = (d, count, seconds) -> log.infof("Policy '%s': %d call(s) in the last %d s %s", d.policy().name(), count,
-                seconds, what);
+        this.line = calls
+                ? (d, count, seconds) -> log.infof("Policy '%s': %d call(s) in the last %d s %s", d.policy().name(), count,
+                        seconds, what)
+                : (d, count, seconds) -> log.infof("Policy '%s' %s %d call(s) in the last %d s; latest by limit %s",
+                        d.policy().name(), what, count, seconds, d.trippedLimit().map(Limit::toString).orElse("?"));
     }
 
     void record(Decision d) {

@@ -115,12 +115,6 @@ public class Waits {
         return waiting.get();
     }
 
-    /** How many calls of {@code policy} and {@code key} wait here now. */
-    public int waiting(String policy, String key) {
-        AtomicInteger n = perKey.get(policy + '\u0000' + key);
-        return n == null ? 0 : n.get();
-    }
-
     /**
      * Runs {@code onTime} once the monotonic clock reaches {@code deadlineNanos} (never before it), or {@code late}
      * instead when it wakes more than the late tolerance after it.

@@ -42,8 +42,6 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      * placed before it, so charges are recorded in order and each strategy decides at or after its newest charge.
      */
     private long lastCharge = Long.MIN_VALUE;
-    /** Output of admitAndCharge(): the instant an admitted call's permits are recorded at. */
-    private long admittedAt;
     /**
      * Until when (exclusive) every call is surely refused: set under the lock after a refusal of cost 1
      * (no call can pass before the refusing limits have room for one permit, and nothing is charged
@@ -224,8 +222,9 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         now = observe(now);
         adopt(p, Math.max(now, lastCharge));
         boolean allowed = admitAndCharge(now, cost, maxWait);
-        // the limits as of the instant the call is admitted at, or as of the first instant a call could be placed at
-        long at = allowed ? admittedAt : Math.max(now, lastCharge);
+        // the limits as of the instant the call is admitted at (its charge, now the latest), or as of the first instant
+        // a call could be placed at
+        long at = Math.max(now, lastCharge);
         out.decided(policy, allowed, allowed ? -1 : tripped, allowed ? 0 : retry, allowed ? at : now,
                 allowed ? at - now : 0, n);
         for (int i = 0; i < n; i++) {
@@ -281,8 +280,8 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /**
      * Checks every limit at the first instant a call can be placed at (now, or the last reservation), then charges all
-     * of them at once, or at the instant they all have room when that is within {@code maxWait} (setting
-     * {@link #admittedAt}), or refuses (charging the attempt only with count-rejected). Sets tripped and retry, the
+     * of them at once, or at the instant they all have room when that is within {@code maxWait} (which becomes
+     * {@link #lastCharge}), or refuses (charging the attempt only with count-rejected). Sets tripped and retry, the
      * latter counted from {@code now}.
      */
     private boolean admitAndCharge(long now, int cost, long maxWait) {
@@ -298,7 +297,6 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
                 refuseUntil(Long.MIN_VALUE, now); // the refusals answered so far did not wait behind this call
             }
             lastCharge = at;
-            admittedAt = at;
             tripped = -1;
             retry = 0;
             return true;

@@ -36,6 +36,16 @@ public class WaitStats {
         Counter[] outcomes;
     }
 
+    /** How a held call was let go. */
+    public enum Release {
+        /** It ran on its permit. */
+        RAN,
+        /** It woke later than the late tolerance, and is decided again. */
+        LATE,
+        /** Its HTTP client went away while it waited. */
+        GONE
+    }
+
     private static final String[] OUTCOMES = { "late", "gone", "waiting_room_full" };
 
     private final Map<String, PerPolicy> byPolicy = new ConcurrentHashMap<>();
@@ -79,41 +89,26 @@ public class WaitStats {
         p.byKey.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
     }
 
-    /**
-     * A held call is let go: {@code heldNanos} after it was decided, when it ran on its permit ({@code ran}), or not
-     * (it woke too late, or its client went away).
-     */
-    public void released(String policy, String key, long heldNanos, boolean ran) {
+    /** A held call of {@code policy} and {@code key} is let go, {@code heldNanos} after it was first asked. */
+    public void released(String policy, String key, long heldNanos, Release how) {
         PerPolicy p = of(policy);
         p.waiting.decrementAndGet();
         p.byKey.computeIfPresent(key, (k, n) -> n.decrementAndGet() <= 0 ? null : n);
-        if (ran) {
+        if (how == Release.RAN) {
             p.waited.increment();
             if (p.timer != null) {
                 p.timer.record(heldNanos, TimeUnit.NANOSECONDS);
             }
+        } else if (p.outcomes != null) {
+            p.outcomes[how == Release.LATE ? 0 : 1].increment();
         }
-    }
-
-    /** A held call woke later than the late tolerance, and is decided again. */
-    public void late(String policy) {
-        count(policy, 0);
-    }
-
-    /** A held call's client went away. */
-    public void gone(String policy) {
-        count(policy, 1);
     }
 
     /** A call that could have waited was refused at once: the waiting room was full. */
     public void waitingRoomFull(String policy) {
-        count(policy, 2);
-    }
-
-    private void count(String policy, int outcome) {
         PerPolicy p = of(policy);
         if (p.outcomes != null) {
-            p.outcomes[outcome].increment();
+            p.outcomes[2].increment();
         }
     }
 
