@@ -39,7 +39,7 @@ local function idiv(a, b) return (a - math.fmod(a, b)) / b end
 local stored = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
-  if all[j] ~= 'r' then
+  if all[j] ~= 'r' and all[j] ~= 'h' then
     local w = string.sub(all[j], 3)
     stored[w] = stored[w] or {idx = -1, count = 0}
     if string.sub(all[j], 1, 1) == 'i' then stored[w].idx = tonumber(all[j + 1]) else stored[w].count = tonumber(all[j + 1]) end

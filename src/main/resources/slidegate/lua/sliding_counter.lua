@@ -3,7 +3,8 @@
 -- KEYS[1]  one hash per (policy, key), one slot per window length W counted (microseconds): field
 --          '<W>' marks the slot, '<W>:<cell>' = permits counted in that cell (cell = floor(now / cell
 --          size)); field 't' = the newest instant a call was decided at; field 'r' = the latest instant a
---          permit was reserved for (a call that waits): no call is placed before it. The slots are the limits in force and those
+--          permit was reserved for (a call that waits) or a hold ends: no call is placed before it; field
+--          'h' = the end of a hold (hold.lua). The slots are the limits in force and those
 --          counted under other limits before (an override) that still hold a permit: every charge is
 --          recorded in all of them; a limit of a window not counted before starts from the most permits
 --          any slot holds, in its current cell (docs/strategies.md, "When limits change"); a slot not in
@@ -44,7 +45,7 @@ local slots = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
   local f = all[j]
-  if f ~= 't' and f ~= 'r' then
+  if f ~= 't' and f ~= 'r' and f ~= 'h' then
     local sep = string.find(f, ':', 1, true)
     local w = sep and string.sub(f, 1, sep - 1) or f
     slots[w] = slots[w] or {}

@@ -42,8 +42,18 @@ if not queued and last > 0 and clock <= last then clock = last + 1 end
 local now = clock
 if queued then now = last end
 
--- the slots: the limits in force, then the kept ones the meta member names
+-- the slots: the limits in force, then the kept ones the meta member names; after them, '@<instant>' a hold
+-- (hold.lua): no call is placed before it either
 local meta = redis.call('ZRANGEBYSCORE', key, 0, 0)[1]
+local meta_slots = meta
+if meta then
+  local at = string.find(meta, '@', 1, true)
+  if at then
+    local hold = tonumber(string.sub(meta, at + 1))
+    meta_slots = string.sub(meta, 1, at - 1)
+    if hold > now then now = hold end
+  end
+end
 local slots, in_force = {}, {}
 for i = 1, nlimits do
   local spec = ARGV[2 + 2 * i] .. '/' .. ARGV[3 + 2 * i]
@@ -51,7 +61,7 @@ for i = 1, nlimits do
   in_force[spec] = true
 end
 if meta then
-  for spec in string.gmatch(string.sub(meta, 2), '[^,]+') do
+  for spec in string.gmatch(string.sub(meta_slots, 2), '[^,]+') do
     if not in_force[spec] then slots[#slots + 1] = spec end
   end
 end

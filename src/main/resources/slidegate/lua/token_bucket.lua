@@ -7,7 +7,8 @@
 --          of its N and W starts with the most permits any slot has used (at most its N) at its rate
 --          (docs/strategies.md, "When limits change"); a bucket not in force that is full again when a
 --          charge comes is forgotten. The key expires when every bucket is full. Field 'r' = the latest
---          instant a permit was reserved for (a call that waits): no call is placed before it.
+--          instant a permit was reserved for (a call that waits) or a hold ends: no call is placed before
+--          it; field 'h' = the end of a hold (hold.lua).
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused (0): the strategy has no parameter
@@ -56,7 +57,7 @@ local stored = {}
 local all = redis.call('HGETALL', key)
 local carry = 0
 for j = 1, #all, 2 do
-  if all[j] ~= 'r' then
+  if all[j] ~= 'r' and all[j] ~= 'h' then
     local tat = tonumber(all[j + 1])
     stored[all[j]] = tat
     local used = used_of(tat, interval_of(all[j]))

@@ -68,4 +68,33 @@ public interface DecisionStore {
      * @param maxWaitMicros 0 (refuse at once) to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day)
      */
     CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
+
+    /**
+     * Checks the length of a hold as every store requires it: 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day).
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static long checkHold(long forMicros) {
+        if (forMicros < 1 || forMicros > Policy.MAX_WAIT_LIMIT_MICROS) {
+            throw new IllegalArgumentException("a hold must last between 1 us and one day, was " + forMicros + " us");
+        }
+        return forMicros;
+    }
+
+    /**
+     * Holds every call of {@code key} under {@code policy} for {@code forMicros} from the store's now (an upstream said
+     * it has no room until then): no call is placed before the hold ends, so each one waits for it (within its
+     * max-wait) or is refused with the time left, on every instance that shares the store. A hold is never shortened
+     * by a shorter one, and charges nothing.
+     *
+     * @param forMicros 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS}
+     * @return how long the key is held from the store's now (the longer of this hold and one made before)
+     */
+    CompletionStage<Long> hold(Policy policy, String key, long forMicros);
+
+    /**
+     * How long {@code key} is still held by {@link #hold} (µs from the store's now), 0 when it is not: a call that
+     * waited for a permit asks before it goes out, since a hold made meanwhile (elsewhere) voids its permit.
+     */
+    CompletionStage<Long> heldFor(Policy policy, String key);
 }

@@ -106,6 +106,37 @@ public final class FallbackStore implements DecisionStore {
         }).thenCompose(stage -> stage);
     }
 
+    /**
+     * Holds the key in the store, and in the local one too (a policy that fails {@code local} then decides there
+     * within the hold as well); when the store cannot, the local hold answers.
+     */
+    @Override
+    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        CompletionStage<Long> here = local.hold(share(policy).windows(), key, forMicros);
+        CompletionStage<Long> remote;
+        try {
+            remote = delegate.hold(policy, key, forMicros);
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((held, error) -> error == null ? CompletableFuture.completedFuture(held) : here)
+                .thenCompose(stage -> stage);
+    }
+
+    @Override
+    public CompletionStage<Long> heldFor(Policy policy, String key) {
+        CompletionStage<Long> remote;
+        try {
+            remote = delegate.heldFor(policy, key);
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((held, error) -> error == null ? CompletableFuture.completedFuture(held)
+                : local.heldFor(share(policy).windows(), key)).thenCompose(stage -> stage);
+    }
+
     /** When the last out-of-memory warning was logged (nanoTime), or none yet. */
     private final java.util.concurrent.atomic.AtomicLong oomWarnedAt = new java.util.concurrent.atomic.AtomicLong(NEVER);
     private static final long NEVER = Long.MIN_VALUE;

@@ -43,6 +43,11 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      */
     private long lastCharge = Long.MIN_VALUE;
     /**
+     * Until when every call is held ({@link #hold}: an upstream said it has no room until then); {@link #lastCharge} is
+     * raised to it too, so calls are placed at or after it exactly as behind a reservation.
+     */
+    private long heldUntil = Long.MIN_VALUE;
+    /**
      * Until when (exclusive) every call is surely refused: set under the lock after a refusal of cost 1
      * (no call can pass before the refusing limits have room for one permit, and nothing is charged
      * meanwhile), read without the lock, so a caller over its limit is refused without taking the
@@ -358,6 +363,29 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         } catch (CloneNotSupportedException e) {
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * Places no call before {@code until} (never earlier than a hold already made): each waits for it, or is refused
+     * with the time left, as behind a reservation. Charges nothing.
+     *
+     * @return false if this state was retired and the key must be looked up again
+     */
+    final synchronized boolean hold(long now, long until) {
+        if (retired) {
+            return false;
+        }
+        now = observe(now);
+        heldUntil = Math.max(heldUntil, until);
+        lastCharge = Math.max(lastCharge, until);
+        refuseUntil(Long.MIN_VALUE, now); // a refusal remembered before the hold would answer too short a wait
+        return true;
+    }
+
+    /** Microseconds from {@code now} until the hold ends, 0 when the key is not held. */
+    final synchronized long heldFor(long now) {
+        long at = Math.max(now, lastMicros);
+        return heldUntil <= at ? 0 : heldUntil - at;
     }
 
     /** Whether this state still counts anything at {@code now}. */

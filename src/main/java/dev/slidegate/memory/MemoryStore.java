@@ -235,6 +235,30 @@ public final class MemoryStore implements LimiterStore {
     }
 
     @Override
+    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        DecisionStore.checkHold(forMicros);
+        try {
+            long now = clock.nowMicros();
+            while (true) {
+                KeyState state = stateOf(policy, key, now);
+                if (state.hold(now, now + forMicros)) {
+                    return CompletableFuture.completedFuture(state.heldFor(now));
+                }
+                forget(policy, key);
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<Long> heldFor(Policy policy, String key) {
+        Keys keys = policies.get(policy.name());
+        KeyState state = keys == null ? null : keys.states.get(key);
+        return CompletableFuture.completedFuture(state == null ? 0L : state.heldFor(clock.nowMicros()));
+    }
+
+    @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
         Keys keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.states.remove(key);

@@ -74,6 +74,16 @@ public final class MeteredStore implements DecisionStore {
         });
     }
 
+    @Override
+    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        return delegate.hold(policy, key, forMicros);
+    }
+
+    @Override
+    public CompletionStage<Long> heldFor(Policy policy, String key) {
+        return delegate.heldFor(policy, key);
+    }
+
     private Counter[] counters(String policy) {
         Counter[] c = new Counter[OUTCOMES.length];
         for (int i = 0; i < c.length; i++) {

@@ -46,8 +46,11 @@ final class DecisionScripts {
      */
     static final LuaScript BATCH = batchOf(STRATEGIES);
 
+    /** Holds a key, or reads how long it is held ({@code hold.lua}). */
+    static final LuaScript HOLD = LuaScript.load("hold.lua");
+
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
-    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, BATCH);
+    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, BATCH, HOLD);
 
     /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
     private static LuaScript batchOf(List<LuaScript> scripts) {
@@ -120,6 +123,20 @@ final class DecisionScripts {
     }
 
     private DecisionScripts() {
+    }
+
+    /** {@code EVALSHA} arguments of {@link #HOLD} for the state of {@code shape}: {@code forMicros} 0 only reads. */
+    static String[] hold(Shape shape, String keyPrefix, long forMicros) {
+        boolean log = shape.script() == SLIDING_LOG;
+        StringBuilder slots = new StringBuilder("#");
+        if (log) {
+            for (int i = 0; i < shape.limitArgs().size(); i += 2) {
+                slots.append(i == 0 ? "" : ",").append(shape.limitArgs().get(i)).append('/')
+                        .append(shape.limitArgs().get(i + 1));
+            }
+        }
+        return new String[] { HOLD.sha1(), "1", keyPrefix + shape.keySuffixes().get(0), Long.toString(forMicros),
+                log ? "log" : "hash", slots.toString() };
     }
 
     /**

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
-import dev.slidegate.api.Decision;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -91,8 +90,8 @@ final class Lateness implements AutoCloseable {
     }
 
     /** A call for {@code script}, its deadline set now. */
-    Call start(LuaScript script) {
-        Call call = new Call(script);
+    <T> Call<T> start(LuaScript script) {
+        Call<T> call = new Call<>(script);
         call.schedule(call.sentAt, timeoutNanos);
         return call;
     }
@@ -132,8 +131,8 @@ final class Lateness implements AutoCloseable {
      * for longer than its recent answer times allow ({@link #patience}) and the deadline itself ran on
      * time; otherwise it waits on, up to the late limit.
      */
-    final class Call implements Runnable {
-        final CompletableFuture<Decision> result = new CompletableFuture<>();
+    final class Call<T> implements Runnable {
+        final CompletableFuture<T> result = new CompletableFuture<>();
         final LuaScript script;
         final long sentAt = nanoTime.getAsLong();
         /** The event loop the call was made on, whose connection (and reads) it waits for; null off an event loop. */
@@ -197,8 +196,8 @@ final class Lateness implements AutoCloseable {
             }
         }
 
-        /** Completes the decision with Redis's reply, read by {@code decode}, unless its deadline came first. */
-        void complete(AsyncResult<Response> reply, Function<Response, Decision> decode) {
+        /** Completes the call with Redis's reply, read by {@code decode}, unless its deadline came first. */
+        void complete(AsyncResult<Response> reply, Function<Response, T> decode) {
             ScheduledFuture<?> d = deadline;
             if (d != null) {
                 d.cancel(false);

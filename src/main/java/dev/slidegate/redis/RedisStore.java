@@ -201,7 +201,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         if (loop != null && batchSize > 1) {
             return batches.add(loop, policy, shape, cmd);
         }
-        Lateness.Call call = lateness.start(shape.script());
+        Lateness.Call<Decision> call = lateness.start(shape.script());
         calls.call(shape.script(), cmd, call, reply -> call.complete(reply, r -> DecisionScripts.decode(policy, r)));
         return call.result;
     }
@@ -214,6 +214,25 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             prepared.put(policy.name(), p);
         }
         return p;
+    }
+
+    @Override
+    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        DecisionStore.checkHold(forMicros);
+        return held(policy, key, forMicros);
+    }
+
+    @Override
+    public CompletionStage<Long> heldFor(Policy policy, String key) {
+        return held(policy, key, 0);
+    }
+
+    private CompletionStage<Long> held(Policy policy, String key, long forMicros) {
+        DecisionScripts.Shape shape = prepared(policy).shape();
+        String[] cmd = DecisionScripts.hold(shape, DecisionScripts.keyPrefix(policy, key), forMicros);
+        Lateness.Call<Long> call = lateness.start(DecisionScripts.HOLD);
+        calls.call(DecisionScripts.HOLD, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
+        return call.result;
     }
 
     @Override

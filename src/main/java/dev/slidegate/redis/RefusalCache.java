@@ -88,6 +88,16 @@ public final class RefusalCache implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        return delegate.hold(policy, key, forMicros); // a refusal remembered meanwhile only answers a shorter wait
+    }
+
+    @Override
+    public CompletionStage<Long> heldFor(Policy policy, String key) {
+        return delegate.heldFor(policy, key);
+    }
+
+    @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         if (policy.countRejected()) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);

@@ -32,7 +32,7 @@ final class ScriptCalls {
      * Sends {@code EVALSHA cmd}; on {@code NOSCRIPT} once more as {@code EVAL} of the script's body. Each
      * send is recorded in {@code call} (the connection its deadline gives up).
      */
-    void call(LuaScript script, String[] cmd, Lateness.Call call, Handler<AsyncResult<Response>> onReply) {
+    void call(LuaScript script, String[] cmd, Lateness.Call<?> call, Handler<AsyncResult<Response>> onReply) {
         EventLoopConnections.Sent sent;
         try {
             sent = connections.send(request(Command.EVALSHA, cmd));

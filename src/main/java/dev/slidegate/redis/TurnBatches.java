@@ -35,7 +35,7 @@ final class TurnBatches {
 
     /** Queues a decision of {@code loop}'s current turn. */
     CompletionStage<Decision> add(Context loop, Policy policy, DecisionScripts.Shape shape, String[] cmd) {
-        Lateness.Call call = lateness.start(shape.script());
+        Lateness.Call<Decision> call = lateness.start(shape.script());
         Turn turn = turns.get();
         turn.queued.add(new Queued(policy, shape, cmd, call));
         if (turn.queued.size() == 1) {
@@ -45,7 +45,7 @@ final class TurnBatches {
     }
 
     /** A decision waiting for its turn to end. */
-    private record Queued(Policy policy, DecisionScripts.Shape shape, String[] cmd, Lateness.Call call) {
+    private record Queued(Policy policy, DecisionScripts.Shape shape, String[] cmd, Lateness.Call<Decision> call) {
 
         void complete(io.vertx.core.AsyncResult<Response> reply) {
             call.complete(reply, r -> DecisionScripts.decode(policy, r));
@@ -71,7 +71,7 @@ final class TurnBatches {
     }
 
     private void send(List<Queued> part) {
-        Lateness.Call shared = part.get(0).call();
+        Lateness.Call<Decision> shared = part.get(0).call();
         calls.call(DecisionScripts.BATCH, command(part), shared, reply -> {
             for (Queued q : part) {
                 q.call().sent = shared.sent;

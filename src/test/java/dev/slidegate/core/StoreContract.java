@@ -102,6 +102,52 @@ public abstract class StoreContract {
         assertTrue(d.retryAfterMicros() > 0, () -> "retry-after: " + d);
     }
 
+    // a hold of W: no call placed before its end (refused at once, or waiting for it), nothing charged, never shortened
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void aHoldPlacesNoCallBeforeItsEnd(Strategy s) {
+        Policy p = policy(s, false, lim(100, 1000)); // a token bucket refills one permit in 10 W: none here
+        String k = newKey();
+        assertAdmitted(call(p, k), 99);
+        assertEquals(0L, store().heldFor(p, k).toCompletableFuture().join());
+        long held = store().hold(p, k, w()).toCompletableFuture().join();
+        assertTrue(held > 0 && held <= w(), () -> "held for " + held);
+        long left = store().heldFor(p, k).toCompletableFuture().join();
+        assertTrue(left > 0 && left <= held, () -> "still held for " + left + " of " + held);
+        assertEquals(99, store().peek(p, k).toCompletableFuture().join().remaining(), "a hold charges nothing");
+        long shorter = store().hold(p, k, 1).toCompletableFuture().join();
+        assertTrue(shorter > 0 && shorter <= left, () -> "a shorter hold left it held for " + shorter);
+        assertTrue(shorter > w() - edge(), () -> "a shorter hold shortened it to " + shorter);
+
+        Decision refused = call(p, k);
+        assertFalse(refused.allowed(), () -> "a call that may not wait is refused while the key is held: " + refused);
+        assertTrue(refused.retryAfterMicros() > 0 && refused.retryAfterMicros() <= w(), () -> "retry-after: " + refused);
+        long before = System.nanoTime();
+        Decision waiting = store().acquire(p, k, 1, 2 * w()).toCompletableFuture().join();
+        onTime(before, System.nanoTime());
+        assertTrue(waiting.allowed(), () -> "a call that may wait is placed at the hold's end: " + waiting);
+        assertTrue(waiting.waitMicros() > w() - edge() && waiting.waitMicros() <= w(), () -> "wait: " + waiting);
+        if (exactTime()) {
+            assertEquals(w(), refused.retryAfterMicros());
+            assertEquals(w(), waiting.waitMicros());
+        }
+        assertEquals(0L, store().heldFor(p, newKey()).toCompletableFuture().join(), "another key is not held");
+
+        advance(w() + edge());
+        assertEquals(0L, store().heldFor(p, k).toCompletableFuture().join());
+        assertAdmitted(call(p, k), 97);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aHoldOfNothingOrOfMoreThanADayIsRefused() {
+        Policy p = policy(Strategy.SLIDING_LOG, false, lim(1, 1));
+        for (long bad : new long[] { 0, -1, dev.slidegate.api.Policy.MAX_WAIT_LIMIT_MICROS + 1 }) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> store().hold(p, newKey(), bad));
+            assertTrue(e.getMessage().contains("between 1 us and one day"), e.getMessage());
+        }
+    }
+
     // t=0 x5 admitted (remaining 4..0), 6th refused with retry-after W
     @ParameterizedTest
     @EnumSource(Strategy.class)

@@ -87,6 +87,16 @@ class DeciderTest {
             public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }
+
+            @Override
+            public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
+            public CompletionStage<Long> heldFor(Policy policy, String key) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
         };
         Outcome o = join(decider(broken, call -> null).decide(mp, "key:a", 1, null));
         assertInstanceOf(Outcome.StoreUnavailable.class, o);

@@ -13,6 +13,7 @@ import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
+import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.LimiterStore;
 
 /**
@@ -68,6 +69,7 @@ public final class ReferenceStore implements LimiterStore {
         List<Limit> limits;
         long last = Long.MIN_VALUE;
         long lastCharge = Long.MIN_VALUE;
+        long heldUntil = Long.MIN_VALUE;
 
         KeyData copy() {
             KeyData d = new KeyData();
@@ -78,6 +80,7 @@ public final class ReferenceStore implements LimiterStore {
             d.limits = limits;
             d.last = last;
             d.lastCharge = lastCharge;
+            d.heldUntil = heldUntil;
             return d;
         }
     }
@@ -101,8 +104,9 @@ public final class ReferenceStore implements LimiterStore {
         KeyData d = data.computeIfAbsent(id, k -> new KeyData());
         long now = Math.max(clock.nowMicros(), d.last);
         d.last = now;
-        // no call is placed before a reservation already made: the key is decided at its newest charge, if later
-        long from = Math.max(now, d.lastCharge);
+        // no call is placed before a reservation already made, nor within a hold: the key is decided at the later of
+        // its newest charge and the hold's end, if later than now
+        long from = Math.max(now, Math.max(d.lastCharge, d.heldUntil));
         follow(d, policy, from);
         List<Limit> limits = policy.limits();
         int tripped = -1;
@@ -151,6 +155,24 @@ public final class ReferenceStore implements LimiterStore {
         }
         return CompletableFuture.completedFuture(
                 new Decision(policy, false, tripped, retry, now, states(d, policy, from, from - now)));
+    }
+
+    @Override
+    public synchronized CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        DecisionStore.checkHold(forMicros);
+        KeyData d = data.computeIfAbsent(policy.name() + "\u0000" + key, k -> new KeyData());
+        long now = Math.max(clock.nowMicros(), d.last);
+        d.last = now;
+        d.heldUntil = Math.max(d.heldUntil, now + forMicros);
+        return CompletableFuture.completedFuture(d.heldUntil - now);
+    }
+
+    @Override
+    public synchronized CompletionStage<Long> heldFor(Policy policy, String key) {
+        KeyData d = data.get(policy.name() + "\u0000" + key);
+        return CompletableFuture
+                .completedFuture(d == null || d.heldUntil <= Math.max(clock.nowMicros(), d.last) ? 0
+                        : d.heldUntil - Math.max(clock.nowMicros(), d.last));
     }
 
     /** Records a charge at {@code at}, after forgetting what counts nowhere any more. */
