@@ -171,6 +171,20 @@
     }));
   }
 
+  // what the upstream of an outgoing policy said, as this instance read it
+  function upstreamText(u) {
+    const parts = ['upstream:'];
+    if (!u.seenAt) {
+      return 'upstream: no answer read yet';
+    }
+    if (u.limit >= 0) parts.push('publishes ' + u.limit + (u.remaining >= 0 ? ', ' + u.remaining + ' left' : ''));
+    parts.push(u.learned ? 'paced at ' + u.learned + ' (learned ' + new Date(u.learnedAt).toLocaleTimeString() + ')'
+      : 'paced at the configured limits');
+    parts.push(u.refusals + ' × 429' + (u.last429At ? ', last ' + new Date(u.last429At).toLocaleTimeString() : ''));
+    if (u.heldUntil) parts.push('holding calls until ' + new Date(u.heldUntil).toLocaleTimeString() + ': ' + u.heldBecause);
+    return parts.join(' · ');
+  }
+
   function render(snapshot) {
     renderOverrides(snapshot);
     document.getElementById('store').textContent = 'store: ' + snapshot.store
@@ -182,6 +196,11 @@
       s.querySelector('.admitted').textContent = String(p.admitted);
       s.querySelector('.refused').textContent = String(p.refused);
       s.querySelector('.waiting').textContent = String(p.waiting);
+      const up = s.querySelector('.upstream');
+      up.hidden = !p.upstream;
+      if (p.upstream) {
+        up.textContent = upstreamText(p.upstream);
+      }
       const before = previous && previous.policies.find(q => q.name === p.name);
       const seconds = previous ? Math.max(0.001, (snapshot.at - previous.at) / 1000) : 1;
       s.querySelector('.rate').textContent = before ? ((p.refused - before.refused) / seconds).toFixed(1) : '0.0';

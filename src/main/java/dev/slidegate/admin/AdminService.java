@@ -47,6 +47,7 @@ public class AdminService {
     private final Map<String, Policy> policies;
     private final DecisionStats stats;
     private final dev.slidegate.metrics.WaitStats waitStats;
+    private final dev.slidegate.metrics.UpstreamStats upstreamStats;
     private final boolean enabled;
 
     private final StoreStack stack;
@@ -57,8 +58,10 @@ public class AdminService {
     private final dev.slidegate.core.Clock clock;
 
     AdminService(StoreStack stack, PolicyCatalog catalog, DecisionStats stats, SlidegateConfig config,
-            dev.slidegate.core.Overrides overrides, dev.slidegate.core.Clock clock, dev.slidegate.metrics.WaitStats waitStats) {
+            dev.slidegate.core.Overrides overrides, dev.slidegate.core.Clock clock, dev.slidegate.metrics.WaitStats waitStats,
+            dev.slidegate.metrics.UpstreamStats upstreamStats) {
         this.waitStats = waitStats;
+        this.upstreamStats = upstreamStats;
         this.clock = clock;
         this.overrides = overrides;
         this.stack = stack;
@@ -207,12 +210,31 @@ public class AdminService {
         }
     }
 
+    /** What the upstream of an outgoing policy said; {@code null} for a policy of requests this service answers. */
+    private AdminViews.UpstreamView upstream(String policy) {
+        PolicyRegistry.Resolved r = catalog.get(policy.contains(".") && catalog.get(policy) == null
+                ? policy.substring(0, policy.indexOf('.'))
+                : policy);
+        if (r == null || !r.outgoing()) {
+            return null;
+        }
+        dev.slidegate.metrics.UpstreamStats.Seen s = upstreamStats.last(policy);
+        return new AdminViews.UpstreamView(s.limit(), s.remaining(), s.learned(), instant(s.learnedAtMillis()), s.refusals(),
+                instant(s.last429AtMillis()), s.heldUntilMillis() > nowMillis() ? instant(s.heldUntilMillis()) : null,
+                s.heldUntilMillis() > nowMillis() ? s.heldBecause() : null, instant(s.seenAtMillis()));
+    }
+
+    private static String instant(long millis) {
+        return millis == 0 ? null : java.time.Instant.ofEpochMilli(millis).toString();
+    }
+
     /** For the live page: every policy's counters and its {@code top} busiest keys among the first page of keys. */
     Uni<Snapshot> snapshot(int top) {
         List<Uni<PolicyLive>> each = policies().values().stream().map(p -> keys(p, "", 100, false).map(list -> new PolicyLive(
                 p.name(),
                 texts(p.limits()), stats.admitted(p.name()), stats.refused(p.name()), waitStats.waiting(p.name()),
-                list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList())))
+                list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList(),
+                upstream(p.name()))))
                 .toList();
         long at = nowMillis();
         int inForce = overrides.activeCount();

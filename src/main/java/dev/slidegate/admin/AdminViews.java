@@ -48,10 +48,23 @@ public final class AdminViews {
     public record KeyList(String policy, List<KeyView> keys, String next, boolean partial) {
     }
 
-    /** One policy in the live stream: counters, the calls this instance holds for their permits now, its busiest keys. */
+    /**
+     * One policy in the live stream: counters, the calls this instance holds for their permits now, its busiest keys, and
+     * for a policy that paces calls to an upstream, what that upstream said ({@code null} for the others).
+     */
     @RegisterForReflection
     public record PolicyLive(String name, List<String> limits, long admitted, long refused, int waiting,
-            List<KeyView> busiest) {
+            List<KeyView> busiest, UpstreamView upstream) {
+    }
+
+    /**
+     * What the upstream of an outgoing policy said, as this instance read it: the limit and remainder it published last
+     * (-1: none yet), the limits Slidegate paces a key at because it published lower ones ({@code null}: the configured
+     * ones), its 429s, and until when its last answer held a key's calls. Instants are ISO-8601, {@code null} for never.
+     */
+    @RegisterForReflection
+    public record UpstreamView(long limit, long remaining, String learned, String learnedAt, long refusals, String last429At,
+            String heldUntil, String heldBecause, String seenAt) {
     }
 
     /**

@@ -76,6 +76,43 @@ public interface RateLimiter {
     Decision acquireBlocking(String policy, String key, int cost, Duration maxWait);
 
     /**
+     * Tells an outgoing policy ({@code slidegate.policies.<name>.outgoing=true}) what its upstream answered a call made
+     * with any HTTP client for {@code key}: the status and the header fields, read as a REST Client's responses are. A
+     * 429 (or 503) with {@code Retry-After}, or a published quota with nothing left until its reset, holds every call of
+     * the key, on every instance sharing the store; a published limit lower than the configured one paces the key at it.
+     * Values the upstream sends are bounded ({@code slidegate.upstream.ceiling}); nothing it sends can fail this call.
+     *
+     * <pre>{@code
+     * HttpResponse<String> r = http.send(request, BodyHandlers.ofString()); // JDK HttpClient
+     * limiter.learn("partner", tenant, r.statusCode(), r.headers()::allValues);
+     * }</pre>
+     *
+     * @param headers the values of a header field by name, whatever its case (JDK {@code HttpHeaders::allValues}, Vert.x
+     *        {@code MultiMap::getAll}); {@code null} or empty when absent
+     * @return completes once a hold it made is in the store
+     * @throws IllegalArgumentException for an unknown policy, one that is not outgoing, or a blank key
+     */
+    CompletionStage<Void> learn(String policy, String key, int status,
+            java.util.function.Function<String, java.util.List<String>> headers);
+
+    /** As {@link #learn(String, String, int, java.util.function.Function)}, with the header fields as a map (any case). */
+    default CompletionStage<Void> learn(String policy, String key, int status,
+            java.util.Map<String, java.util.List<String>> headers) {
+        return learn(policy, key, status, name -> {
+            java.util.List<String> v = headers.get(name);
+            if (v != null) {
+                return v;
+            }
+            for (java.util.Map.Entry<String, java.util.List<String>> e : headers.entrySet()) {
+                if (e.getKey() != null && e.getKey().equalsIgnoreCase(name)) {
+                    return e.getValue();
+                }
+            }
+            return null;
+        });
+    }
+
+    /**
      * The former name of {@link #acquireBlocking(String, String)}, which waits for a permit only where the policy has
      * a {@code max-wait}.
      *

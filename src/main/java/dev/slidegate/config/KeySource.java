@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
 public sealed interface KeySource {
 
     /** What a valid key source looks like, for error messages. */
-    String EXPECTED = "ip, user, global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +";
+    String EXPECTED = "ip, user, global, path, header:<Name>, param:<name>, client (REST clients), the name of a @Named KeyResolver bean, or several joined by +";
 
     /** The configuration spelling: {@code ip}, {@code header:X-Api-Key}, {@code ip+path}. */
     String spec();
@@ -64,6 +64,22 @@ public sealed interface KeySource {
         @Override
         public boolean fromRequestAlone() {
             return true;
+        }
+    }
+
+    /**
+     * The REST client a call goes out through (its {@code configKey}, else its interface's name): one quota per upstream.
+     * Only for {@code @RateLimited} on a REST Client interface, where it is the default.
+     */
+    record Client() implements KeySource {
+        @Override
+        public String spec() {
+            return "client";
+        }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return false;
         }
     }
 
@@ -175,6 +191,8 @@ public sealed interface KeySource {
                 return new Global();
             case "path":
                 return new Path();
+            case "client":
+                return new Client();
             default:
                 if (t.startsWith("header:")) {
                     String name = t.substring("header:".length()).trim();

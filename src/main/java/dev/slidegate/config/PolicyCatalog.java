@@ -97,6 +97,12 @@ public final class PolicyCatalog {
     }
 
     private static void checkSame(Bound first, Bound other) {
+        if (first.resolved().outgoing() != other.resolved().outgoing()) {
+            Bound out = first.resolved().outgoing() ? first : other;
+            Bound in = out == first ? other : first;
+            throw fail(out.where() + " paces calls to an upstream with policy '" + out.resolved().name() + "', and "
+                    + in.where() + " limits requests this service answers with it: give one of them a policy of its own");
+        }
         if (!first.resolved().sameDefinition(other.resolved())) {
             String name = other.resolved().name();
             throw fail(other.where() + " defines policy '" + name + "' as " + summary(other.resolved()) + " but "

@@ -20,7 +20,7 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
-        Map<String, Long> planMaxWaits) {
+        Map<String, Long> planMaxWaits, Optional<Boolean> outgoing) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -74,7 +74,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<FailMode> failMode = p.failMode();
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
-                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits));
+                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing());
     }
 
     /**

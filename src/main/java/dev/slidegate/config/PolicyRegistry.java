@@ -37,12 +37,23 @@ public class PolicyRegistry {
      * @param key the key source
      * @param plans the policy of each plan, by plan name ({@code <policy>.<plan>}); empty without plans
      * @param cost the permits one call weighs, at least 1 (methods sharing a policy may weigh differently)
+     * @param outgoing whether it paces calls this service makes to an upstream (a REST client's, or configured
+     *        {@code outgoing}) rather than limiting requests it answers
      */
-    public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost) {
+    public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing) {
 
-        /** Whether {@code other} defines the same policy: the same limits, key and plans, whatever its calls cost. */
+        /** A policy of requests this service answers. */
+        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost) {
+            this(name, policy, key, plans, cost, false);
+        }
+
+        /**
+         * Whether {@code other} defines the same policy: the same limits, key, plans and direction, whatever its calls
+         * cost.
+         */
         boolean sameDefinition(Resolved other) {
-            return policy.equals(other.policy) && key.equals(other.key) && plans.equals(other.plans);
+            return policy.equals(other.policy) && key.equals(other.key) && plans.equals(other.plans)
+                    && outgoing == other.outgoing;
         }
 
         /** The policy for a caller on {@code plan} ({@code null}: none); an unknown plan gets the default. */
@@ -57,7 +68,13 @@ public class PolicyRegistry {
      * {@code null} flag, a cost of 0.
      */
     public record Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
-            int cost, String maxWait) {
+            int cost, String maxWait, boolean outgoing) {
+
+        /** Members of an annotation on a method of this service (not a REST client's). */
+        public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
+                int cost, String maxWait) {
+            this(name, limits, strategy, key, countRejected, dryRun, cost, maxWait, false);
+        }
 
         /** Members as an annotation that sets no max-wait gives them. */
         public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
@@ -82,6 +99,10 @@ public class PolicyRegistry {
         apiKeyPlans = Set.copyOf(config.plans().apiKeys().keySet());
         globalFailMode = config.failMode();
         defaults = PolicyMembers.of("slidegate.defaults.", config.defaults());
+        if (defaults.outgoing().isPresent()) {
+            throw fail("slidegate.defaults.outgoing: is not a default: a policy paces calls to an upstream when a REST "
+                    + "Client interface uses it, or when its own slidegate.policies.<name>.outgoing says so");
+        }
         config.policies().forEach((name, p) -> {
             try {
                 new Policy(name, List.of(new Limit(1, 1000)), Strategy.SLIDING_LOG, "ip", false);
@@ -153,7 +174,10 @@ public class PolicyRegistry {
                         : defaults.strategy().orElse(Strategy.SLIDING_LOG);
         KeySource key = cfg != null && cfg.key().isPresent() ? cfg.key().get()
                 : !declared.key().isBlank() ? check(() -> KeySource.parse(declared.key()), origin + "(key)")
-                        : defaults.key().orElse(new KeySource.Ip());
+                        : declared.outgoing() ? new KeySource.Client() : defaults.key().orElse(new KeySource.Ip());
+        if (declared.outgoing() || cfg == null || !cfg.outgoing().orElse(false)) { // a configured outgoing policy is the API's
+            checkKeyFits(key, declared.outgoing(), name, where);
+        }
         boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
                 : declared.countRejected() != null ? declared.countRejected() : defaults.countRejected().orElse(false);
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get()
@@ -180,7 +204,31 @@ public class PolicyRegistry {
                             .withMaxWait(cfg.planMaxWaits().getOrDefault(plan, maxWait)), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
-        return new Resolved(name, policy, key, Map.copyOf(plans), cost);
+        boolean outgoing = declared.outgoing() || (cfg != null && cfg.outgoing().orElse(false));
+        return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing);
+    }
+
+    /**
+     * An outgoing call's quota is the upstream's: it is keyed by the client, globally, by a resolver or a
+     * {@code @RateLimitKey} argument, never by the incoming request (which a call may be made without, and which the
+     * response that teaches Slidegate the upstream's limits no longer has); {@code client} is only for REST clients.
+     */
+    private static void checkKeyFits(KeySource key, boolean outgoing, String name, String where) {
+        List<KeySource> parts = key instanceof KeySource.Composite c ? c.parts() : List.of(key);
+        for (KeySource part : parts) {
+            boolean fromRequest = part instanceof KeySource.Ip || part instanceof KeySource.User
+                    || part instanceof KeySource.Header || part instanceof KeySource.Param || part instanceof KeySource.Path;
+            if (outgoing && fromRequest) {
+                throw fail(where + ": policy '" + name + "' limits calls to an upstream, so it cannot key them by "
+                        + part.spec() + " (a request this service answers): use client (the default), global, a @Named "
+                        + "KeyResolver bean or a @RateLimitKey parameter (slidegate.policies." + name + ".key)");
+            }
+            if (!outgoing && part instanceof KeySource.Client) {
+                throw fail(where + ": policy '" + name + "' keys callers by client, which names the REST client of an "
+                        + "outgoing call: only @RateLimited on a REST Client interface has one; expected "
+                        + KeySource.EXPECTED);
+            }
+        }
     }
 
     /** An annotation's {@code maxWait}: a duration as configuration writes one ({@code 2s}, {@code 500ms}, {@code PT2S}). */

@@ -25,8 +25,17 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 public final class SettingsCheck {
 
     /** The members of a policy (and of the defaults), but its plans. */
+    private static void within(String name, java.time.Duration value, java.time.Duration least, java.time.Duration most,
+            String example) {
+        if (value.compareTo(least) < 0 || value.compareTo(most) > 0) {
+            throw fail(name + ": '" + dev.slidegate.api.Limit.durationText(value.toMillis()) + "' is out of range: expected "
+                    + (least.isZero() ? "0" : dev.slidegate.api.Limit.durationText(least.toMillis())) + " to "
+                    + dev.slidegate.api.Limit.durationText(most.toMillis()) + ", " + example);
+        }
+    }
+
     private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
-            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait");
+            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing");
 
     /**
      * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as
@@ -46,7 +55,9 @@ public final class SettingsCheck {
                 "slidegate.redis.failure-threshold", "slidegate.redis.cool-down", "slidegate.plans.header",
                 "slidegate.plans.api-keys.*", "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits",
                 "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.max-waiting",
-                "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance"));
+                "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance", "slidegate.upstream.forms",
+                "slidegate.upstream.ceiling", "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
+                "slidegate.upstream.max-keys"));
         for (String member : POLICY_MEMBERS) {
             all.add("slidegate.defaults." + member);
             all.add("slidegate.policies.*." + member);
@@ -122,6 +133,21 @@ public final class SettingsCheck {
         if (tolerance.isNegative() || tolerance.compareTo(java.time.Duration.ofMinutes(1)) > 0) {
             throw fail("slidegate.wait.late-tolerance: '" + tolerance + "' is out of range: expected 0 to 1m, e.g. 50ms");
         }
+        try {
+            dev.slidegate.core.UpstreamHeaders.Form.parse(slidegate.upstream().forms());
+        } catch (IllegalArgumentException e) {
+            throw fail("slidegate.upstream.forms: " + e.getMessage());
+        }
+        within("slidegate.upstream.ceiling", slidegate.upstream().ceiling(), java.time.Duration.ofSeconds(1),
+                java.time.Duration.ofDays(1), "e.g. 5m");
+        within("slidegate.upstream.pause-without-retry-after", slidegate.upstream().pauseWithoutRetryAfter(),
+                java.time.Duration.ofMillis(1), slidegate.upstream().ceiling(), "e.g. 1s, at most slidegate.upstream.ceiling");
+        within("slidegate.upstream.margin", slidegate.upstream().margin(), java.time.Duration.ZERO,
+                java.time.Duration.ofMinutes(1),
+                "e.g. 50ms");
+        atLeast("slidegate.upstream.max-keys", slidegate.upstream().maxKeys(), 1,
+                "the most keys whose learned limits are kept, "
+                        + "e.g. 10000");
         atLeast("slidegate.redis.refusal-cache-size", slidegate.redis().refusalCacheSize(), 0,
                 "0 (off) or the refusals each instance remembers, e.g. 100000");
         atLeast("slidegate.redis.failure-threshold", slidegate.redis().failureThreshold(), 1,

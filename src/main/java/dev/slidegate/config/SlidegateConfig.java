@@ -137,6 +137,48 @@ public interface SlidegateConfig {
         Duration lateTolerance();
     }
 
+    /** Calls this service makes to upstream APIs that limit it (policies on REST Client interfaces, or {@code outgoing}). */
+    UpstreamConfig upstream();
+
+    interface UpstreamConfig {
+
+        /**
+         * Which of the upstream's header fields are read after each response: {@code ietf} ({@code RateLimit},
+         * {@code RateLimit-Policy}), {@code draft} ({@code RateLimit-Limit/-Remaining/-Reset}), {@code legacy}
+         * ({@code X-RateLimit-*}), {@code retry-after}, {@code llm} ({@code x-ratelimit-*-requests/-tokens}); all by
+         * default, {@code none} for none.
+         */
+        @WithDefault("ietf,draft,legacy,retry-after,llm")
+        List<String> forms();
+
+        /**
+         * The longest an upstream's answer may hold calls (a reset or {@code Retry-After} further away is cut to it, and
+         * said once): a broken or hostile upstream never stops this service for longer.
+         */
+        @WithDefault("5m")
+        Duration ceiling();
+
+        /**
+         * How long a 429 that says neither {@code Retry-After} nor a reset holds every call of its policy and key.
+         */
+        @WithName("pause-without-retry-after")
+        @WithDefault("1s")
+        Duration pauseWithoutRetryAfter();
+
+        /**
+         * Added to every window of an outgoing policy: calls reach the upstream a little later than their permit, and
+         * not all equally late, so pacing exactly at the upstream's N per W would sometimes put N + 1 calls into one of
+         * its windows. With the margin, N calls are spread over W plus it (1s and 50 ms: 95% of the quota at most).
+         */
+        @WithDefault("50ms")
+        Duration margin();
+
+        /** The most (policy, key) pairs whose learned limits this instance keeps; beyond it, new keys learn nothing. */
+        @WithName("max-keys")
+        @WithDefault("10000")
+        int maxKeys();
+    }
+
     LogConfig log();
 
     OpenApiConfig openapi();
@@ -243,6 +285,13 @@ public interface SlidegateConfig {
          */
         @WithName("max-wait")
         Optional<java.time.Duration> maxWait();
+
+        /**
+         * {@code true}: the policy paces calls this service makes to an upstream through the {@code RateLimiter} (which
+         * then learns from the responses fed back to it, and adds {@code slidegate.upstream.margin} to each window). A
+         * policy on a REST Client interface is outgoing without it.
+         */
+        Optional<Boolean> outgoing();
 
         /**
          * Limits per plan: {@code slidegate.policies.<name>.plans.<plan>.limits=10000/1h}. A caller's plan

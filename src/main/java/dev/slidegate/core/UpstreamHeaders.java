@@ -50,6 +50,38 @@ public final class UpstreamHeaders {
         public static Set<Form> all() {
             return EnumSet.allOf(Form.class);
         }
+
+        /** How configuration names it: {@code ietf}, {@code retry-after}. */
+        public String configName() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+
+        /**
+         * The forms configuration names ({@code ietf,draft,legacy,retry-after,llm}, any case), or {@code none}.
+         *
+         * @throws IllegalArgumentException naming what would be valid
+         */
+        public static Set<Form> parse(List<String> names) {
+            Set<Form> forms = EnumSet.noneOf(Form.class);
+            for (String raw : names) {
+                String n = raw == null ? "" : raw.trim().toLowerCase(java.util.Locale.ROOT);
+                if (n.equals("none") && names.size() == 1) {
+                    return forms;
+                }
+                Form match = null;
+                for (Form f : values()) {
+                    if (f.configName().equals(n)) {
+                        match = f;
+                    }
+                }
+                if (match == null) {
+                    throw new IllegalArgumentException("'" + raw + "' is not a form of upstream header fields: expected "
+                            + "ietf, draft, legacy, retry-after or llm, several joined by commas, or none alone");
+                }
+                forms.add(match);
+            }
+            return forms;
+        }
     }
 
     /**

@@ -74,6 +74,9 @@ class CallerKeys {
             }
             return custom(value);
         }
+        if (key instanceof KeySource.Client) { // one quota per upstream: the REST client the call goes out through
+            return "client:" + KeyEncoder.part(mp.client() == null ? mp.name() : mp.client());
+        }
         if (rc == null) {
             throw new IllegalStateException(mp.where() + ": policy '" + mp.policy().name() + "' keys callers by " + key.spec()
                     + ", which needs an HTTP request, and this call has none: use key=global or a @RateLimitKey parameter");

@@ -49,10 +49,11 @@ class Decider {
      * @param override the override that decides it, or {@code null}
      * @param maxWait how long the call may wait for this policy's permit, microseconds
      */
-    private record Ask(MethodPolicy mp, Policy policy, String key, int cost, Overrides.Active override, long maxWait) {
+    private record Ask(MethodPolicy mp, Policy policy, String key, int cost, Overrides.Active override, long maxWait,
+            Policy configured) {
 
         Ask withMaxWait(long micros) {
-            return new Ask(mp, policy, key, cost, override, micros);
+            return new Ask(mp, policy, key, cost, override, micros, configured);
         }
     }
 
@@ -84,10 +85,12 @@ class Decider {
     private final Overrides overrides;
     private final Waits waits;
     private final WaitStats waitStats;
+    private final Upstreams upstreams;
 
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
-            WaitStats waitStats) {
+            WaitStats waitStats, Upstreams upstreams) {
         this.waitStats = waitStats;
+        this.upstreams = upstreams;
         this.keys = keys;
         this.store = store;
         this.plans = plans;
@@ -181,9 +184,14 @@ class Decider {
         return new Pending(0);
     }
 
-    /** One policy's part in a call, with the override in force for its key (none looked up when none is loaded). */
+    /**
+     * One policy's part in a call, with the override in force for its key (none looked up when none is loaded); an
+     * outgoing call is decided under what its upstream taught ({@link Upstreams#paced}).
+     */
     private Ask ask(MethodPolicy mp, Policy policy, String key, int cost, long maxWait) {
-        return new Ask(mp, policy, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), policy, key), maxWait);
+        Policy decided = mp.outgoing() ? upstreams.paced(policy, key) : policy;
+        return new Ask(mp, decided, key, cost, overrides.isEmpty() ? null : overrides.find(mp.name(), decided, key), maxWait,
+                policy);
     }
 
     /**
@@ -267,6 +275,9 @@ class Decider {
         waits.hold(call.deadlineNanos, () -> resume.execute(() -> {
             call.leave();
             boolean gone = rc != null && rc.response().closed();
+            if (!gone && heldMeanwhile(asks, call, resume, outcome, rc)) {
+                return;
+            }
             released(asks, call, gone ? WaitStats.Release.GONE : WaitStats.Release.RAN);
             if (gone) {
                 admission.abandoned(call.made);
@@ -278,12 +289,55 @@ class Decider {
             call.leave();
             long waited = released(asks, call, WaitStats.Release.LATE) / 1000;
             admission.wokeLate(call.made);
-            Ask[] again = new Ask[asks.length];
-            for (int j = 0; j < asks.length; j++) {
-                again[j] = asks[j].withMaxWait(Math.max(0, asks[j].maxWait() - waited));
-            }
-            acquire(again, 0, resume, new Pending(call.startNanos), outcome, rc);
+            decideAgain(asks, call, waited, resume, outcome, rc);
         }));
+    }
+
+    /** Decides a held call again, as a new arrival, with what is left of its max-wait after {@code waitedMicros}. */
+    private void decideAgain(Ask[] asks, Pending call, long waitedMicros, Executor resume, CompletableFuture<Outcome> outcome,
+            RoutingContext rc) {
+        Ask[] again = new Ask[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            again[j] = ask(asks[j].mp(), asks[j].configured(), asks[j].key(), asks[j].cost(), 0)
+                    .withMaxWait(Math.max(0, asks[j].maxWait() - waitedMicros));
+        }
+        acquire(again, 0, resume, new Pending(call.startNanos), outcome, rc);
+    }
+
+    /**
+     * For a held outgoing call, before it goes out: whether its upstream's answer to another call (on any instance) held
+     * the key meanwhile, which voids the permit it waited for. Then it is decided again (placed after the hold, within
+     * what is left of its max-wait) and this returns {@code true}; the one store read this costs is paid only by calls
+     * that waited.
+     */
+    private boolean heldMeanwhile(Ask[] asks, Pending call, Executor resume, CompletableFuture<Outcome> outcome,
+            RoutingContext rc) {
+        Ask outgoing = null;
+        for (int j = 0; j < call.made.size(); j++) {
+            if (asks[j].mp().outgoing() && holds(call.made.get(j))) {
+                outgoing = asks[j];
+            }
+        }
+        if (outgoing == null) {
+            return false;
+        }
+        Ask a = outgoing;
+        CompletionStage<Long> held;
+        try {
+            held = upstreams.heldFor(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            held = CompletableFuture.failedFuture(e);
+        }
+        held.whenComplete((micros, error) -> resume.execute(() -> {
+            if (error == null && micros > 0) {
+                long waited = released(asks, call, WaitStats.Release.LATE) / 1000;
+                decideAgain(asks, call, waited, resume, outcome, rc);
+                return;
+            }
+            released(asks, call, WaitStats.Release.RAN); // the store could not say: the permit stands
+            outcome.complete(new Outcome.Admitted(call.made));
+        }));
+        return true;
     }
 
     /** Whether {@code d} holds its call: it reserved a later instant, and its policy enforces (dry-run never slows). */

@@ -33,6 +33,9 @@ public class MethodPolicies {
     private final PolicyCatalog catalog;
     private final PlanResolver plans;
     private final Map<Method, List<MethodPolicy>> cache = new ConcurrentHashMap<>();
+    /** The REST clients whose calls are paced, and what each client's bean is named at build time. */
+    private final RestClients restClients = new RestClients();
+    private final Map<String, String> clientOfSignature;
     /** The same lists by class, name and parameter types, for the REST layer, which names its methods so. */
     private final Map<Signature, List<MethodPolicy>> bySignature = new ConcurrentHashMap<>();
 
@@ -54,8 +57,15 @@ public class MethodPolicies {
     private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
 
     @Inject
-    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans, PolicyCatalog catalog) {
+    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans, PolicyCatalog catalog,
+            Instance<RateLimitedSites.Sites> sites) {
         this(new PolicyBinder(registry, byName(resolvers)), plans, catalog);
+        sites.get().all().stream().filter(RateLimitedSites.Sites.Site::outgoing).forEach(site -> {
+            String type = site.signature().substring(0, site.signature().indexOf('#'));
+            clientOfSignature.put(type, site.client());
+            String name = site.signature().substring(0, site.signature().indexOf('('));
+            clientOfSignature.put(name, site.client());
+        });
     }
 
     /** For tests: {@code resolvers} finds a {@link KeyResolver} by bean name, or answers {@code null}; no catalog. */
@@ -73,6 +83,15 @@ public class MethodPolicies {
         this.binder = binder;
         this.plans = plans;
         this.catalog = catalog;
+        this.clientOfSignature = new ConcurrentHashMap<>();
+    }
+
+    /**
+     * The policies of the REST Client interface method {@code m} once a call of it was decided, else {@code null}: what
+     * its response teaches applies to them.
+     */
+    List<MethodPolicy> outgoing(Method m) {
+        return restClients.of(m);
     }
 
     /**
@@ -106,6 +125,9 @@ public class MethodPolicies {
         }
         List<MethodPolicy> resolved = cache.computeIfAbsent(method, m -> resolveAll(m, bindings));
         bySignature.putIfAbsent(Signature.of(method), resolved);
+        if (!resolved.isEmpty() && resolved.get(0).client() != null) {
+            restClients.remember(method, resolved);
+        }
         return resolved;
     }
 
@@ -160,6 +182,10 @@ public class MethodPolicies {
     }
 
     private List<MethodPolicy> resolveAll(Method m, List<RateLimited> bindings) {
+        if (RestClients.isWrapper(m.getDeclaringClass()) && !clientOfSignature.isEmpty()
+                && !clientOfSignature.containsKey(m.getDeclaringClass().getName() + "#" + m.getName())) {
+            return List.of(); // the REST client bean's own plumbing (close, setMock...): a class-level binding reaches it too
+        }
         List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b)).toList();
         long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
         if (distinct < resolved.size()) {
@@ -177,7 +203,14 @@ public class MethodPolicies {
         catalog.checkAgrees(b);
         PolicyRegistry.Resolved r = b.resolved();
         String where = b.where();
+        String client = null;
+        if (RestClients.isWrapper(m.getDeclaringClass())) {
+            client = clientOfSignature.getOrDefault(m.getDeclaringClass().getName(),
+                    m.getDeclaringClass().getName().substring(0,
+                            m.getDeclaringClass().getName().length() - RestClients.WRAPPER_SUFFIX.length()));
+        }
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
-                MethodShape.kind(m), r.cost(), MethodShape.route(m, where), binder.resolversOf(r, where));
+                MethodShape.kind(m), r.cost(), client == null ? MethodShape.route(m, where) : where.replace('#', '.'),
+                binder.resolversOf(r, where), client, r.outgoing());
     }
 }

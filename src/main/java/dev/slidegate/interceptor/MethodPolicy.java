@@ -24,11 +24,20 @@ import dev.slidegate.config.KeySource;
  * @param cost permits one call weighs
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
  * @param resolvers the {@link KeyResolver} beans the key source names, by name
+ * @param client the REST client an outgoing call goes through (its {@code configKey} or interface name), or
+ *        {@code null} for a method of this service
+ * @param outgoing whether the policy paces calls to an upstream (a REST client's, or configured {@code outgoing})
  */
 record MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
         int keyParameter,
         Kind kind, int cost, String route,
-        Map<String, KeyResolver> resolvers) {
+        Map<String, KeyResolver> resolvers, String client, boolean outgoing) {
+
+    /** A policy of a method of this service (no REST client). */
+    MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
+            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers) {
+        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, null, false);
+    }
 
     /** How a method returns: the interceptor never blocks for {@code UNI} and {@code STAGE}. */
     enum Kind {

@@ -67,17 +67,19 @@ final class PolicyBinder {
     PolicyCatalog.Bound site(RateLimitedSites.Sites.Site site) {
         String name = policyName(site.value(), site.className(), site.methodName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
-                site.countRejected().value(), site.dryRun().value(), site.cost(), site.maxWait());
+                site.countRejected().value(), site.dryRun().value(), site.cost(), site.maxWait(), site.outgoing());
         checkShape(site.where(), site.keyParameters(), site.returnType());
         return checked(declared, site.where());
     }
 
     /** The policy one {@code @RateLimited} of {@code m} names. */
     PolicyCatalog.Bound method(Method m, RateLimited ann) {
-        String where = m.getDeclaringClass().getSimpleName() + "#" + m.getName();
-        String name = policyName(ann.value(), m.getDeclaringClass().getSimpleName(), m.getName());
+        String owner = RestClients.simpleName(m.getDeclaringClass());
+        String where = owner + "#" + m.getName();
+        String name = policyName(ann.value(), owner, m.getName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
-                ann.countRejected().value(), ann.dryRun().value(), ann.cost(), ann.maxWait());
+                ann.countRejected().value(), ann.dryRun().value(), ann.cost(), ann.maxWait(),
+                RestClients.isWrapper(m.getDeclaringClass()));
         checkShape(where, MethodShape.keyParameterCount(m), m.getGenericReturnType().getTypeName());
         return checked(declared, where);
     }

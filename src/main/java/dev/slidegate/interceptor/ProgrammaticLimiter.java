@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import jakarta.inject.Singleton;
 
 import dev.slidegate.api.Decision;
+import dev.slidegate.api.PlanResolver;
 import dev.slidegate.api.RateLimiter;
 import dev.slidegate.config.PolicyCatalog;
 import io.quarkus.arc.Arc;
@@ -30,15 +31,20 @@ class ProgrammaticLimiter implements RateLimiter {
 
     private final Decider decider;
     private final CurrentVertxRequest currentRequest;
+    private final Upstreams upstreams;
+    private final PlanResolver plans;
     /** Every policy of the catalog, as this API decides it. */
     private final Map<String, MethodPolicy> policies;
 
-    ProgrammaticLimiter(PolicyCatalog catalog, Decider decider, CurrentVertxRequest currentRequest) {
+    ProgrammaticLimiter(PolicyCatalog catalog, Decider decider, CurrentVertxRequest currentRequest, Upstreams upstreams,
+            PlanResolver plans) {
         this.decider = decider;
         this.currentRequest = currentRequest;
+        this.upstreams = upstreams;
+        this.plans = plans;
         Map<String, MethodPolicy> all = new HashMap<>();
         catalog.policies().forEach((n, r) -> all.put(n, new MethodPolicy(null, "RateLimiter.acquire(\"" + n + "\")", r.name(),
-                r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE, r.cost(), null, Map.of())));
+                r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE, r.cost(), null, Map.of(), null, r.outgoing())));
         this.policies = Map.copyOf(all);
     }
 
@@ -66,6 +72,36 @@ class ProgrammaticLimiter implements RateLimiter {
         RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
         return decider.decide(mp, k, cost, maxWait, rc, onCallersContext).thenCompose(ProgrammaticLimiter::decision);
+    }
+
+    @Override
+    public CompletionStage<Void> learn(String policy, String key, int status,
+            java.util.function.Function<String, List<String>> headers) {
+        MethodPolicy mp = policy(policy);
+        if (!mp.outgoing()) {
+            throw new IllegalArgumentException("RateLimiter.learn: policy '" + mp.name() + "' limits requests this service "
+                    + "answers; a policy that paces calls to an upstream says so: slidegate.policies." + mp.name()
+                    + ".outgoing=true");
+        }
+        if (headers == null) {
+            throw new IllegalArgumentException("RateLimiter.learn needs the response's header fields (name -> values)");
+        }
+        String k = key(key);
+        RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
+                : null;
+        return upstreams.learn(mp.policyFor(plans, new Object[] { k }, rc), k, status, safely(headers));
+    }
+
+    /** Header fields read by code the service gave: a lookup that throws is a field that is absent. */
+    private static java.util.function.Function<String, List<String>> safely(
+            java.util.function.Function<String, List<String>> headers) {
+        return name -> {
+            try {
+                return headers.apply(name);
+            } catch (RuntimeException e) {
+                return null;
+            }
+        };
     }
 
     private static long micros(Duration maxWait) {

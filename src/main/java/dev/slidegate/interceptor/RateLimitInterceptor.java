@@ -50,40 +50,75 @@ public class RateLimitInterceptor {
         if (mps == null) { // first call of a method the start-up check did not see
             mps = policies.of(ctx.getMethod(), ArcInvocationContext.findIterceptorBindings(ctx, RateLimited.class));
         }
-        RoutingContext rc = Arc.container().requestContext().isActive() ? currentRequest.getCurrent() : null;
+        if (mps.isEmpty()) { // a method a class-level binding reaches that no policy paces (a REST client bean's close())
+            return ctx.proceed();
+        }
+        // a call to an upstream: the request this service is answering is neither its key nor the answer it is told in
+        RoutingContext rc = !mps.get(0).outgoing() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
+                : null;
         if (Decided.take(rc, ctx.getMethod())) { // the request filter decided this endpoint's request before dispatch
             return ctx.proceed();
         }
         List<MethodPolicy> decided = mps;
         Object[] args = ctx.getParameters();
+        Object[] outgoing = mps.get(0).outgoing() ? args : null;
         return switch (mps.get(0).kind()) {
             case PLAIN -> {
                 Outcome o = decider.decideAndWait(mps, args, rc);
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
-                yield ctx.proceed();
+                yield proceed(ctx, outgoing);
             }
             case UNI -> Uni.createFrom().completionStage(() -> decider.decide(decided, args, rc))
                     .chain(v -> {
                         HttpOutcomes.record(v, rc);
-                        return v.admitted() ? (Uni<?>) proceed(ctx) : Uni.createFrom().failure(v.failure());
+                        if (!v.admitted()) {
+                            return Uni.createFrom().failure(v.failure());
+                        }
+                        Uni<?> call = (Uni<?>) proceed(ctx, outgoing);
+                        return outgoing == null ? call : subscribedWith(call, outgoing);
                     });
             case STAGE -> decider.decide(mps, args, rc)
                     .thenCompose(v -> {
                         HttpOutcomes.record(v, rc);
-                        return v.admitted() ? (CompletionStage<?>) proceed(ctx) : CompletableFuture.failedFuture(v.failure());
+                        return v.admitted() ? (CompletionStage<?>) proceed(ctx, outgoing)
+                                : CompletableFuture.failedFuture(v.failure());
                     })
                     .toCompletableFuture();
         };
     }
 
-    private static Object proceed(InvocationContext ctx) {
+    /**
+     * Lets the call through; an outgoing one with its arguments at hand ({@link RestClients#CALLING}) while the REST
+     * client prepares its request, so that its response is read under the key it was decided under.
+     */
+    private static Object proceed(InvocationContext ctx, Object[] outgoing) {
+        if (outgoing != null) {
+            RestClients.CALLING.set(outgoing);
+        }
         try {
             return ctx.proceed();
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {
             throw new IllegalStateException(e);
+        } finally {
+            if (outgoing != null) {
+                RestClients.CALLING.remove();
+            }
         }
+    }
+
+    /** A REST client's {@code Uni}, subscribed to with the call's arguments at hand: it prepares its request then. */
+    private static <T> Uni<T> subscribedWith(Uni<T> call, Object[] outgoing) {
+        return Uni.createFrom().emitter(em -> {
+            RestClients.CALLING.set(outgoing);
+            try {
+                io.smallrye.mutiny.subscription.Cancellable c = call.subscribe().with(em::complete, em::fail);
+                em.onTermination(c::cancel);
+            } finally {
+                RestClients.CALLING.remove();
+            }
+        });
     }
 }

@@ -40,6 +40,8 @@ public class RateLimitedSites implements BuildCompatibleExtension {
     private final List<String> returnTypes = new ArrayList<>();
     private final List<Integer> keyParameters = new ArrayList<>();
     private final List<String> signatures = new ArrayList<>();
+    /** The REST client a site's calls go out through ({@link RestClients#name}), or empty for a method of this service. */
+    private final List<String> clients = new ArrayList<>();
     /** The classes whose methods are recorded: each once, even were a class two beans. */
     private final Set<String> seen = new java.util.HashSet<>();
 
@@ -52,8 +54,22 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         if (!seen.add(type.name())) {
             return;
         }
+        ClassInfo restClient = restClientOf(type);
+        String owner = restClient != null ? restClient.simpleName() : type.simpleName();
+        String client = restClient == null ? "" : clientName(restClient);
         List<AnnotationInfo> onClass = bindings(type.annotations(a -> isBinding(a)));
-        for (MethodInfo m : type.methods()) {
+        if (onClass.isEmpty() && restClient != null) {
+            onClass = bindings(restClient.annotations(a -> isBinding(a)));
+        }
+        Set<String> declared = restClient == null ? null : new java.util.HashSet<>();
+        if (restClient != null) { // the bean's own plumbing (close, setMock...) is no call to the upstream
+            restClient.methods().stream().filter(m -> !m.isStatic()).forEach(m -> declared.add(nameAndParameters(m)));
+        }
+        Set<String> done = new java.util.HashSet<>();
+        for (MethodInfo m : type.methods()) { // a class's own methods, then those it inherits (once: an override is met first)
+            if ((declared != null && !declared.contains(nameAndParameters(m))) || !done.add(nameAndParameters(m))) {
+                continue;
+            }
             List<AnnotationInfo> on = bindings(m.annotations(a -> isBinding(a)));
             if (on.isEmpty() && !onClass.isEmpty() && !m.isStatic() && !m.isConstructor()
                     && !java.lang.reflect.Modifier.isPrivate(m.modifiers())) {
@@ -66,7 +82,8 @@ public class RateLimitedSites implements BuildCompatibleExtension {
             String signature = signature(type, m);
             for (AnnotationInfo a : on) {
                 found.add(a);
-                wheres.add(type.simpleName() + "#" + m.name());
+                wheres.add(owner + "#" + m.name());
+                clients.add(client);
                 returnTypes.add(m.returnType().toString());
                 this.keyParameters.add(keyParameters);
                 signatures.add(signature);
@@ -82,7 +99,36 @@ public class RateLimitedSites implements BuildCompatibleExtension {
                 .withParam("returnTypes", returnTypes.toArray(new String[0]))
                 .withParam("keyParameters", keyParameters.stream().mapToInt(Integer::intValue).toArray())
                 .withParam("signatures", signatures.toArray(new String[0]))
+                .withParam("clients", clients.toArray(new String[0]))
                 .createWith(Sites.Creator.class);
+    }
+
+    /**
+     * The REST Client interface {@code type} implements when it is the CDI bean Quarkus makes of one (which carries the
+     * interface's {@code @RateLimited}), else {@code null}.
+     */
+    private static ClassInfo restClientOf(ClassInfo type) {
+        if (!type.name().endsWith(RestClients.WRAPPER_SUFFIX)) {
+            return null;
+        }
+        for (jakarta.enterprise.lang.model.types.Type t : type.superInterfaces()) {
+            if (t.isClass() && t.asClass().declaration().hasAnnotation(a -> a.name().equals(RestClients.REGISTER))) {
+                return t.asClass().declaration();
+            }
+        }
+        return null;
+    }
+
+    /** A REST client's name: its {@code configKey}, else its interface's full name, as Quarkus names its settings. */
+    private static String clientName(ClassInfo restClient) {
+        AnnotationInfo register = restClient.annotations(a -> a.name().equals(RestClients.REGISTER)).stream().findFirst()
+                .orElse(null);
+        String configKey = register != null && register.hasMember("configKey") ? register.member("configKey").asString() : "";
+        return configKey.isBlank() ? restClient.name() : configKey.trim();
+    }
+
+    private static String nameAndParameters(MethodInfo m) {
+        return m.name() + "(" + String.join(",", m.parameters().stream().map(p -> p.type().toString()).toList()) + ")";
     }
 
     /** The method exactly, e.g. {@code com.example.Shop#get(int,java.lang.String)}: overloads differ here. */
@@ -115,12 +161,18 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         /** One {@code @RateLimited} on one method. */
         public record Site(String where, String returnType, int keyParameters, String value, List<String> limits,
                 String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost,
-                String maxWait, String signature) {
+                String maxWait, String signature, String client) {
 
             /** A site from its annotation, as the build handed it over, and what the build saw of its method. */
-            static Site of(RateLimited a, String where, String returnType, int keyParameters, String signature) {
+            static Site of(RateLimited a, String where, String returnType, int keyParameters, String signature,
+                    String client) {
                 return new Site(where, returnType, keyParameters, a.value(), List.of(a.limits()), a.strategy(), a.key(),
-                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature);
+                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature, client);
+            }
+
+            /** Whether its calls go out to an upstream through a REST client. */
+            boolean outgoing() {
+                return !client.isEmpty();
             }
 
             /** The method's simple class name, e.g. {@code ReportResource} of {@code ReportResource#list}. */
@@ -153,9 +205,11 @@ public class RateLimitedSites implements BuildCompatibleExtension {
                 String[] returnTypes = params.get("returnTypes", String[].class, new String[0]);
                 int[] keyParameters = params.get("keyParameters", int[].class, new int[0]);
                 String[] signatures = params.get("signatures", String[].class, new String[0]);
+                String[] clients = params.get("clients", String[].class, new String[0]);
                 List<Site> sites = new ArrayList<>(bindings.length);
                 for (int i = 0; i < bindings.length; i++) {
-                    sites.add(Site.of((RateLimited) bindings[i], wheres[i], returnTypes[i], keyParameters[i], signatures[i]));
+                    sites.add(Site.of((RateLimited) bindings[i], wheres[i], returnTypes[i], keyParameters[i], signatures[i],
+                            clients[i]));
                 }
                 return new Sites(sites);
             }

@@ -87,7 +87,8 @@ class AdminRankingTest {
                     List.of(new dev.slidegate.config.PolicyCatalog.Bound(ranked, "X#m"))),
             new DecisionStats(), TestConfigs.slidegate(Map.of()),
             new dev.slidegate.core.Overrides(clock), clock,
-            new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null));
+            new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null),
+            new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null));
 
     @AfterEach
     void stop() {

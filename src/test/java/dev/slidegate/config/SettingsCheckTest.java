@@ -49,7 +49,13 @@ class SettingsCheckTest {
             "slidegate.overrides.max | 0 | slidegate.overrides.max: '0' is out of range: expected the most overrides kept",
             "slidegate.redis.refusal-cache-size | -1 | slidegate.redis.refusal-cache-size: '-1' is out of range",
             "slidegate.redis.failure-threshold | 0 | slidegate.redis.failure-threshold: '0' is out of range",
-            "slidegate.fallback.instances | 0 | slidegate.fallback.instances: '0' is out of range" })
+            "slidegate.fallback.instances | 0 | slidegate.fallback.instances: '0' is out of range",
+            "slidegate.upstream.forms | ietf,http | slidegate.upstream.forms: 'http' is not a form of upstream header fields",
+            "slidegate.upstream.forms | none,llm | slidegate.upstream.forms: 'none' is not a form of upstream header fields",
+            "slidegate.upstream.ceiling | 2d | slidegate.upstream.ceiling: '2d' is out of range: expected 1s to 1d",
+            "slidegate.upstream.margin | -5ms | slidegate.upstream.margin: '-5ms' is out of range: expected 0 to 1m",
+            "slidegate.upstream.pause-without-retry-after | 10m | slidegate.upstream.pause-without-retry-after: '10m' is out of range: expected 1ms to 5m",
+            "slidegate.upstream.max-keys | 0 | slidegate.upstream.max-keys: '0' is out of range" })
     void aMistypedSettingStopsTheStartUpNamingIt(String name, String value, String expected) {
         Map<String, String> properties = new HashMap<>(Map.of("slidegate.policies.login.limits", "5/1m"));
         properties.put(name, value);

@@ -43,7 +43,13 @@ class DeciderTest {
         return new Decider(null, store, plans, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(10, 10, 50_000_000L, System::nanoTime, (delay, task) -> {
                     throw new AssertionError("no call waits here");
-                }), new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null));
+                }), new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null), upstreams(store));
+    }
+
+    /** What upstreams teach outgoing policies: nothing here, with the shipped settings. */
+    static Upstreams upstreams(DecisionStore store) {
+        return new Upstreams(store, new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
+                dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000);
     }
 
     private static Outcome join(CompletionStage<Outcome> o) {
@@ -151,7 +157,7 @@ class DeciderTest {
 
     private Decider waitingDecider(ManualTimers timers, int perKey) {
         return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
-                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats);
+                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory));
     }
 
     // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
@@ -245,7 +251,7 @@ class DeciderTest {
         overrides.replaceAll(List.of(new dev.slidegate.api.LimitOverride(new dev.slidegate.api.LimitOverride.Target("w", null,
                 "vip"), List.of(), false, true, null, "trusted", "test", java.time.Instant.now())));
         Decider d = new Decider(null, memory, call -> null, new Admission(new DecisionStats()), overrides,
-                new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats);
+                new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory));
         assertTrue(join(d.decide(waitingMp, "vip", 1, null)).admitted());
         CompletableFuture<Outcome> second = d.decide(waitingMp, "vip", 1, null).toCompletableFuture();
         assertTrue(second.isDone() && second.join().admitted(), "not held: " + second);

@@ -162,6 +162,40 @@ class PolicyResolutionTest {
         assertEquals(0, stage.keyParameter());
     }
 
+    // issue 39: a REST client's policy is keyed by the client by default, never by the request being answered; a
+    // policy of this service's requests has no client; one policy is never both
+    @Test
+    void anOutgoingPolicyIsKeyedByItsClientAndNeverByTheRequest() {
+        PolicyRegistry registry = new PolicyRegistry(config(Map.of("slidegate.policies.out.key", "ip")));
+        PolicyRegistry.Resolved out = registry.resolve(
+                new PolicyRegistry.Declared("paced", List.of("5/1s"), "", "", null, null, 0, "", true), "ShopClient#get");
+        assertEquals(new KeySource.Client(), out.key());
+        assertTrue(out.outgoing());
+        String byIp = assertThrows(ConfigurationException.class, () -> registry.resolve(
+                new PolicyRegistry.Declared("out", List.of("5/1s"), "", "", null, null, 0, "", true), "ShopClient#get"))
+                .getMessage();
+        assertEquals("Invalid Slidegate configuration: ShopClient#get: policy 'out' limits calls to an upstream, so it "
+                + "cannot key them by ip (a request this service answers): use client (the default), global, a @Named "
+                + "KeyResolver bean or a @RateLimitKey parameter (slidegate.policies.out.key)", byIp);
+        String clientIn = assertThrows(ConfigurationException.class, () -> registry.resolve(
+                new PolicyRegistry.Declared("in", List.of("5/1s"), "", "client"), "Shop#get")).getMessage();
+        assertTrue(clientIn.contains("policy 'in' keys callers by client, which names the REST client of an outgoing call"),
+                clientIn);
+        PolicyRegistry.Resolved in = registry.resolve(new PolicyRegistry.Declared("paced", List.of("5/1s"), "", "global"),
+                "Shop#get");
+        PolicyRegistry.Resolved outGlobal = registry.resolve(
+                new PolicyRegistry.Declared("paced", List.of("5/1s"), "", "global", null, null, 0, "", true), "ShopClient#get");
+        String both = assertThrows(ConfigurationException.class, () -> PolicyCatalog.of(registry,
+                List.of(new PolicyCatalog.Bound(in, "Shop#get"), new PolicyCatalog.Bound(outGlobal, "ShopClient#get"))))
+                .getMessage();
+        assertEquals("Invalid Slidegate configuration: ShopClient#get paces calls to an upstream with policy 'paced', and "
+                + "Shop#get limits requests this service answers with it: give one of them a policy of its own", both);
+        String defaults = assertThrows(ConfigurationException.class,
+                () -> new PolicyRegistry(config(Map.of("slidegate.defaults.outgoing", "true")))).getMessage();
+        assertTrue(defaults.startsWith("Invalid Slidegate configuration: slidegate.defaults.outgoing: is not a default"),
+                defaults);
+    }
+
     @Test
     void resolutionIsCachedPerMethod() throws Exception {
         MethodPolicies policies = policies(BASE);
@@ -185,7 +219,7 @@ class PolicyResolutionTest {
         assertTrue(failure(BASE, "badKey")
                 .contains("Sample#badKey: policy 'Sample.badKey' keys callers by 'cookie', but there is no "
                         + "@Named(\"cookie\") KeyResolver bean (slidegate.policies.Sample.badKey.key or @RateLimited(key)); expected ip, user, "
-                        + "global, path, header:<Name>, param:<name>, the name of a @Named KeyResolver bean, or several joined by +"),
+                        + "global, path, header:<Name>, param:<name>, client (REST clients), the name of a @Named KeyResolver bean, or several joined by +"),
                 failure(BASE, "badKey"));
         assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
         assertTrue(failure(BASE, "twoKeys").contains("Sample#twoKeys has more than one @RateLimitKey parameter"));
@@ -199,7 +233,8 @@ class PolicyResolutionTest {
         int keys = (int) java.util.Arrays.stream(m.getParameterAnnotations())
                 .filter(p -> java.util.Arrays.stream(p).anyMatch(x -> x instanceof RateLimitKey)).count();
         return new RateLimitedSites.Sites.Site("Sample#" + method, m.getGenericReturnType().getTypeName(), keys, a.value(),
-                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), m.toString());
+                List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), m.toString(),
+                "");
     }
 
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
@@ -221,7 +256,7 @@ class PolicyResolutionTest {
         RateLimitedSites.Sites.Site named = site("named");
         RateLimitedSites.Sites.Site overload = new RateLimitedSites.Sites.Site(named.where(), named.returnType(),
                 named.keyParameters(), named.value(), named.limits(), named.strategy(), named.key(), named.countRejected(),
-                named.dryRun(), named.cost(), named.maxWait(), named.signature().replace("()", "(int)"));
+                named.dryRun(), named.cost(), named.maxWait(), named.signature().replace("()", "(int)"), "");
         assertEquals(java.util.Set.of("products", "overridden"),
                 binder(BASE).catalog(List.of(named, overload)).policies().keySet(),
                 "both overloads share the policy; the other configured policy is in the catalog too");

@@ -1,0 +1,294 @@
+package dev.slidegate.interceptor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.ByIdentity;
+import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.UpstreamHeaders;
+import dev.slidegate.metrics.UpstreamStats;
+
+/**
+ * What outgoing policies learn from the upstreams they pace calls to, and how that changes their decisions (issue 39).
+ *
+ * <ul>
+ * <li><b>Margin.</b> Each window of an outgoing policy is decided {@code slidegate.upstream.margin} longer than
+ * configured: a call reaches the upstream a little after its permit, not every call equally late, so N permits exactly W
+ * apart could arrive less than W apart.</li>
+ * <li><b>Holds, shared.</b> A 429 or 503 with {@code Retry-After}, and any published quota with nothing left until its
+ * reset, hold every call of the policy and key in the store ({@link DecisionStore#hold}) for that long: on Redis every
+ * instance's next decision waits for it (or is refused when it may not wait that long), and a call already holding a
+ * permit asks once more before it goes out ({@link #heldFor}). A 429 that says neither holds for
+ * {@code slidegate.upstream.pause-without-retry-after}. Nothing is held longer than {@code slidegate.upstream.ceiling}.</li>
+ * <li><b>Learned limits, per instance.</b> A published limit lower than the configured one (same window, or the only
+ * limit when the upstream names no window) replaces it until the upstream publishes one no lower; one of a window the
+ * policy does not have is added. Every instance reads the same upstream's answers, so each learns from its next
+ * response; the holds are what reach the fleet at once.</li>
+ * </ul>
+ * Every value the upstream sends is bounded ({@link UpstreamHeaders}); what was cut or ignored is logged once per policy
+ * and kind. One log line says each change of what Slidegate does because of an upstream.
+ */
+@Singleton
+public class Upstreams {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate.upstream");
+    /** Distinct problems logged per policy at most (after that, none: a hostile upstream cannot flood the log). */
+    private static final int MAX_PROBLEMS_LOGGED = 20;
+
+    /** What one key of one policy learned: the limits it is paced at instead of the configured ones, under that base. */
+    private record Learned(Policy base, List<Limit> limits, Policy paced) {
+    }
+
+    private final DecisionStore store;
+    private final UpstreamHeaders reader;
+    private final UpstreamStats stats;
+    private final long marginMicros;
+    private final long pauseMicros;
+    private final long ceilingMicros;
+    private final int maxKeys;
+    private final Map<String, Learned> learned = new ConcurrentHashMap<>();
+    /** Each policy with the margin added to its windows, by the configured policy's identity. */
+    private final ByIdentity<Policy, Policy> withMargin;
+    private final Map<String, Set<String>> problemsLogged = new ConcurrentHashMap<>();
+    /** Until when (epoch ms) a hold was last logged, per policy and key: one line per hold, not per 429. */
+    private final Map<String, Long> holdLogged = new ConcurrentHashMap<>();
+    private volatile boolean fullLogged;
+
+    @Inject
+    Upstreams(DecisionStore store, UpstreamStats stats, SlidegateConfig config) {
+        this(store, stats, UpstreamHeaders.Form.parse(config.upstream().forms()), config.upstream().margin().toNanos() / 1000,
+                config.upstream().pauseWithoutRetryAfter().toNanos() / 1000, config.upstream().ceiling().toNanos() / 1000,
+                config.upstream().maxKeys());
+    }
+
+    Upstreams(DecisionStore store, UpstreamStats stats, Set<UpstreamHeaders.Form> forms, long marginMicros, long pauseMicros,
+            long ceilingMicros, int maxKeys) {
+        this.store = store;
+        this.stats = stats;
+        this.reader = new UpstreamHeaders(forms, ceilingMicros);
+        this.marginMicros = marginMicros;
+        this.pauseMicros = pauseMicros;
+        this.ceilingMicros = ceilingMicros;
+        this.maxKeys = maxKeys;
+        this.withMargin = new ByIdentity<>(this::margin);
+    }
+
+    /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
+    Policy paced(Policy configured, String key) {
+        Learned l = learned.isEmpty() ? null : learned.get(id(configured.name(), key));
+        if (l != null && l.base() == configured) {
+            return l.paced();
+        }
+        return withMargin.get(configured);
+    }
+
+    private Policy margin(Policy p) {
+        if (marginMicros == 0) {
+            return p;
+        }
+        return p.withLimits(p.limits().stream().map(this::margin).toList());
+    }
+
+    private Limit margin(Limit l) {
+        try {
+            return new Limit(l.permits(), l.windowMicros() + marginMicros);
+        } catch (IllegalArgumentException e) { // a window of 366 days has no room for more
+            return l;
+        }
+    }
+
+    /** How long {@code key} is still held under {@code configured} (µs), for a call that waited before it goes out. */
+    CompletionStage<Long> heldFor(Policy configured, String key) {
+        return store.heldFor(paced(configured, key), key);
+    }
+
+    /**
+     * Reads one response of the upstream {@code configured} paces calls to, for {@code key}, and acts on it.
+     *
+     * @param status the response's HTTP status
+     * @param headers the values of a header field by name, any case; {@code null} or empty when absent
+     * @return completes when a hold it made is in the store (never fails: a hold the store could not make is logged)
+     */
+    public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers) {
+        long nowMillis = System.currentTimeMillis();
+        UpstreamHeaders.Reading r = reader.read(headers, nowMillis * 1000);
+        String policy = configured.name();
+        r.problems().forEach(p -> problem(policy, p));
+        long hold = 0;
+        String because = null;
+        if (status == 429) {
+            stats.refused(policy, nowMillis);
+        }
+        if ((status == 429 || status == 503) && r.retryAfterMicros() >= 0) {
+            hold = r.retryAfterMicros();
+            because = "answered " + status + " with Retry-After";
+        }
+        long limit = -1;
+        long remaining = -1;
+        for (UpstreamHeaders.Quota q : r.quotas()) {
+            if (q.exhausted() && q.resetMicros() > hold) {
+                hold = q.resetMicros();
+                because = "published no " + q.unit() + " left of quota '" + q.name() + "' until its reset";
+            }
+            if (counts(q) && limit < 0) {
+                limit = q.limit();
+                remaining = q.remaining();
+            }
+        }
+        if (status == 429 && hold <= 0) {
+            hold = pauseMicros;
+            because = "answered 429 without Retry-After or reset (slidegate.upstream.pause-without-retry-after)";
+        }
+        stats.seen(policy, limit, remaining, nowMillis);
+        learnLimits(configured, key, r, nowMillis);
+        if (hold <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        long forMicros = Math.min(Math.max(hold, 1), ceilingMicros);
+        String why = because;
+        CompletionStage<Long> made;
+        try {
+            made = store.hold(paced(configured, key), key, forMicros);
+        } catch (RuntimeException e) {
+            made = CompletableFuture.failedFuture(e);
+        }
+        return made.handle((heldFor, error) -> {
+            if (error != null) {
+                LOG.warnf("Policy '%s' could not hold the calls of %s for %d ms (its upstream %s): %s", policy, shown(key),
+                        forMicros / 1000, why, error.getMessage());
+                return null;
+            }
+            long until = System.currentTimeMillis() + heldFor / 1000;
+            stats.held(policy, until, why);
+            Long before = holdLogged.get(id(policy, key));
+            if (before == null || before < nowMillis) {
+                if (holdLogged.size() < maxKeys || before != null) {
+                    holdLogged.put(id(policy, key), until);
+                }
+                LOG.infof("Policy '%s' holds every call of %s for %d ms, on every instance sharing the store: its upstream %s",
+                        policy, shown(key), heldFor / 1000, why);
+            } else {
+                holdLogged.computeIfPresent(id(policy, key), (k, v) -> Math.max(v, until));
+            }
+            return null;
+        });
+    }
+
+    /** Whether a quota counts calls (requests), as the policy's limits do, rather than tokens or bytes. */
+    private static boolean counts(UpstreamHeaders.Quota q) {
+        return q.unit() == null || q.unit().equals("requests");
+    }
+
+    /**
+     * The limits a key is paced at after {@code r}: a published limit lower than the configured one of its window (or the
+     * only one, when the upstream names no window) replaces it; one of a window the policy lacks is added; a limit no
+     * lower than the configured one restores it. Logged when it changes.
+     */
+    private void learnLimits(Policy configured, String key, UpstreamHeaders.Reading r, long nowMillis) {
+        List<UpstreamHeaders.Quota> counted = r.quotas().stream().filter(q -> counts(q) && q.limit() >= 1).toList();
+        if (counted.isEmpty()) {
+            return; // nothing said about limits: what was learned stays
+        }
+        List<Limit> base = configured.limits();
+        List<Limit> paced = new ArrayList<>(base);
+        for (UpstreamHeaders.Quota q : counted) {
+            long n = Math.min(q.limit(), Integer.MAX_VALUE);
+            int at = -1;
+            if (q.windowMicros() > 0) {
+                for (int i = 0; i < base.size(); i++) {
+                    if (base.get(i).windowMicros() == q.windowMicros()) {
+                        at = i;
+                    }
+                }
+                if (at < 0) {
+                    try {
+                        paced.add(new Limit((int) n, q.windowMicros()));
+                    } catch (IllegalArgumentException e) {
+                        problem(configured.name(), "quota '" + q.name() + "' has a window Slidegate cannot count ("
+                                + e.getMessage() + "): not applied");
+                    }
+                    continue;
+                }
+            } else if (base.size() == 1) {
+                at = 0;
+            } else {
+                problem(configured.name(), "quota '" + q.name() + "' publishes a limit of " + n + " without a window, and the "
+                        + "policy has " + base.size()
+                        + " limits: not applied (the upstream's RateLimit-Policy w= would say which)");
+                continue;
+            }
+            if (n < base.get(at).permits()) {
+                paced.set(at, new Limit((int) n, base.get(at).windowMicros()));
+            }
+        }
+        String id = id(configured.name(), key);
+        Learned before = learned.get(id);
+        List<Limit> was = before != null && before.base() == configured ? before.limits() : base;
+        if (paced.equals(was)) {
+            return;
+        }
+        if (paced.equals(base)) {
+            learned.remove(id);
+            stats.learned(configured.name(), null, nowMillis);
+            LOG.infof("Policy '%s' paces %s at its configured limits %s again: its upstream publishes no lower ones",
+                    configured.name(), shown(key), base);
+            return;
+        }
+        if (before == null && learned.size() >= maxKeys) {
+            if (!fullLogged) {
+                fullLogged = true;
+                LOG.warnf("Outgoing policies keep what upstreams published for %d keys (slidegate.upstream.max-keys): policy "
+                        + "'%s' paces %s at its configured limits, holds still apply", maxKeys, configured.name(), shown(key));
+            }
+            return;
+        }
+        Policy learnedPolicy = margin(configured.withLimits(List.copyOf(paced)));
+        learned.put(id, new Learned(configured, List.copyOf(paced), learnedPolicy));
+        stats.learned(configured.name(), paced.toString(), nowMillis);
+        LOG.infof("Policy '%s' paces %s at %s as its upstream publishes, instead of the configured %s",
+                configured.name(), shown(key), paced, base);
+    }
+
+    private void problem(String policy, String problem) {
+        Set<String> logged = problemsLogged.computeIfAbsent(policy, p -> ConcurrentHashMap.newKeySet());
+        String kind = problem.length() > 60 ? problem.substring(0, 60) : problem;
+        if (logged.size() < MAX_PROBLEMS_LOGGED && logged.add(kind)) {
+            LOG.warnf("Policy '%s': its upstream sent %s (said once)", policy, problem);
+        }
+    }
+
+    /**
+     * A key for a log line: the client's or the global one as it is; a tenant's (which may be a credential, for one
+     * quota per tenant's credentials) as a fingerprint only, {@code key #1a2b3c4d}: the admin shows keys to operators.
+     */
+    static String shown(String key) {
+        if (key.startsWith("client:") || key.equals("global")) {
+            return "key '" + key + "'";
+        }
+        try {
+            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return "key #" + java.util.HexFormat.of().formatHex(d, 0, 4);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            return "a key";
+        }
+    }
+
+    private static String id(String policy, String key) {
+        return policy + '\u0000' + key;
+    }
+}
