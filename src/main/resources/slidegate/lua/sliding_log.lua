@@ -45,11 +45,11 @@ if queued then now = last end
 -- the slots: the limits in force, then the kept ones the meta member names; after them, '@<instant>' a hold
 -- (hold.lua): no call is placed before it either
 local meta = redis.call('ZRANGEBYSCORE', key, 0, 0)[1]
-local meta_slots = meta
+local meta_slots, hold = meta, 0
 if meta then
   local at = string.find(meta, '@', 1, true)
   if at then
-    local hold = tonumber(string.sub(meta, at + 1))
+    hold = tonumber(string.sub(meta, at + 1))
     meta_slots = string.sub(meta, 1, at - 1)
     if hold > now then now = hold end
   end
@@ -132,7 +132,9 @@ local function charge()
     redis.call('ZADD', key, unpack(args))
     j = upto + 1
   end
+  -- a hold stays said until it ends (a call that waited asks for it before it goes out: hold.lua)
   local spec = '#' .. table.concat(kept, ',')
+  if hold > clock then spec = spec .. '@' .. string.format('%d', hold) end
   if spec ~= meta then
     if meta then redis.call('ZREM', key, meta) end
     redis.call('ZADD', key, 0, spec)

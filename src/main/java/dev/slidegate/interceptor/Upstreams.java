@@ -14,11 +14,14 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.config.StoreStack;
 import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.StoreInspection;
 import dev.slidegate.core.UpstreamHeaders;
 import dev.slidegate.metrics.UpstreamStats;
 
@@ -54,6 +57,7 @@ public class Upstreams {
     }
 
     private final DecisionStore store;
+    private final StoreInspection inspection;
     private final UpstreamHeaders reader;
     private final UpstreamStats stats;
     private final long marginMicros;
@@ -69,22 +73,25 @@ public class Upstreams {
     private volatile boolean fullLogged;
 
     @Inject
-    Upstreams(DecisionStore store, UpstreamStats stats, SlidegateConfig config) {
-        this(store, stats, UpstreamHeaders.Form.parse(config.upstream().forms()), config.upstream().margin().toNanos() / 1000,
+    Upstreams(DecisionStore store, StoreStack stack, UpstreamStats stats, SlidegateConfig config) {
+        this(store, stack.inspection(), stats, UpstreamHeaders.Form.parse(config.upstream().forms()),
+                config.upstream().margin().toNanos() / 1000,
                 config.upstream().pauseWithoutRetryAfter().toNanos() / 1000, config.upstream().ceiling().toNanos() / 1000,
                 config.upstream().maxKeys());
     }
 
-    Upstreams(DecisionStore store, UpstreamStats stats, Set<UpstreamHeaders.Form> forms, long marginMicros, long pauseMicros,
-            long ceilingMicros, int maxKeys) {
+    Upstreams(DecisionStore store, StoreInspection inspection, UpstreamStats stats, Set<UpstreamHeaders.Form> forms,
+            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys) {
         this.store = store;
+        this.inspection = inspection;
         this.stats = stats;
         this.reader = new UpstreamHeaders(forms, ceilingMicros);
         this.marginMicros = marginMicros;
         this.pauseMicros = pauseMicros;
         this.ceilingMicros = ceilingMicros;
         this.maxKeys = maxKeys;
-        this.withMargin = new ByIdentity<>(this::margin);
+        Map<Policy, Policy> made = new ConcurrentHashMap<>(); // one paced policy per configured one, whatever the cache forgot
+        this.withMargin = new ByIdentity<>(p -> made.computeIfAbsent(p, this::margin));
     }
 
     /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
@@ -139,10 +146,13 @@ public class Upstreams {
         }
         long limit = -1;
         long remaining = -1;
+        boolean refused = status == 429 || hold > 0;
+        boolean ownCountMayExplain = true; // only a spent quota of calls, which the policy counts too
         for (UpstreamHeaders.Quota q : r.quotas()) {
             if (q.exhausted() && q.resetMicros() > hold) {
                 hold = q.resetMicros();
                 because = "published no " + q.unit() + " left of quota '" + q.name() + "' until its reset";
+                ownCountMayExplain &= counts(q);
             }
             if (counts(q) && limit < 0) {
                 limit = q.limit();
@@ -160,9 +170,28 @@ public class Upstreams {
         }
         long forMicros = Math.min(Math.max(hold, 1), ceilingMicros);
         String why = because;
+        Policy paced = paced(configured, key);
+        if (refused || !ownCountMayExplain) {
+            return hold(policy, paced, key, forMicros, why, nowMillis);
+        }
+        // a call granted with nothing left after it: when the policy's own count has nothing left either, it waits for
+        // its own permits, exactly; the upstream's reset (whole seconds, often rounded up) would only waste the rest of
+        // the window. When the policy still has room, the upstream counts calls it does not see: hold.
+        CompletionStage<Decision> own;
+        try {
+            own = inspection.peek(paced, key);
+        } catch (RuntimeException e) {
+            own = CompletableFuture.failedFuture(e);
+        }
+        return own.handle((d, error) -> error == null && d.states().stream().anyMatch(l -> l.remaining() == 0))
+                .thenCompose(explained -> explained ? CompletableFuture.<Void> completedFuture(null)
+                        : hold(policy, paced, key, forMicros, why, nowMillis));
+    }
+
+    private CompletionStage<Void> hold(String policy, Policy paced, String key, long forMicros, String why, long nowMillis) {
         CompletionStage<Long> made;
         try {
-            made = store.hold(paced(configured, key), key, forMicros);
+            made = store.hold(paced, key, forMicros);
         } catch (RuntimeException e) {
             made = CompletableFuture.failedFuture(e);
         }
@@ -242,7 +271,9 @@ public class Upstreams {
             return;
         }
         if (paced.equals(base)) {
-            learned.remove(id);
+            if (before == null || !learned.remove(id, before)) {
+                return; // another response said so first
+            }
             stats.learned(configured.name(), null, nowMillis);
             LOG.infof("Policy '%s' paces %s at its configured limits %s again: its upstream publishes no lower ones",
                     configured.name(), shown(key), base);
@@ -257,7 +288,10 @@ public class Upstreams {
             return;
         }
         Policy learnedPolicy = margin(configured.withLimits(List.copyOf(paced)));
-        learned.put(id, new Learned(configured, List.copyOf(paced), learnedPolicy));
+        Learned now = new Learned(configured, List.copyOf(paced), learnedPolicy);
+        if (before == null ? learned.putIfAbsent(id, now) != null : !learned.replace(id, before, now)) {
+            return; // another response said so first
+        }
         stats.learned(configured.name(), paced.toString(), nowMillis);
         LOG.infof("Policy '%s' paces %s at %s as its upstream publishes, instead of the configured %s",
                 configured.name(), shown(key), paced, base);

@@ -125,7 +125,8 @@ class UpstreamLearningTest {
         try (LogCapture log = LogCapture.of("dev.slidegate.upstream")) {
             String t = tenant();
             assertEquals("ok", client.tenant(t, 200, List.of("RateLimit-Policy: \"burst\";q=2;w=60")));
-            assertEquals("ok", client.tenant(t, 200, List.of()));
+            // nothing left, says the upstream, as the policy's own count says: its own permits pace the key, no hold
+            assertEquals("ok", client.tenant(t, 200, List.of("RateLimit: \"burst\";r=0;t=30")));
             RateLimitExceededException e = assertThrows(RateLimitExceededException.class,
                     () -> client.tenant(t, 200, List.of()));
             assertEquals(2, e.decision().states().get(0).limit().permits(), e.getMessage());
@@ -144,6 +145,8 @@ class UpstreamLearningTest {
             assertTrue(lines.stream().anyMatch(l -> l.contains("paces " + su + " at its configured limits [100/1m]")),
                     lines::toString);
             assertTrue(lines.stream().noneMatch(l -> l.contains(t) || l.contains(u)), "a tenant's key is never logged");
+            assertTrue(lines.stream().noneMatch(l -> l.contains("holds every call of " + st)), lines::toString);
+            assertTrue(e.decision().retryAfterMicros() > 30_000_000, "its own window, not the upstream's reset: " + e);
         }
     }
 
@@ -185,6 +188,20 @@ class UpstreamLearningTest {
         assertEquals("ok", waiting.get(10, TimeUnit.SECONDS));
         long gap = EchoUpstream.of(null).get(before + 1).nanos() - answered;
         assertTrue(gap >= 2000 * MS, "the waiting call went out " + gap / MS + " ms after the first hold, within the second");
+    }
+
+    // the demo's quotes endpoint calls the partner through a paced REST client: the answer this service gives carries
+    // neither the partner's RateLimit fields nor the outgoing policy's (they are not its caller's limits)
+    @Test
+    void anOutgoingCallLeavesTheAnswerOfTheRequestItServesAlone() {
+        io.restassured.response.Response direct = io.restassured.RestAssured.get("/partner/quotes/ACME");
+        assertTrue(direct.getHeader("RateLimit-Policy") != null, "the partner publishes its quota");
+        io.restassured.response.Response r = io.restassured.RestAssured.get("/api/quotes/ACME");
+        assertEquals(200, r.statusCode(), r.asString());
+        assertTrue(r.asString().contains("\"symbol\":\"ACME\""), r.asString());
+        assertEquals(null, r.getHeader("RateLimit"), r.headers().toString());
+        assertEquals(null, r.getHeader("RateLimit-Policy"), r.headers().toString());
+        assertEquals(null, r.getHeader("Retry-After"), r.headers().toString());
     }
 
     // the RateLimiter paces calls made with any client and learns from what they answer

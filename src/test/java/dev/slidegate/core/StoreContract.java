@@ -127,6 +127,9 @@ public abstract class StoreContract {
         onTime(before, System.nanoTime());
         assertTrue(waiting.allowed(), () -> "a call that may wait is placed at the hold's end: " + waiting);
         assertTrue(waiting.waitMicros() > w() - edge() && waiting.waitMicros() <= w(), () -> "wait: " + waiting);
+        long stillHeld = store().heldFor(p, k).toCompletableFuture().join();
+        assertTrue(stillHeld > 0, "a call placed at the hold's end leaves the hold said until it ends (calls that waited "
+                + "before it ask for it): " + stillHeld);
         if (exactTime()) {
             assertEquals(w(), refused.retryAfterMicros());
             assertEquals(w(), waiting.waitMicros());

@@ -48,7 +48,8 @@ class DeciderTest {
 
     /** What upstreams teach outgoing policies: nothing here, with the shipped settings. */
     static Upstreams upstreams(DecisionStore store) {
-        return new Upstreams(store, new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
+        return new Upstreams(store, store instanceof dev.slidegate.core.StoreInspection i ? i : null,
+                new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
                 dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000);
     }
 

@@ -1,0 +1,277 @@
+package dev.slidegate.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import dev.slidegate.testing.Eventually;
+import dev.slidegate.testing.Leftovers;
+import dev.slidegate.testing.Ports;
+import dev.slidegate.testing.QuotaUpstream;
+import dev.slidegate.testing.RedisServer;
+
+/**
+ * Issue 39 as a fleet runs it: three packaged instances of the demo on one Redis call a partner API of its own process
+ * ({@link QuotaUpstream}: N per fixed window W, exactly) through the {@code quotes} REST client, 48 callers flat out.
+ * The upstream's own counts are the oracle: its 429s, and what it granted per window.
+ * <ul>
+ * <li>for each form the upstream publishes its quota in (IETF, legacy, LLM): no 429, and at least 90% of N granted in
+ * every window;</li>
+ * <li>the upstream lowers N at run time and announces it: at most one 429 per instance at the change, none after;</li>
+ * <li>a second client Slidegate cannot see hammers the upstream: its 429s hold every instance, at most one 429 per
+ * instance per window.</li>
+ * </ul>
+ * The instances run with the shipped defaults (the margin of 50 ms included); the policy mirrors the upstream's quota,
+ * as a user configures it.
+ */
+class UpstreamFleetIT {
+
+    private static final int N = 60;
+    private static final long W = 2_000;
+    private static final int CALLERS = 48;
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    /** What the upstream counted in one window: granted and refused to the fleet, to the other client. */
+    private record Window(long index, long granted, long refused, long otherGranted, long otherRefused) {
+    }
+
+    @Test
+    void theFleetUsesTheUpstreamsQuotaWithoutA429AndFollowsWhatItPublishes() throws Exception {
+        int port = Ports.free();
+        try (RedisServer redis = RedisServer.start();
+                Upstream upstream = Upstream.start(port, N, W, "ietf");
+                ServiceProcess a = start(redis, port);
+                ServiceProcess b = start(redis, port);
+                ServiceProcess c = start(redis, port)) {
+            List<ServiceProcess> fleet = List.of(a, b, c);
+            for (ServiceProcess s : fleet) {
+                assertEquals(200, s.get("/api/quotes/WARM").statusCode(), s.log());
+            }
+            Run.of(fleet, 2 * W, null); // the JIT compiles the path while it runs: measured from the next run on
+            for (String form : List.of("ietf", "legacy", "llm")) {
+                upstream.control("form=" + form + "&reset=1");
+                Run run = Run.of(fleet, 3 * W, null);
+                List<Window> windows = upstream.windows(run);
+                long refused = windows.stream().mapToLong(Window::refused).sum();
+                System.out.printf("upstream %s: %s; callers saw %s%n", form, windows, run.statuses);
+                assertEquals(0, refused, form + ": the upstream refused the fleet: " + windows);
+                for (Window w : windows.subList(1, windows.size() - 1)) { // whole windows only
+                    assertTrue(w.granted() >= 0.9 * N && w.granted() <= N, () -> form + ": the fleet used " + w.granted()
+                            + " of " + N + " in window " + w.index() + ": " + windows + "\n" + slidegateLines(fleet));
+                }
+            }
+
+            // the upstream halves its quota at run time and says so in its answers
+            upstream.control("form=ietf&reset=1");
+            long changedAt = System.currentTimeMillis() + W;
+            Run lowered = Run.of(fleet, 4 * W, () -> upstream.control("limit=" + N / 2));
+            List<Window> windows = upstream.windows(lowered);
+            System.out.printf("upstream lowered to %d at %d: %s; callers saw %s%n", N / 2, changedAt / W, windows,
+                    lowered.statuses);
+            long change = windows.stream().filter(w -> w.refused() > 0).mapToLong(Window::index).min().orElse(Long.MAX_VALUE);
+            long atChange = windows.stream().mapToLong(Window::refused).sum();
+            List<Window> changed = windows;
+            assertTrue(atChange <= fleet.size(),
+                    () -> "more than one 429 per instance at the change: " + changed + "\n" + slidegateLines(fleet));
+            for (Window w : windows) {
+                assertTrue(w.index() <= change + 1 || w.refused() == 0, "a 429 after the change: " + windows);
+            }
+            for (ServiceProcess s : fleet) {
+                Eventually.eventually(Duration.ofSeconds(5), () -> log(s),
+                        l -> l.contains("paces key 'client:quotes' at [30/2s]")
+                                || l.contains("holds every call of key 'client:quotes'"),
+                        "instance on " + s.port + " to follow");
+            }
+
+            // traffic Slidegate cannot see uses the quota: its 429s hold the fleet
+            upstream.control("limit=" + N + "&reset=1");
+            AtomicBoolean hammering = new AtomicBoolean(true);
+            Thread hammer = new Thread(() -> {
+                while (hammering.get()) {
+                    try {
+                        HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/quotes/X?other=1")).build(),
+                                HttpResponse.BodyHandlers.discarding());
+                        TimeUnit.MILLISECONDS.sleep(10);
+                    } catch (IOException e) {
+                        // the upstream is busy: try again
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            hammer.start();
+            Run shared;
+            try {
+                shared = Run.of(fleet, 4 * W, null);
+            } finally {
+                hammering.set(false);
+                hammer.join();
+            }
+            windows = upstream.windows(shared);
+            System.out.printf("upstream shared with another client: %s; callers saw %s%n", windows, shared.statuses);
+            List<Window> sharedWindows = windows;
+            for (Window w : windows) {
+                assertTrue(w.refused() <= fleet.size(), () -> "more 429s than instances in window " + w.index() + ": "
+                        + sharedWindows + "\n" + slidegateLines(fleet));
+            }
+            assertTrue(windows.stream().mapToLong(Window::otherGranted).sum() > 0, "the other client got nothing: " + windows);
+            for (ServiceProcess s : fleet) {
+                assertEquals(0, s.log().lines().filter(l -> l.contains("ERROR")).count(), s.log());
+            }
+        }
+    }
+
+    /** What the instances logged of their decisions, for a failure's message. */
+    private static String slidegateLines(List<ServiceProcess> fleet) {
+        return String.join("\n", fleet.stream().flatMap(s -> log(s).lines().filter(l -> l.contains("[dev.slidegate"))
+                .map(l -> s.port + " " + l)).toList());
+    }
+
+    private static String log(ServiceProcess s) {
+        try {
+            return s.log();
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    private static ServiceProcess start(RedisServer redis, int upstream) {
+        return ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+                "-Dquarkus.rest-client.quotes.url=http://127.0.0.1:" + upstream,
+                "-Dslidegate.policies.quotes.limits=" + N + "/" + W + "ms", "-Dslidegate.policies.quotes.max-wait=10s");
+    }
+
+    /** The callers of one run: 48 threads calling the fleet in turn, flat out, for a while. */
+    private static final class Run {
+        final long startMillis;
+        long endMillis;
+        final Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+
+        private Run(long startMillis) {
+            this.startMillis = startMillis;
+        }
+
+        /** Runs from the next window's start for {@code millis}; {@code halfway} runs one window in. */
+        static Run of(List<ServiceProcess> fleet, long millis, Runnable halfway) throws InterruptedException {
+            long now = System.currentTimeMillis();
+            TimeUnit.MILLISECONDS.sleep((now / W + 1) * W - now);
+            Run run = new Run(System.currentTimeMillis());
+            long stop = run.startMillis + millis;
+            List<Thread> callers = new ArrayList<>();
+            for (int t = 0; t < CALLERS; t++) {
+                ServiceProcess target = fleet.get(t % fleet.size());
+                Thread th = new Thread(() -> {
+                    while (System.currentTimeMillis() < stop) {
+                        int status;
+                        try {
+                            status = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port
+                                    + "/api/quotes/ACME")).timeout(Duration.ofSeconds(20)).build(),
+                                    HttpResponse.BodyHandlers.discarding()).statusCode();
+                        } catch (IOException e) {
+                            status = -1;
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        run.statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+                    }
+                });
+                th.start();
+                callers.add(th);
+            }
+            if (halfway != null) {
+                TimeUnit.MILLISECONDS.sleep(W);
+                halfway.run();
+            }
+            for (Thread th : callers) {
+                th.join();
+            }
+            run.endMillis = System.currentTimeMillis();
+            return run;
+        }
+    }
+
+    /** The upstream's process. */
+    private static final class Upstream implements AutoCloseable {
+        private final Process process;
+        private final int port;
+
+        private Upstream(Process process, int port) {
+            this.process = process;
+            this.port = port;
+        }
+
+        static Upstream start(int port, int n, long w, String form) throws IOException {
+            Path log = Leftovers.tempFile("upstream-" + port, ".log");
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            Process p = Leftovers.process(new ProcessBuilder(java, "-cp", Path.of("target", "test-classes").toString(),
+                    QuotaUpstream.class.getName(), Integer.toString(port), Integer.toString(n), Long.toString(w), form)
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start());
+            Upstream upstream = new Upstream(p, port);
+            Eventually.eventually(Duration.ofSeconds(30), () -> Files.readString(log), out -> out.contains("listening on"),
+                    "the upstream to listen on " + port);
+            return upstream;
+        }
+
+        void control(String query) {
+            try {
+                HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/control?" + query))
+                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.discarding());
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The windows the upstream counted during {@code run} (the first being the one it started in). */
+        List<Window> windows(Run run) throws IOException, InterruptedException {
+            String stats = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/stats")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Map<Long, Window> byIndex = new TreeMap<>();
+            for (String line : stats.split("\n")) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] f = line.trim().split(" ");
+                Window w = new Window(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
+                        Long.parseLong(f[4]));
+                if (w.index() >= run.startMillis / W && w.index() <= run.endMillis / W) {
+                    byIndex.put(w.index(), w);
+                }
+            }
+            return List.copyOf(byIndex.values());
+        }
+
+        @Override
+        public void close() {
+            process.destroy();
+            try {
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Leftovers.stopped(process);
+        }
+    }
+}
