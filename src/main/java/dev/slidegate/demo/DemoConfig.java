@@ -10,4 +10,19 @@ public interface DemoConfig {
 
     /** Demo users for {@code POST /api/login}: {@code demo.users.<name>=<password>}. For demonstration only. */
     Map<String, String> users();
+
+    /** The stand-in for the partner API the demo buys quotes from ({@link PartnerApi}). */
+    Partner partner();
+
+    interface Partner {
+
+        /** Calls it grants per window, to all its callers together. */
+        @io.smallrye.config.WithDefault("10")
+        int limit();
+
+        /** Its window, fixed and aligned to the epoch, in whole seconds. */
+        @io.smallrye.config.WithName("window-seconds")
+        @io.smallrye.config.WithDefault("10")
+        int windowSeconds();
+    }
 }

@@ -8,8 +8,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-import org.eclipse.microprofile.config.inject.ConfigProperty;
-
 /**
  * The demo's stand-in for the partner API behind {@link QuotesClient}: {@code GET /partner/quotes/{symbol}} grants
  * {@code demo.partner.limit} calls per fixed window of {@code demo.partner.window-seconds} (10 per 10 s) to all its
@@ -25,10 +23,9 @@ public class PartnerApi {
     private long window = -1;
     private int used;
 
-    PartnerApi(@ConfigProperty(name = "demo.partner.limit", defaultValue = "10") int limit,
-            @ConfigProperty(name = "demo.partner.window-seconds", defaultValue = "10") int windowSeconds) {
-        this.limit = limit;
-        this.windowMillis = windowSeconds * 1000L;
+    PartnerApi(DemoConfig config) {
+        this.limit = Math.max(1, config.partner().limit());
+        this.windowMillis = Math.max(1, config.partner().windowSeconds()) * 1000L;
     }
 
     @GET

@@ -12,7 +12,10 @@ import dev.slidegate.api.RateLimitKey;
 import dev.slidegate.api.RateLimited;
 import io.smallrye.mutiny.Uni;
 
-/** A REST client of {@link EchoUpstream}, paced by Slidegate: the policies are configured in {@code SmallLimits}. */
+/**
+ * A REST client of {@link EchoUpstream}, paced by Slidegate. Its policies are whole in their annotations: the class is
+ * in every test service, whatever profile configures it.
+ */
 @RegisterRestClient(configKey = "echo-upstream")
 @Path("/test/upstream")
 public interface EchoClient {
@@ -20,19 +23,19 @@ public interface EchoClient {
     /** Calls wait for their permits (max-wait 3s), one quota for the client. */
     @GET
     @Path("echo")
-    @RateLimited("echo")
+    @RateLimited(value = "echo", limits = "100/1m", maxWait = "3s")
     String waiting(@QueryParam("status") int status, @QueryParam("h") List<String> headers);
 
     /** As {@link #waiting}, returning a {@code Uni}: nothing blocks. */
     @GET
     @Path("echo")
-    @RateLimited("echo")
+    @RateLimited(value = "echo", limits = "100/1m", maxWait = "3s")
     Uni<String> waitingAsync(@QueryParam("status") int status, @QueryParam("h") List<String> headers);
 
     /** One quota per tenant, refused at once (max-wait 0). */
     @GET
     @Path("echo")
-    @RateLimited("echo-tenant")
+    @RateLimited(value = "echo-tenant", limits = "100/1m")
     String tenant(@RateLimitKey @QueryParam("tenant") String tenant, @QueryParam("status") int status,
             @QueryParam("h") List<String> headers);
 }

@@ -33,12 +33,7 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.observed.limits", "3/1h");
         config.put("slidegate.policies.observed.key", "header:X-Api-Key");
         config.put("slidegate.policies.observed.paths", "/test/observed");
-        // issue 39: a REST client of the test's own upstream (client/EchoUpstream), its calls paced
-        config.put("quarkus.rest-client.echo-upstream.url", "http://localhost:${quarkus.http.test-port}");
-        config.put("slidegate.policies.echo.limits", "100/1m");
-        config.put("slidegate.policies.echo.max-wait", "3s");
-        config.put("slidegate.policies.echo-tenant.limits", "100/1m");
-        // and one the RateLimiter paces calls of any client with, learning from what they answer
+        // issue 39: a policy the RateLimiter paces calls of any client with, learning from what they answer
         config.put("slidegate.policies.prog-out.limits", "100/1m");
         config.put("slidegate.policies.prog-out.outgoing", "true");
         config.put("slidegate.policies.prog-out.max-wait", "3s");
