@@ -152,7 +152,9 @@ public class Upstreams {
             if (q.exhausted() && q.resetMicros() > hold) {
                 hold = q.resetMicros();
                 because = "published no " + q.unit() + " left of quota '" + q.name() + "' until its reset";
-                ownCountMayExplain &= counts(q);
+            }
+            if (q.exhausted() && q.resetMicros() > 0 && !counts(q)) {
+                ownCountMayExplain = false; // tokens, bytes: nothing the policy counts
             }
             if (counts(q) && limit < 0) {
                 limit = q.limit();
@@ -205,9 +207,13 @@ public class Upstreams {
             stats.held(policy, until, why);
             Long before = holdLogged.get(id(policy, key));
             if (before == null || before < nowMillis) {
-                if (holdLogged.size() < maxKeys || before != null) {
-                    holdLogged.put(id(policy, key), until);
+                if (before == null && holdLogged.size() >= maxKeys) {
+                    holdLogged.values().removeIf(v -> v < nowMillis); // holds that ended
+                    if (holdLogged.size() >= maxKeys) {
+                        return null; // as many keys held at once as keys learned: the metric counts the rest
+                    }
                 }
+                holdLogged.put(id(policy, key), until);
                 LOG.infof("Policy '%s' holds every call of %s for %d ms, on every instance sharing the store: its upstream %s",
                         policy, shown(key), heldFor / 1000, why);
             } else {

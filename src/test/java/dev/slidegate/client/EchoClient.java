@@ -38,4 +38,11 @@ public interface EchoClient {
     @RateLimited(value = "echo-tenant", limits = "100/1m")
     String tenant(@RateLimitKey @QueryParam("tenant") String tenant, @QueryParam("status") int status,
             @QueryParam("h") List<String> headers);
+
+    /** As {@link #tenant}, returning a {@code Uni}: the response is read under the same key. */
+    @GET
+    @Path("echo")
+    @RateLimited(value = "echo-tenant", limits = "100/1m")
+    Uni<String> tenantAsync(@RateLimitKey @QueryParam("tenant") String tenant, @QueryParam("status") int status,
+            @QueryParam("h") List<String> headers);
 }

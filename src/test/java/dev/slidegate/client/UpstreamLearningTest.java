@@ -117,6 +117,14 @@ class UpstreamLearningTest {
         assertEquals(1, EchoUpstream.of(t).size(), "the refused call reached the upstream");
         String other = tenant();
         assertEquals("ok", client.tenant(other, 200, List.of()));
+
+        // the same through a Uni: its response is read under the key its call was decided under
+        String async = tenant();
+        assertThrows(WebApplicationException.class,
+                () -> client.tenantAsync(async, 429, List.of("Retry-After: 30")).await().atMost(Duration.ofSeconds(10)));
+        assertThrows(RateLimitExceededException.class,
+                () -> client.tenantAsync(async, 200, List.of()).await().atMost(Duration.ofSeconds(10)));
+        assertEquals(1, EchoUpstream.of(async).size(), "the refused call reached the upstream");
     }
 
     // a published limit lower than the configured one paces the key at it; a limit no lower restores the configured one
@@ -146,6 +154,15 @@ class UpstreamLearningTest {
                     lines::toString);
             assertTrue(lines.stream().noneMatch(l -> l.contains(t) || l.contains(u)), "a tenant's key is never logged");
             assertTrue(lines.stream().noneMatch(l -> l.contains("holds every call of " + st)), lines::toString);
+
+            // spent tokens are nothing the policy counts: they hold the key whatever its own count says
+            String v = tenant();
+            assertEquals("ok", client.tenant(v, 200, List.of("x-ratelimit-limit-requests: 1",
+                    "x-ratelimit-remaining-requests: 0", "x-ratelimit-reset-requests: 20s", "x-ratelimit-remaining-tokens: 0",
+                    "x-ratelimit-reset-tokens: 10s")));
+            String sv = shown(v);
+            assertTrue(log.lines().stream().anyMatch(l -> l.contains("holds every call of " + sv + " for 20000 ms")),
+                    log.lines()::toString);
             assertTrue(e.decision().retryAfterMicros() > 30_000_000, "its own window, not the upstream's reset: " + e);
         }
     }
