@@ -65,7 +65,7 @@ class UpstreamFleetIT {
             for (ServiceProcess s : fleet) {
                 assertEquals(200, s.get("/api/quotes/WARM").statusCode(), s.log());
             }
-            Run.of(fleet, 2 * W, null); // the JIT compiles the path while it runs: measured from the next run on
+            Run.of(fleet, W, null); // the JIT compiles the path while it runs: measured from the next run on
             for (String form : List.of("ietf", "legacy", "llm")) {
                 upstream.control("form=" + form + "&reset=1");
                 Run run = Run.of(fleet, 3 * W, null);
@@ -82,7 +82,7 @@ class UpstreamFleetIT {
             // the upstream halves its quota at run time and says so in its answers
             upstream.control("form=ietf&reset=1");
             long changedAt = System.currentTimeMillis() + W;
-            Run lowered = Run.of(fleet, 4 * W, () -> upstream.control("limit=" + N / 2));
+            Run lowered = Run.of(fleet, 3 * W, () -> upstream.control("limit=" + N / 2));
             List<Window> windows = upstream.windows(lowered);
             System.out.printf("upstream lowered to %d at %d: %s; callers saw %s%n", N / 2, changedAt / W, windows,
                     lowered.statuses);
@@ -120,7 +120,7 @@ class UpstreamFleetIT {
             hammer.start();
             Run shared;
             try {
-                shared = Run.of(fleet, 4 * W, null);
+                shared = Run.of(fleet, 3 * W, null);
             } finally {
                 hammering.set(false);
                 hammer.join();
