@@ -57,7 +57,7 @@ public final class SettingsCheck {
                 "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.max-waiting",
                 "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance", "slidegate.upstream.forms",
                 "slidegate.upstream.ceiling", "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
-                "slidegate.upstream.max-keys"));
+                "slidegate.upstream.max-keys", "slidegate.upstream.spread"));
         for (String member : POLICY_MEMBERS) {
             all.add("slidegate.defaults." + member);
             all.add("slidegate.policies.*." + member);

@@ -173,6 +173,15 @@ public interface SlidegateConfig {
         @WithDefault("50ms")
         Duration margin();
 
+        /**
+         * {@code true}: the calls of an outgoing policy that may wait ({@code max-wait} above 0) go out evenly, one per
+         * (W + margin) / N of its fastest limit, never in a burst: the fleet never bursts into a quota it may share with
+         * traffic it does not see, and calls an upstream's answer held go out one by one when the hold ends.
+         * {@code false}: they may burst up to the limits. A policy that refuses at once is never spread.
+         */
+        @WithDefault("true")
+        boolean spread();
+
         /** The most (policy, key) pairs whose learned limits this instance keeps; beyond it, new keys learn nothing. */
         @WithName("max-keys")
         @WithDefault("10000")

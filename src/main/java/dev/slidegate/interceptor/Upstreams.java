@@ -64,7 +64,10 @@ public class Upstreams {
     private final long pauseMicros;
     private final long ceilingMicros;
     private final int maxKeys;
+    private final boolean spread;
     private final Map<String, Learned> learned = new ConcurrentHashMap<>();
+    /** The limit that spreads each paced policy's calls, by that policy: no count of the upstream's quota. */
+    private final Map<Policy, Limit> spreading = new ConcurrentHashMap<>();
     /** Each policy with the margin added to its windows, by the configured policy's identity. */
     private final ByIdentity<Policy, Policy> withMargin;
     private final Map<String, Set<String>> problemsLogged = new ConcurrentHashMap<>();
@@ -75,13 +78,13 @@ public class Upstreams {
     @Inject
     Upstreams(DecisionStore store, StoreStack stack, UpstreamStats stats, SlidegateConfig config) {
         this(store, stack.inspection(), stats, UpstreamHeaders.Form.parse(config.upstream().forms()),
-                config.upstream().margin().toNanos() / 1000,
-                config.upstream().pauseWithoutRetryAfter().toNanos() / 1000, config.upstream().ceiling().toNanos() / 1000,
-                config.upstream().maxKeys());
+                config.upstream().margin().toNanos() / 1000, config.upstream().pauseWithoutRetryAfter().toNanos() / 1000,
+                config.upstream().ceiling().toNanos() / 1000, config.upstream().maxKeys(), config.upstream().spread());
     }
 
     Upstreams(DecisionStore store, StoreInspection inspection, UpstreamStats stats, Set<UpstreamHeaders.Form> forms,
-            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys) {
+            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys, boolean spread) {
+        this.spread = spread;
         this.store = store;
         this.inspection = inspection;
         this.stats = stats;
@@ -103,11 +106,30 @@ public class Upstreams {
         return withMargin.get(configured);
     }
 
+    /**
+     * The policy an outgoing call is decided under: each window {@link #marginMicros} longer; and, for a policy whose calls
+     * may wait ({@code max-wait} above 0) with {@code slidegate.upstream.spread}, one more limit that spreads its calls
+     * evenly, one per (W + margin) / N of its fastest limit: a fleet never bursts into a quota it may share with traffic
+     * it does not see, and calls held by an upstream's answer go out one by one when it ends, not all at once.
+     */
     private Policy margin(Policy p) {
-        if (marginMicros == 0) {
-            return p;
+        List<Limit> limits = new ArrayList<>(p.limits().stream().map(this::margin).toList());
+        if (spread && p.maxWaitMicros() > 0) {
+            long spacing = Long.MAX_VALUE;
+            for (Limit l : limits) {
+                spacing = Math.min(spacing, Math.max(1, l.windowMicros() / l.permits()));
+            }
+            Limit even = spacing >= 1000 ? new Limit(1, spacing)
+                    : new Limit((int) Math.min(Integer.MAX_VALUE, (1000 + spacing - 1) / spacing), 1000);
+            if (even.permits() < limits.stream().mapToInt(Limit::permits).min().orElse(0)
+                    && limits.stream().noneMatch(l -> l.windowMicros() == even.windowMicros())) {
+                limits.add(even);
+                Policy spreadOut = p.withLimits(List.copyOf(limits));
+                spreading.put(spreadOut, even);
+                return spreadOut;
+            }
         }
-        return p.withLimits(p.limits().stream().map(this::margin).toList());
+        return limits.equals(p.limits()) ? p : p.withLimits(List.copyOf(limits));
     }
 
     private Limit margin(Limit l) {
@@ -185,7 +207,9 @@ public class Upstreams {
         } catch (RuntimeException e) {
             own = CompletableFuture.failedFuture(e);
         }
-        return own.handle((d, error) -> error == null && d.states().stream().anyMatch(l -> l.remaining() == 0))
+        Limit spacing = spreading.get(paced);
+        return own.handle((d, error) -> error == null
+                && d.states().stream().anyMatch(l -> l.remaining() == 0 && !l.limit().equals(spacing)))
                 .thenCompose(explained -> explained ? CompletableFuture.<Void> completedFuture(null)
                         : hold(policy, paced, key, forMicros, why, nowMillis));
     }

@@ -329,6 +329,31 @@ class OverridesApiTest {
         admin().body(block).put("/admin/policies/reports/keys/hdr:bound5/override").then().statusCode(200);
     }
 
+    // issue 39: the live page shows, under an outgoing policy, what its upstream said (the demo's quotes client and its
+    // partner, which publishes q=10 in the IETF fields); a policy of requests the service answers has nothing there
+    @Test
+    void theLivePageShowsWhatAnOutgoingPolicysUpstreamSaid() throws Exception {
+        given().get("/api/quotes/ACME").then().statusCode(200);
+        SettableClock.CLOCK.advance(Duration.ofMillis(1001)); // the live page's snapshot is a second old at most
+        io.vertx.core.json.JsonObject event = event(e -> e.getJsonArray("policies").stream()
+                .map(io.vertx.core.json.JsonObject.class::cast)
+                .anyMatch(p -> p.getString("name").equals("quotes") && p.getJsonObject("upstream") != null
+                        && p.getJsonObject("upstream").getString("seenAt") != null));
+        io.vertx.core.json.JsonObject quotes = null;
+        io.vertx.core.json.JsonObject reports = null;
+        for (Object o : event.getJsonArray("policies")) {
+            io.vertx.core.json.JsonObject p = (io.vertx.core.json.JsonObject) o;
+            quotes = p.getString("name").equals("quotes") ? p : quotes;
+            reports = p.getString("name").equals("reports") ? p : reports;
+        }
+        io.vertx.core.json.JsonObject upstream = quotes.getJsonObject("upstream");
+        assertEquals(10L, upstream.getLong("limit"), upstream.encode());
+        assertTrue(upstream.getLong("remaining") >= 0 && upstream.getLong("remaining") < 10, upstream.encode());
+        assertEquals(0L, upstream.getLong("refusals"), upstream.encode());
+        assertEquals(null, upstream.getString("learned"), "paced at the configured limits: " + upstream.encode());
+        assertEquals(null, reports.getValue("upstream"), reports.encode());
+    }
+
     /** The first of the live page's next 4 events that {@code wanted}, as JSON; every one counts the overrides. */
     private static io.vertx.core.json.JsonObject event(java.util.function.Predicate<io.vertx.core.json.JsonObject> wanted)
             throws Exception {

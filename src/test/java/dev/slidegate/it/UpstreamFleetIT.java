@@ -44,8 +44,8 @@ import dev.slidegate.testing.RedisServer;
  */
 class UpstreamFleetIT {
 
-    private static final int N = 60;
-    private static final long W = 2_000;
+    private static final int N = 30;
+    private static final long W = 1_000;
     private static final int CALLERS = 48;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -96,7 +96,7 @@ class UpstreamFleetIT {
             }
             for (ServiceProcess s : fleet) {
                 Eventually.eventually(Duration.ofSeconds(5), () -> log(s),
-                        l -> l.contains("paces key 'client:quotes' at [30/2s]")
+                        l -> l.contains("paces key 'client:quotes' at [" + N / 2 + "/1s")
                                 || l.contains("holds every call of key 'client:quotes'"),
                         "instance on " + s.port + " to follow");
             }
