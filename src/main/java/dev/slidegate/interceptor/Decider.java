@@ -306,9 +306,10 @@ class Decider {
 
     /**
      * For a held outgoing call, before it goes out: whether its upstream's answer to another call held the key meanwhile
-     * (on any instance), or published other limits (read here), either of which voids the permit it waited for. Then it
-     * is decided again (placed after the hold, under the limits now in force, within what is left of its max-wait) and
-     * this returns {@code true}; the one store read this costs is paid only by calls that waited.
+     * (on any instance), which voids the permit it waited for. Then it is decided again (placed after the hold, within
+     * what is left of its max-wait) and this returns {@code true}; the one store read this costs is paid only by calls
+     * that waited. (A permit reserved before the upstream published lower limits stands: voiding every such permit, whose
+     * charge stays until a refund exists, would stall the key for as long again.)
      */
     private boolean heldMeanwhile(Ask[] asks, Pending call, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
@@ -322,11 +323,6 @@ class Decider {
             return false;
         }
         Ask a = outgoing;
-        if (!upstreams.paced(a.configured(), a.key()).equals(a.policy())) {
-            // the upstream published other limits while it waited: a permit reserved under the old ones is void
-            decideAgain(asks, call, released(asks, call, WaitStats.Release.LATE) / 1000, resume, outcome, rc);
-            return true;
-        }
         CompletionStage<Long> held;
         try {
             held = upstreams.heldFor(a.configured(), a.key());

@@ -65,78 +65,98 @@ class UpstreamFleetIT {
             for (ServiceProcess s : fleet) {
                 assertEquals(200, s.get("/api/quotes/WARM").statusCode(), s.log());
             }
-            Run.of(fleet, W, null); // the JIT compiles the path while it runs: measured from the next run on
-            for (String form : List.of("ietf", "legacy", "llm")) {
-                upstream.control("form=" + form + "&reset=1");
-                Run run = Run.of(fleet, 3 * W, null);
-                List<Window> windows = upstream.windows(run);
-                long refused = windows.stream().mapToLong(Window::refused).sum();
-                System.out.printf("upstream %s: %s; callers saw %s%n", form, windows, run.statuses);
-                assertEquals(0, refused, form + ": the upstream refused the fleet: " + windows);
-                for (Window w : windows.subList(1, windows.size() - 1)) { // whole windows only
-                    assertTrue(w.granted() >= 0.9 * N && w.granted() <= N, () -> form + ": the fleet used " + w.granted()
-                            + " of " + N + " in window " + w.index() + ": " + windows + "\n" + slidegateLines(fleet));
-                }
-            }
-
-            // the upstream halves its quota at run time and says so in its answers
-            upstream.control("form=ietf&reset=1");
-            long changedAt = System.currentTimeMillis() + W;
-            Run lowered = Run.of(fleet, 3 * W, () -> upstream.control("limit=" + N / 2));
-            List<Window> windows = upstream.windows(lowered);
-            System.out.printf("upstream lowered to %d at %d: %s; callers saw %s%n", N / 2, changedAt / W, windows,
-                    lowered.statuses);
-            long change = windows.stream().filter(w -> w.refused() > 0).mapToLong(Window::index).min().orElse(Long.MAX_VALUE);
-            long atChange = windows.stream().mapToLong(Window::refused).sum();
-            List<Window> changed = windows;
-            assertTrue(atChange <= fleet.size(),
-                    () -> "more than one 429 per instance at the change: " + changed + "\n" + slidegateLines(fleet));
-            for (Window w : windows) {
-                assertTrue(w.index() <= change + 1 || w.refused() == 0, "a 429 after the change: " + windows);
-            }
-            for (ServiceProcess s : fleet) {
-                Eventually.eventually(Duration.ofSeconds(5), () -> log(s),
-                        l -> l.contains("paces key 'client:quotes' at [" + N / 2 + "/1s")
-                                || l.contains("holds every call of key 'client:quotes'"),
-                        "instance on " + s.port + " to follow");
-            }
-
-            // traffic Slidegate cannot see uses the quota: its 429s hold the fleet
-            upstream.control("limit=" + N + "&reset=1");
-            AtomicBoolean hammering = new AtomicBoolean(true);
-            Thread hammer = new Thread(() -> {
-                while (hammering.get()) {
-                    try {
-                        HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/quotes/X?other=1")).build(),
-                                HttpResponse.BodyHandlers.discarding());
-                        TimeUnit.MILLISECONDS.sleep(10);
-                    } catch (IOException e) {
-                        // the upstream is busy: try again
-                    } catch (InterruptedException e) {
-                        return;
+            // one load throughout, the upstream changing under it at window edges; the first window lets the JIT
+            // compile the path and the callers queue
+            try (Load load = new Load(fleet)) {
+                long from = nextWindow() + 2;
+                for (String form : List.of("ietf", "legacy", "llm")) {
+                    nextWindow(from);
+                    upstream.control("form=" + form);
+                    long to = nextWindow(from + 2);
+                    List<Window> windows = upstream.windows(from, to);
+                    from = to;
+                    System.out.printf("upstream %s: %s; callers saw %s%n", form, windows, load.statuses);
+                    assertEquals(0, windows.stream().mapToLong(Window::refused).sum(),
+                            form + ": the upstream refused the fleet: " + windows);
+                    for (Window w : windows) {
+                        assertTrue(w.granted() >= 0.9 * N, () -> form + ": the fleet used " + w.granted() + " of " + N
+                                + " in window " + w.index() + ": " + windows + "\n" + slidegateLines(fleet));
                     }
                 }
-            });
-            hammer.start();
-            Run shared;
-            try {
-                shared = Run.of(fleet, 3 * W, null);
-            } finally {
-                hammering.set(false);
-                hammer.join();
+
+                // the upstream halves its quota at run time and says so in its answers
+                long change = nextWindow();
+                upstream.control("form=ietf&limit=" + N / 2);
+                long after = nextWindow(change + 3);
+                List<Window> lowered = upstream.windows(change, after);
+                System.out.printf("upstream lowered to %d at window %d: %s; callers saw %s%n", N / 2, change, lowered,
+                        load.statuses);
+                long atChange = lowered.stream().mapToLong(Window::refused).sum();
+                assertTrue(atChange <= fleet.size(),
+                        () -> "more than one 429 per instance at the change: " + lowered + "\n" + slidegateLines(fleet));
+                for (Window w : lowered) {
+                    assertTrue(w.index() <= change + 1 || w.refused() == 0,
+                            () -> "a 429 after the change: " + lowered + "\n" + slidegateLines(fleet));
+                }
+                for (ServiceProcess s : fleet) {
+                    Eventually.eventually(Duration.ofSeconds(5), () -> log(s),
+                            l -> l.contains("paces key 'client:quotes' at [" + N / 2 + "/1s")
+                                    || l.contains("holds every call of key 'client:quotes'"),
+                            "instance on " + s.port + " to follow");
+                }
+
+                // traffic Slidegate cannot see uses the quota: its 429s hold the fleet
+                long shared = nextWindow();
+                upstream.control("limit=" + N);
+                AtomicBoolean hammering = new AtomicBoolean(true);
+                Thread hammer = new Thread(() -> {
+                    while (hammering.get()) {
+                        try {
+                            HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/quotes/X?other=1"))
+                                    .build(), HttpResponse.BodyHandlers.discarding());
+                            TimeUnit.MILLISECONDS.sleep(10);
+                        } catch (IOException e) {
+                            // the upstream is busy: try again
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                });
+                hammer.start();
+                long end;
+                try {
+                    end = nextWindow(shared + 3);
+                } finally {
+                    hammering.set(false);
+                    hammer.join();
+                }
+                List<Window> windows = upstream.windows(shared, end);
+                System.out.printf("upstream shared with another client: %s; callers saw %s%n", windows, load.statuses);
+                for (Window w : windows) {
+                    assertTrue(w.refused() <= fleet.size(), () -> "more 429s than instances in window " + w.index() + ": "
+                            + windows + "\n" + slidegateLines(fleet));
+                }
+                assertTrue(windows.stream().mapToLong(Window::otherGranted).sum() > 0, "the other client got nothing: "
+                        + windows);
             }
-            windows = upstream.windows(shared);
-            System.out.printf("upstream shared with another client: %s; callers saw %s%n", windows, shared.statuses);
-            List<Window> sharedWindows = windows;
-            for (Window w : windows) {
-                assertTrue(w.refused() <= fleet.size(), () -> "more 429s than instances in window " + w.index() + ": "
-                        + sharedWindows + "\n" + slidegateLines(fleet));
-            }
-            assertTrue(windows.stream().mapToLong(Window::otherGranted).sum() > 0, "the other client got nothing: " + windows);
             for (ServiceProcess s : fleet) {
                 assertEquals(0, s.log().lines().filter(l -> l.contains("ERROR")).count(), s.log());
             }
         }
+    }
+
+    /** Sleeps until the next window of the upstream begins (its clock is this machine's); returns that window's index. */
+    private static long nextWindow() throws InterruptedException {
+        return nextWindow(System.currentTimeMillis() / W + 1);
+    }
+
+    /** Sleeps until window {@code index} begins; returns it. */
+    private static long nextWindow(long index) throws InterruptedException {
+        long wait = index * W - System.currentTimeMillis();
+        if (wait > 0) {
+            TimeUnit.MILLISECONDS.sleep(wait);
+        }
+        return index;
     }
 
     /** What the instances logged of their decisions, for a failure's message. */
@@ -159,27 +179,17 @@ class UpstreamFleetIT {
                 "-Dslidegate.policies.quotes.limits=" + N + "/" + W + "ms", "-Dslidegate.policies.quotes.max-wait=10s");
     }
 
-    /** The callers of one run: 48 threads calling the fleet in turn, flat out, for a while. */
-    private static final class Run {
-        final long startMillis;
-        long endMillis;
+    /** 48 callers calling the fleet in turn, flat out, until closed (then waiting for their last answers). */
+    private static final class Load implements AutoCloseable {
         final Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final List<Thread> callers = new ArrayList<>();
 
-        private Run(long startMillis) {
-            this.startMillis = startMillis;
-        }
-
-        /** Runs from the next window's start for {@code millis}; {@code halfway} runs one window in. */
-        static Run of(List<ServiceProcess> fleet, long millis, Runnable halfway) throws InterruptedException {
-            long now = System.currentTimeMillis();
-            TimeUnit.MILLISECONDS.sleep((now / W + 1) * W - now);
-            Run run = new Run(System.currentTimeMillis());
-            long stop = run.startMillis + millis;
-            List<Thread> callers = new ArrayList<>();
+        Load(List<ServiceProcess> fleet) {
             for (int t = 0; t < CALLERS; t++) {
                 ServiceProcess target = fleet.get(t % fleet.size());
                 Thread th = new Thread(() -> {
-                    while (System.currentTimeMillis() < stop) {
+                    while (running.get()) {
                         int status;
                         try {
                             status = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port
@@ -190,21 +200,20 @@ class UpstreamFleetIT {
                         } catch (InterruptedException e) {
                             return;
                         }
-                        run.statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+                        statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
                     }
                 });
                 th.start();
                 callers.add(th);
             }
-            if (halfway != null) {
-                TimeUnit.MILLISECONDS.sleep(W);
-                halfway.run();
-            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
             for (Thread th : callers) {
                 th.join();
             }
-            run.endMillis = System.currentTimeMillis();
-            return run;
         }
     }
 
@@ -242,8 +251,8 @@ class UpstreamFleetIT {
             }
         }
 
-        /** The windows the upstream counted during {@code run} (the first being the one it started in). */
-        List<Window> windows(Run run) throws IOException, InterruptedException {
+        /** The windows the upstream counted from index {@code from} to before {@code to}. */
+        List<Window> windows(long from, long to) throws IOException, InterruptedException {
             String stats = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/stats")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             Map<Long, Window> byIndex = new TreeMap<>();
@@ -254,7 +263,7 @@ class UpstreamFleetIT {
                 String[] f = line.trim().split(" ");
                 Window w = new Window(Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
                         Long.parseLong(f[4]));
-                if (w.index() >= run.startMillis / W && w.index() <= run.endMillis / W) {
+                if (w.index() >= from && w.index() < to) {
                     byIndex.put(w.index(), w);
                 }
             }
