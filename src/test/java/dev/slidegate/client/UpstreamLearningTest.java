@@ -199,12 +199,14 @@ class UpstreamLearningTest {
         assertThrows(WebApplicationException.class, () -> client.waiting(429, List.of("Retry-After: 1")));
         long answered = System.nanoTime();
         CompletableFuture<String> waiting = client.waitingAsync(200, List.of()).subscribeAsCompletionStage();
-        // another instance hears a 429 with Retry-After: 2 (it reaches the same store), while this call waits
+        // another instance hears that nothing is left for 1.5 s (it reaches the same store), while this call waits
         upstreams.learn(catalog.get("echo").policy(), "client:echo-upstream", 429,
-                name -> name.equalsIgnoreCase("Retry-After") ? List.of("2") : null).toCompletableFuture().join();
+                name -> name.equalsIgnoreCase("x-ratelimit-remaining-requests") ? List.of("0")
+                        : name.equalsIgnoreCase("x-ratelimit-reset-requests") ? List.of("1500ms") : null)
+                .toCompletableFuture().join();
         assertEquals("ok", waiting.get(10, TimeUnit.SECONDS));
         long gap = EchoUpstream.of(null).get(before + 1).nanos() - answered;
-        assertTrue(gap >= 2000 * MS, "the waiting call went out " + gap / MS + " ms after the first hold, within the second");
+        assertTrue(gap >= 1500 * MS, "the waiting call went out " + gap / MS + " ms after the first hold, within the second");
     }
 
     // the demo's quotes endpoint calls the partner through a paced REST client: the answer this service gives carries
