@@ -272,7 +272,17 @@ class Decider {
                 waitStats.held(call.made.get(j).policy().name(), asks[j].key());
             }
         }
+        Runnable late = () -> {
+            call.leave();
+            long waited = released(asks, call, WaitStats.Release.LATE) / 1000;
+            admission.wokeLate(call.made);
+            decideAgain(asks, call, waited, resume, outcome, rc);
+        };
         waits.hold(call.deadlineNanos, () -> resume.execute(() -> {
+            if (waits.late(call.deadlineNanos)) { // on time when the timer fired, but its caller's context ran it late
+                late.run();
+                return;
+            }
             call.leave();
             boolean gone = rc != null && rc.response().closed();
             if (!gone && heldMeanwhile(asks, call, resume, outcome, rc)) {
@@ -285,12 +295,7 @@ class Decider {
             } else {
                 outcome.complete(new Outcome.Admitted(call.made));
             }
-        }), () -> resume.execute(() -> {
-            call.leave();
-            long waited = released(asks, call, WaitStats.Release.LATE) / 1000;
-            admission.wokeLate(call.made);
-            decideAgain(asks, call, waited, resume, outcome, rc);
-        }));
+        }), () -> resume.execute(late));
     }
 
     /** Decides a held call again, as a new arrival, with what is left of its max-wait after {@code waitedMicros}. */

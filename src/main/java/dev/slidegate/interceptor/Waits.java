@@ -128,6 +128,15 @@ public class Waits {
         timer.schedule(delay, () -> wake(deadlineNanos, onTime, late));
     }
 
+    /**
+     * Whether a call held until {@code deadlineNanos} would now run later than the late tolerance: asked again where it is
+     * resumed (its caller's context may run it a while after the timer fired), so the tolerance holds where the call
+     * runs.
+     */
+    public boolean late(long deadlineNanos) {
+        return nanoTime.getAsLong() - deadlineNanos > toleranceNanos;
+    }
+
     private void wake(long deadlineNanos, Runnable onTime, Runnable late) {
         long now = nanoTime.getAsLong();
         if (now < deadlineNanos) { // a timer that fired early: sleep the rest

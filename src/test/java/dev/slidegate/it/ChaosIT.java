@@ -65,12 +65,14 @@ class ChaosIT {
                 "| fault | mode | requests during the fault | p99 during the fault | unexpected 5xx | back on Redis after the fault |%n"
                         + "|---|---|---|---|---|---|%n"));
         try {
+            List<String[]> each = new ArrayList<>();
             for (String mode : MODES) {
-                services.add(ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+                each.add(new String[] { "-Dquarkus.redis.hosts=" + redis.uri(),
                         "-Dslidegate.policies.products.limits=" + N + "/1s",
                         "-Dslidegate.policies.products.key=header:X-Client",
-                        "-Dslidegate.policies.products.fail-mode=" + mode));
+                        "-Dslidegate.policies.products.fail-mode=" + mode });
             }
+            services.addAll(ServiceProcess.fleet(each).instances()); // started side by side, closed below
             scenario("Redis killed 5 s, restarted empty", services, report, () -> redis.signal("KILL"), () -> {
                 redis = RedisServer.startOn(port);
             }, 5000);

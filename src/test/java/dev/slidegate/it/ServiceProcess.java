@@ -88,6 +88,54 @@ public final class ServiceProcess implements AutoCloseable {
         return start(command(port, true, properties), port);
     }
 
+    /** Several instances, started side by side (their start-ups overlap), closed together. */
+    public record Fleet(List<ServiceProcess> instances) implements AutoCloseable {
+
+        @Override
+        public void close() {
+            instances.forEach(ServiceProcess::close);
+        }
+    }
+
+    /** {@code count} instances with the same {@code -D} properties, started side by side; see {@link #start(String...)}. */
+    public static Fleet fleet(int count, String... properties) {
+        List<String[]> each = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            each.add(properties);
+        }
+        return fleet(each);
+    }
+
+    /** One instance per set of {@code -D} properties, started side by side. */
+    public static Fleet fleet(List<String[]> properties) {
+        java.util.concurrent.ExecutorService starting = java.util.concurrent.Executors.newFixedThreadPool(properties.size());
+        try {
+            List<java.util.concurrent.Future<ServiceProcess>> started = new ArrayList<>();
+            for (String[] p : properties) {
+                started.add(starting.submit(() -> start(p)));
+            }
+            List<ServiceProcess> up = new ArrayList<>();
+            RuntimeException failed = null;
+            for (java.util.concurrent.Future<ServiceProcess> f : started) {
+                try {
+                    up.add(f.get());
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failed = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failed = new IllegalStateException(e);
+                }
+            }
+            if (failed != null) {
+                up.forEach(ServiceProcess::close);
+                throw failed;
+            }
+            return new Fleet(List.copyOf(up));
+        } finally {
+            starting.shutdown();
+        }
+    }
+
     /**
      * As {@link #start(String...)}, but exactly as a user starts the jar ({@code java -jar}, no class-data archive):
      * for a test of the first seconds after start, when how long classes take to load is part of what it judges.

@@ -45,11 +45,8 @@ class ThreeInstancesIT {
 
     @Test
     void noKeyEverGetsMoreThanNInAnyWindow() throws Exception {
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess a = start(redis);
-                ServiceProcess b = start(redis);
-                ServiceProcess c = start(redis)) {
-            List<ServiceProcess> instances = List.of(a, b, c);
+        try (RedisServer redis = RedisServer.start(); ServiceProcess.Fleet fleet = start(redis)) {
+            List<ServiceProcess> instances = fleet.instances();
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             Map<String, Admitted> admitted = new ConcurrentHashMap<>();
             AtomicInteger errors = new AtomicInteger();
@@ -115,8 +112,9 @@ class ThreeInstancesIT {
         }
     }
 
-    private static ServiceProcess start(RedisServer redis) {
-        return ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(), "-Dslidegate.policies.reports.limits=" + N + "/1s",
+    private static ServiceProcess.Fleet start(RedisServer redis) {
+        return ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
+                "-Dslidegate.policies.reports.limits=" + N + "/1s",
                 "-Dslidegate.policies.reports.strategy=sliding-log");
     }
 }

@@ -58,10 +58,8 @@ class UpstreamFleetIT {
         int port = Ports.free();
         try (RedisServer redis = RedisServer.start();
                 Upstream upstream = Upstream.start(port, N, W, "ietf");
-                ServiceProcess a = start(redis, port);
-                ServiceProcess b = start(redis, port);
-                ServiceProcess c = start(redis, port)) {
-            List<ServiceProcess> fleet = List.of(a, b, c);
+                ServiceProcess.Fleet instances = start(redis, port)) {
+            List<ServiceProcess> fleet = instances.instances();
             for (ServiceProcess s : fleet) {
                 assertEquals(200, s.get("/api/quotes/WARM").statusCode(), s.log());
             }
@@ -173,8 +171,8 @@ class UpstreamFleetIT {
         }
     }
 
-    private static ServiceProcess start(RedisServer redis, int upstream) {
-        return ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+    private static ServiceProcess.Fleet start(RedisServer redis, int upstream) {
+        return ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
                 "-Dquarkus.rest-client.quotes.url=http://127.0.0.1:" + upstream,
                 "-Dslidegate.policies.quotes.limits=" + N + "/" + W + "ms", "-Dslidegate.policies.quotes.max-wait=10s");
     }

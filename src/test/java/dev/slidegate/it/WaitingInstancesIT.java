@@ -44,11 +44,8 @@ class WaitingInstancesIT {
 
     @Test
     void theWarehouseIsPacedExactlyAcrossThreeInstances() throws Exception {
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess a = start(redis);
-                ServiceProcess b = start(redis);
-                ServiceProcess c = start(redis)) {
-            List<ServiceProcess> instances = List.of(a, b, c);
+        try (RedisServer redis = RedisServer.start(); ServiceProcess.Fleet fleet = start(redis)) {
+            List<ServiceProcess> instances = fleet.instances();
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             for (ServiceProcess s : instances) { // warm each instance's path once (answers within its max-wait)
                 http.send(request(s, 1), HttpResponse.BodyHandlers.discarding());
@@ -132,8 +129,8 @@ class WaitingInstancesIT {
         return t.getEpochSecond() * 1_000_000 + t.getNano() / 1000;
     }
 
-    private static ServiceProcess start(RedisServer redis) {
-        return ServiceProcess.start("-Dquarkus.redis.hosts=" + redis.uri(),
+    private static ServiceProcess.Fleet start(RedisServer redis) {
+        return ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
                 "-Dslidegate.policies.warehouse.limits=" + N + "/500ms");
     }
 }
