@@ -60,12 +60,8 @@ public class MethodPolicies {
     MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans, PolicyCatalog catalog,
             Instance<RateLimitedSites.Sites> sites) {
         this(new PolicyBinder(registry, byName(resolvers)), plans, catalog);
-        sites.get().all().stream().filter(RateLimitedSites.Sites.Site::outgoing).forEach(site -> {
-            String type = site.signature().substring(0, site.signature().indexOf('#'));
-            clientOfSignature.put(type, site.client());
-            String name = site.signature().substring(0, site.signature().indexOf('('));
-            clientOfSignature.put(name, site.client());
-        });
+        sites.get().all().stream().filter(RateLimitedSites.Sites.Site::outgoing).forEach(site -> clientOfSignature
+                .put(site.signature().substring(0, site.signature().indexOf('(')), site.client()));
     }
 
     /** For tests: {@code resolvers} finds a {@link KeyResolver} by bean name, or answers {@code null}; no catalog. */
@@ -181,9 +177,14 @@ public class MethodPolicies {
         return of(method, List.of(binding)).get(0);
     }
 
+    /** {@code com.example.ShopClient$$CDIWrapper#get}: how a REST client's site is known to {@link #clientOfSignature}. */
+    private static String typeAndName(Method m) {
+        return m.getDeclaringClass().getName() + "#" + m.getName();
+    }
+
     private List<MethodPolicy> resolveAll(Method m, List<RateLimited> bindings) {
         if (RestClients.isWrapper(m.getDeclaringClass()) && !clientOfSignature.isEmpty()
-                && !clientOfSignature.containsKey(m.getDeclaringClass().getName() + "#" + m.getName())) {
+                && !clientOfSignature.containsKey(typeAndName(m))) {
             return List.of(); // the REST client bean's own plumbing (close, setMock...): a class-level binding reaches it too
         }
         List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b)).toList();
@@ -205,9 +206,9 @@ public class MethodPolicies {
         String where = b.where();
         String client = null;
         if (RestClients.isWrapper(m.getDeclaringClass())) {
-            client = clientOfSignature.getOrDefault(m.getDeclaringClass().getName(),
-                    m.getDeclaringClass().getName().substring(0,
-                            m.getDeclaringClass().getName().length() - RestClients.WRAPPER_SUFFIX.length()));
+            String type = m.getDeclaringClass().getName(); // a method the build did not see: named after its interface
+            client = clientOfSignature.getOrDefault(typeAndName(m),
+                    type.substring(0, type.length() - RestClients.WRAPPER_SUFFIX.length()));
         }
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
                 MethodShape.kind(m), r.cost(), client == null ? MethodShape.route(m, where) : where.replace('#', '.'),

@@ -28,6 +28,12 @@ final class RestClients {
     static final ThreadLocal<Object[]> CALLING = new ThreadLocal<>();
 
     private final Map<String, List<MethodPolicy>> byInterfaceMethod = new ConcurrentHashMap<>();
+    /**
+     * What {@link #of} answered per interface method ({@link #NONE} for none), so that a response of any REST client
+     * costs one lookup, not a name built; forgotten whenever a method is remembered (once per method).
+     */
+    private final Map<Method, List<MethodPolicy>> answered = new ConcurrentHashMap<>();
+    private static final List<MethodPolicy> NONE = List.of();
 
     /** Whether {@code type} is the CDI bean of a REST Client interface. */
     static boolean isWrapper(Class<?> type) {
@@ -42,12 +48,20 @@ final class RestClients {
 
     /** Remembers the policies of an outgoing method, by the interface method it implements. */
     void remember(Method wrapperMethod, List<MethodPolicy> policies) {
-        byInterfaceMethod.putIfAbsent(id(interfaceName(wrapperMethod.getDeclaringClass()), wrapperMethod), policies);
+        if (byInterfaceMethod.putIfAbsent(id(interfaceName(wrapperMethod.getDeclaringClass()), wrapperMethod),
+                policies) == null) {
+            answered.clear(); // a method answered "none" before (a client not made by CDI) may be paced now
+        }
     }
 
     /** The policies of the REST Client interface method {@code m}, or {@code null} when none paces it. */
     List<MethodPolicy> of(Method m) {
-        return byInterfaceMethod.get(id(m.getDeclaringClass().getName(), m));
+        List<MethodPolicy> known = answered.get(m);
+        if (known == null) {
+            known = byInterfaceMethod.getOrDefault(id(m.getDeclaringClass().getName(), m), NONE);
+            answered.put(m, known);
+        }
+        return known == NONE ? null : known;
     }
 
     private static String interfaceName(Class<?> wrapper) {
