@@ -57,6 +57,7 @@ public final class SettingsCheck {
                 "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.max-waiting",
                 "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance", "slidegate.upstream.forms",
                 "slidegate.upstream.ceiling", "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
+                "slidegate.upstream.learned-refresh",
                 "slidegate.upstream.max-keys", "slidegate.upstream.spread"));
         for (String member : POLICY_MEMBERS) {
             all.add("slidegate.defaults." + member);
@@ -145,6 +146,8 @@ public final class SettingsCheck {
         within("slidegate.upstream.margin", slidegate.upstream().margin(), java.time.Duration.ZERO,
                 java.time.Duration.ofMinutes(1),
                 "e.g. 50ms");
+        within("slidegate.upstream.learned-refresh", slidegate.upstream().learnedRefresh(), java.time.Duration.ofMillis(1),
+                slidegate.upstream().ceiling(), "e.g. 1s, at most slidegate.upstream.ceiling");
         atLeast("slidegate.upstream.max-keys", slidegate.upstream().maxKeys(), 1,
                 "the most keys whose learned limits are kept, "
                         + "e.g. 10000");

@@ -182,6 +182,15 @@ public interface SlidegateConfig {
         @WithDefault("true")
         boolean spread();
 
+        /**
+         * How often, at most, an instance reads from the store what the fleet learned of one key's upstream limits: before
+         * an outgoing call of a key it has not read within this long. A lower limit one instance learns from a response
+         * paces every other instance's calls of that key from its next call after this.
+         */
+        @WithName("learned-refresh")
+        @WithDefault("1s")
+        Duration learnedRefresh();
+
         /** The most (policy, key) pairs whose learned limits this instance keeps; beyond it, new keys learn nothing. */
         @WithName("max-keys")
         @WithDefault("10000")

@@ -1,8 +1,10 @@
 package dev.slidegate.core;
 
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 
 /**
@@ -97,4 +99,36 @@ public interface DecisionStore {
      * waited for a permit asks before it goes out, since a hold made meanwhile (elsewhere) voids its permit.
      */
     CompletionStage<Long> heldFor(Policy policy, String key);
+
+    /** The most limits {@link #learn} keeps for one key (a policy has at most as many windows as an upstream names). */
+    int MAX_LEARNED_LIMITS = 8;
+
+    /**
+     * Checks limits to keep by {@link #learn} as every store requires them: at most {@link #MAX_LEARNED_LIMITS}, kept
+     * 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day).
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static List<Limit> checkLearned(List<Limit> limits, long forMicros) {
+        if (limits.size() > MAX_LEARNED_LIMITS) {
+            throw new IllegalArgumentException(
+                    "a store keeps at most " + MAX_LEARNED_LIMITS + " learned limits for a key, not " + limits.size());
+        }
+        if (forMicros < 1 || forMicros > Policy.MAX_WAIT_LIMIT_MICROS) {
+            throw new IllegalArgumentException("learned limits are kept between 1 us and one day, not " + forMicros + " us");
+        }
+        return List.copyOf(limits);
+    }
+
+    /**
+     * Keeps the limits an upstream published for {@code key} of {@code policy} (an outgoing policy paces the key's calls
+     * at them instead of its configured ones) for {@code forMicros} from now, replacing what was kept, where every
+     * instance that shares the store reads them ({@link #learned}). An empty list forgets them. Counts nothing.
+     *
+     * @param forMicros 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS}
+     */
+    CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros);
+
+    /** The limits {@link #learn} keeps for {@code key} of {@code policy} (by the policy's name); empty when none or expired. */
+    CompletionStage<List<Limit>> learned(Policy policy, String key);
 }

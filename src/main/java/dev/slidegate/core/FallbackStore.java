@@ -137,6 +137,35 @@ public final class FallbackStore implements DecisionStore {
                 : local.heldFor(share(policy).windows(), key)).thenCompose(stage -> stage);
     }
 
+    /** Keeps the limits in the store and in the local one (read there while the store cannot answer). */
+    @Override
+    public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
+            long forMicros) {
+        CompletionStage<Void> here = local.learn(share(policy).windows(), key, limits, forMicros);
+        CompletionStage<Void> remote;
+        try {
+            remote = delegate.learn(policy, key, limits, forMicros);
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((done, error) -> error == null ? CompletableFuture.<Void> completedFuture(null) : here)
+                .thenCompose(stage -> stage);
+    }
+
+    @Override
+    public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
+        CompletionStage<java.util.List<dev.slidegate.api.Limit>> remote;
+        try {
+            remote = delegate.learned(policy, key);
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((limits, error) -> error == null ? CompletableFuture.completedFuture(limits)
+                : local.learned(share(policy).windows(), key)).thenCompose(stage -> stage);
+    }
+
     /** When the last out-of-memory warning was logged (nanoTime), or none yet. */
     private final java.util.concurrent.atomic.AtomicLong oomWarnedAt = new java.util.concurrent.atomic.AtomicLong(NEVER);
     private static final long NEVER = Long.MIN_VALUE;

@@ -207,6 +207,34 @@ class Decider {
             return;
         }
         Ask a = asks[i];
+        if (a.mp().outgoing()) { // what the fleet learned of its upstream, read at most once per refresh
+            CompletionStage<Void> read;
+            try {
+                read = upstreams.refresh(a.configured(), a.key());
+            } catch (RuntimeException e) {
+                read = null; // decided under what this instance knows
+            }
+            if (read != null) {
+                read.whenComplete((done, error) -> resume.execute(() -> {
+                    try {
+                        asks[i] = ask(a.mp(), a.configured(), a.key(), a.cost(), a.maxWait());
+                    } catch (RuntimeException e) {
+                        call.leave();
+                        outcome.complete(failure(e, a.mp(), call.made));
+                        return;
+                    }
+                    decideOne(asks, i, resume, call, outcome, rc);
+                }));
+                return;
+            }
+        }
+        decideOne(asks, i, resume, call, outcome, rc);
+    }
+
+    /** Asks policy {@code i} of the call, then goes on with the next. */
+    private void decideOne(Ask[] asks, int i, Executor resume, Pending call, CompletableFuture<Outcome> outcome,
+            RoutingContext rc) {
+        Ask a = asks[i];
         Waits.Place place = a.maxWait() > 0 ? waits.enter(a.policy().name(), a.key()) : null;
         boolean roomFull = a.maxWait() > 0 && place == null;
         CompletionStage<Decision> decision;

@@ -37,10 +37,11 @@ import dev.slidegate.metrics.UpstreamStats;
  * instance's next decision waits for it (or is refused when it may not wait that long), and a call already holding a
  * permit asks once more before it goes out ({@link #heldFor}). A 429 that says neither holds for
  * {@code slidegate.upstream.pause-without-retry-after}. Nothing is held longer than {@code slidegate.upstream.ceiling}.</li>
- * <li><b>Learned limits, per instance.</b> A published limit lower than the configured one (same window, or the only
- * limit when the upstream names no window) replaces it until the upstream publishes one no lower; one of a window the
- * policy does not have is added. Every instance reads the same upstream's answers, so each learns from its next
- * response; the holds are what reach the fleet at once.</li>
+ * <li><b>Learned limits, shared.</b> A published limit lower than the configured one (same window, or the only limit
+ * when the upstream names no window) replaces it until the upstream publishes one no lower; one of a window the policy
+ * does not have is added. The instance that reads it keeps it in the store ({@link DecisionStore#learn}, for the
+ * ceiling, renewed while responses confirm it); every instance reads the store before an outgoing call of a key it has
+ * not read within {@code slidegate.upstream.learned-refresh}, so the whole fleet paces at it within that.</li>
  * </ul>
  * Every value the upstream sends is bounded ({@link UpstreamHeaders}); what was cut or ignored is logged once per policy
  * and kind. One log line says each change of what Slidegate does because of an upstream.
@@ -51,9 +52,19 @@ public class Upstreams {
     private static final Logger LOG = Logger.getLogger("dev.slidegate.upstream");
     /** Distinct problems logged per policy at most (after that, none: a hostile upstream cannot flood the log). */
     private static final int MAX_PROBLEMS_LOGGED = 20;
+    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
-    /** What one key of one policy learned: the limits it is paced at instead of the configured ones, under that base. */
-    private record Learned(Policy base, List<Limit> limits, Policy paced) {
+    /**
+     * What this instance knows one key of one policy learned: the limits it is paced at instead of the configured ones
+     * (empty: none), under that base; when it was last read from the store, whether a read is under way, and when this
+     * instance last kept it there.
+     */
+    private record Learned(Policy base, List<Limit> limits, Policy paced, long readNanos, CompletableFuture<Void> reading,
+            long keptNanos) {
+
+        Learned read(long nanos, CompletableFuture<Void> read) {
+            return new Learned(base, limits, paced, nanos, read, keptNanos);
+        }
     }
 
     private final DecisionStore store;
@@ -64,6 +75,7 @@ public class Upstreams {
     private final long pauseMicros;
     private final long ceilingMicros;
     private final int maxKeys;
+    private final long refreshNanos;
     private final boolean spread;
     private final Map<String, Learned> learned = new ConcurrentHashMap<>();
     /** The limit that spreads each paced policy's calls, by that policy: no count of the upstream's quota. */
@@ -79,12 +91,14 @@ public class Upstreams {
     Upstreams(DecisionStore store, StoreStack stack, UpstreamStats stats, SlidegateConfig config) {
         this(store, stack.inspection(), stats, UpstreamHeaders.Form.parse(config.upstream().forms()),
                 config.upstream().margin().toNanos() / 1000, config.upstream().pauseWithoutRetryAfter().toNanos() / 1000,
-                config.upstream().ceiling().toNanos() / 1000, config.upstream().maxKeys(), config.upstream().spread());
+                config.upstream().ceiling().toNanos() / 1000, config.upstream().maxKeys(), config.upstream().spread(),
+                config.upstream().learnedRefresh().toNanos());
     }
 
     Upstreams(DecisionStore store, StoreInspection inspection, UpstreamStats stats, Set<UpstreamHeaders.Form> forms,
-            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys, boolean spread) {
+            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys, boolean spread, long refreshNanos) {
         this.spread = spread;
+        this.refreshNanos = refreshNanos;
         this.store = store;
         this.inspection = inspection;
         this.stats = stats;
@@ -100,10 +114,115 @@ public class Upstreams {
     /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
     Policy paced(Policy configured, String key) {
         Learned l = learned.isEmpty() ? null : learned.get(id(configured.name(), key));
-        if (l != null && l.base() == configured) {
+        if (l != null && l.base() == configured && l.paced() != null) {
             return l.paced();
         }
         return withMargin.get(configured);
+    }
+
+    /**
+     * Before an outgoing call of {@code key}: {@code null} when this instance read what the fleet learned of the key's
+     * upstream within {@code slidegate.upstream.learned-refresh} (or wrote it), else a stage that completes once it has
+     * (never failing: a store that cannot answer leaves the key paced as this instance knows it). Calls that arrive while
+     * a read is under way wait for that one read.
+     */
+    CompletionStage<Void> refresh(Policy configured, String key) {
+        String id = id(configured.name(), key);
+        Learned l = learned.get(id);
+        long now = System.nanoTime();
+        if (l != null && l.base() == configured) {
+            if (l.reading() != null) {
+                return l.reading().isDone() ? null : l.reading();
+            }
+            if (now - l.readNanos() < refreshNanos) {
+                return null;
+            }
+        }
+        if (l == null && learned.size() >= maxKeys && !roomForOneMore(now)) {
+            return null; // as many keys as kept: this one paces at its configured limits (said once)
+        }
+        CompletableFuture<Void> reading = new CompletableFuture<>();
+        Learned marked = l != null && l.base() == configured ? l.read(now, reading)
+                : new Learned(configured, List.of(), null, now, reading, 0);
+        if (l == null ? learned.putIfAbsent(id, marked) != null : !learned.replace(id, l, marked)) {
+            Learned other = learned.get(id); // another call started the read
+            return other == null || other.reading() == null || other.reading().isDone() ? null : other.reading();
+        }
+        CompletionStage<List<Limit>> read;
+        try {
+            read = store.learned(configured, key);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((limits, error) -> {
+            try {
+                Learned now2 = learned.get(id);
+                if (now2 != null && now2.reading() == reading) {
+                    Learned done = error != null ? now2.read(now2.readNanos(), null) : adopt(configured, key, now2, limits);
+                    learned.replace(id, now2, done);
+                }
+            } finally {
+                reading.complete(null);
+            }
+        });
+        return reading.isDone() ? null : reading;
+    }
+
+    /** Forgets keys that learned nothing and were not read within a refresh; whether there is room for one more now. */
+    private boolean roomForOneMore(long nowNanos) {
+        learned.values().removeIf(l -> l.limits().isEmpty() && l.reading() == null && nowNanos - l.readNanos() >= refreshNanos);
+        if (learned.size() < maxKeys) {
+            return true;
+        }
+        if (!fullLogged) {
+            fullLogged = true;
+            LOG.warnf("Outgoing policies keep what upstreams published for %d keys (slidegate.upstream.max-keys): further "
+                    + "keys are paced at their policy's configured limits, holds still apply", maxKeys);
+        }
+        return false;
+    }
+
+    /** What {@code before} becomes with the limits read from the store (the fleet's), said once when that changes pacing. */
+    private Learned adopt(Policy configured, String key, Learned before, List<Limit> limits) {
+        List<Limit> usable = usable(configured, limits);
+        if (usable.equals(before.limits())) {
+            return before.read(before.readNanos(), null);
+        }
+        long nowMillis = System.currentTimeMillis();
+        if (usable.isEmpty()) {
+            stats.learned(configured.name(), null, nowMillis);
+            LOG.infof("Policy '%s' paces %s at its configured limits %s again, as the fleet learned from its upstream",
+                    configured.name(), shown(key), configured.limits());
+            return new Learned(configured, List.of(), null, before.readNanos(), null, before.keptNanos());
+        }
+        stats.learned(configured.name(), usable.toString(), nowMillis);
+        LOG.infof("Policy '%s' paces %s at %s, as another instance learned from its upstream, instead of the configured %s",
+                configured.name(), shown(key), usable, configured.limits());
+        return new Learned(configured, usable, margin(configured.withLimits(usable)), before.readNanos(), null,
+                before.keptNanos());
+    }
+
+    /**
+     * Limits read from the store, as this instance paces at them: none when they would raise a configured limit (the
+     * store is shared with whoever can write Redis; learned limits only ever lower what is configured).
+     */
+    private static List<Limit> usable(Policy configured, List<Limit> limits) {
+        if (limits == null || limits.isEmpty() || limits.size() < configured.limits().size()) {
+            return List.of();
+        }
+        for (int i = 0; i < configured.limits().size(); i++) {
+            Limit c = configured.limits().get(i);
+            Limit l = limits.get(i);
+            if (l.windowMicros() != c.windowMicros() || l.permits() > c.permits()) {
+                return List.of();
+            }
+        }
+        try {
+            configured.withLimits(limits); // no two of one window
+        } catch (IllegalArgumentException e) {
+            return List.of();
+        }
+        return List.copyOf(limits);
     }
 
     /**
@@ -188,15 +307,15 @@ public class Upstreams {
             because = "answered 429 without Retry-After or reset (slidegate.upstream.pause-without-retry-after)";
         }
         stats.seen(policy, limit, remaining, nowMillis);
-        learnLimits(configured, key, r, nowMillis);
+        CompletionStage<Void> kept = learnLimits(configured, key, r, nowMillis);
         if (hold <= 0) {
-            return CompletableFuture.completedFuture(null);
+            return kept;
         }
         long forMicros = Math.min(Math.max(hold, 1), ceilingMicros);
         String why = because;
         Policy paced = paced(configured, key);
         if (refused || !ownCountMayExplain) {
-            return hold(policy, paced, key, forMicros, why, nowMillis);
+            return hold(policy, paced, key, forMicros, why, nowMillis).thenCombine(kept, (held, k) -> null);
         }
         // a call granted with nothing left after it: when the policy's own count has nothing left either, it waits for
         // its own permits, exactly; the upstream's reset (whole seconds, often rounded up) would only waste the rest of
@@ -211,7 +330,8 @@ public class Upstreams {
         return own.handle((d, error) -> error == null
                 && d.states().stream().anyMatch(l -> l.remaining() == 0 && !l.limit().equals(spacing)))
                 .thenCompose(explained -> explained ? CompletableFuture.<Void> completedFuture(null)
-                        : hold(policy, paced, key, forMicros, why, nowMillis));
+                        : hold(policy, paced, key, forMicros, why, nowMillis))
+                .thenCombine(kept, (held, k) -> null);
     }
 
     private CompletionStage<Void> hold(String policy, Policy paced, String key, long forMicros, String why, long nowMillis) {
@@ -256,11 +376,13 @@ public class Upstreams {
      * The limits a key is paced at after {@code r}: a published limit lower than the configured one of its window (or the
      * only one, when the upstream names no window) replaces it; one of a window the policy lacks is added; a limit no
      * lower than the configured one restores it. Logged when it changes.
+     *
+     * @return completes when the store keeps what changed (never fails)
      */
-    private void learnLimits(Policy configured, String key, UpstreamHeaders.Reading r, long nowMillis) {
+    private CompletionStage<Void> learnLimits(Policy configured, String key, UpstreamHeaders.Reading r, long nowMillis) {
         List<UpstreamHeaders.Quota> counted = r.quotas().stream().filter(q -> counts(q) && q.limit() >= 1).toList();
         if (counted.isEmpty()) {
-            return; // nothing said about limits: what was learned stays
+            return DONE; // nothing said about limits: what was learned stays
         }
         List<Limit> base = configured.limits();
         List<Limit> paced = new ArrayList<>(base);
@@ -274,6 +396,9 @@ public class Upstreams {
                     }
                 }
                 if (at < 0) {
+                    if (paced.stream().anyMatch(l -> l.windowMicros() == q.windowMicros())) {
+                        continue; // a second quota of a window added already: the first one stands
+                    }
                     try {
                         paced.add(new Limit((int) n, q.windowMicros()));
                     } catch (IllegalArgumentException e) {
@@ -296,35 +421,56 @@ public class Upstreams {
         }
         String id = id(configured.name(), key);
         Learned before = learned.get(id);
-        List<Limit> was = before != null && before.base() == configured ? before.limits() : base;
+        boolean known = before != null && before.base() == configured;
+        List<Limit> was = known && !before.limits().isEmpty() ? before.limits() : base;
+        List<Limit> kept = paced.equals(base) ? List.of() : List.copyOf(paced);
+        long now = System.nanoTime();
         if (paced.equals(was)) {
-            return;
-        }
-        if (paced.equals(base)) {
-            if (before == null || !learned.remove(id, before)) {
-                return; // another response said so first
+            if (!kept.isEmpty() && now - before.keptNanos() > ceilingMicros * 500) {
+                learned.replace(id, before, new Learned(configured, kept, before.paced(), now, before.reading(), now));
+                return keep(configured, key, kept); // confirmed: kept in the store for another ceiling
             }
+            return DONE;
+        }
+        if (before == null && learned.size() >= maxKeys && !roomForOneMore(now)) {
+            return DONE;
+        }
+        Learned next = kept.isEmpty() ? new Learned(configured, kept, null, now, null, now)
+                : new Learned(configured, kept, margin(configured.withLimits(kept)), now, null, now);
+        if (before == null ? learned.putIfAbsent(id, next) != null : !learned.replace(id, before, next)) {
+            return DONE; // another response (or a read of the store) said so first
+        }
+        CompletionStage<Void> stored = keep(configured, key, kept);
+        if (kept.isEmpty()) {
             stats.learned(configured.name(), null, nowMillis);
             LOG.infof("Policy '%s' paces %s at its configured limits %s again: its upstream publishes no lower ones",
                     configured.name(), shown(key), base);
-            return;
-        }
-        if (before == null && learned.size() >= maxKeys) {
-            if (!fullLogged) {
-                fullLogged = true;
-                LOG.warnf("Outgoing policies keep what upstreams published for %d keys (slidegate.upstream.max-keys): policy "
-                        + "'%s' paces %s at its configured limits, holds still apply", maxKeys, configured.name(), shown(key));
-            }
-            return;
-        }
-        Policy learnedPolicy = margin(configured.withLimits(List.copyOf(paced)));
-        Learned now = new Learned(configured, List.copyOf(paced), learnedPolicy);
-        if (before == null ? learned.putIfAbsent(id, now) != null : !learned.replace(id, before, now)) {
-            return; // another response said so first
+            return stored;
         }
         stats.learned(configured.name(), paced.toString(), nowMillis);
-        LOG.infof("Policy '%s' paces %s at %s as its upstream publishes, instead of the configured %s",
-                configured.name(), shown(key), paced, base);
+        LOG.infof("Policy '%s' paces %s at %s as its upstream publishes, instead of the configured %s, on every instance "
+                + "sharing the store", configured.name(), shown(key), paced, base);
+        return stored;
+    }
+
+    /** Keeps {@code limits} (none: forgets them) in the store for every instance; a store that cannot is logged. */
+    private CompletionStage<Void> keep(Policy configured, String key, List<Limit> limits) {
+        CompletionStage<Void> kept;
+        try {
+            kept = store.learn(configured, key, limits, ceilingMicros);
+        } catch (RuntimeException e) {
+            kept = CompletableFuture.failedFuture(e);
+        }
+        return kept.handle((done, error) -> {
+            if (error != null) {
+                problem(configured.name(), "limits the store could not keep for the fleet ("
+                        + (error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause().getMessage()
+                                : error.getMessage())
+                        + "): this instance paces at them alone");
+            }
+            return null;
+        });
     }
 
     private void problem(String policy, String problem) {

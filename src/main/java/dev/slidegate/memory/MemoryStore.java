@@ -52,6 +52,12 @@ public final class MemoryStore implements LimiterStore {
     private final Clock clock;
     private final int maxKeys;
     private final Map<String, Keys> policies = new ConcurrentHashMap<>();
+    /** What {@link #learn} keeps, by policy name and key: the limits, until when (store µs). */
+    private final Map<String, Learned> learnedLimits = new ConcurrentHashMap<>();
+
+    private record Learned(List<dev.slidegate.api.Limit> limits, long untilMicros) {
+    }
+
     /**
      * The windows of the policy objects decided lately: a decision finds its policy's windows without hashing the name
      * (the callers hold their policy objects for good; an override's is new, and looked up once).
@@ -258,8 +264,45 @@ public final class MemoryStore implements LimiterStore {
         return CompletableFuture.completedFuture(state == null ? 0L : state.heldFor(clock.nowMicros()));
     }
 
+    /**
+     * Keeps the limits beside the key's state, as many keys as the store counts at most ({@code maxKeys}): when that many
+     * are kept, those expired go first, and a key beyond them is refused with a sentence (the caller paces at its
+     * configured limits).
+     */
+    @Override
+    public CompletionStage<Void> learn(Policy policy, String key, List<dev.slidegate.api.Limit> limits, long forMicros) {
+        List<dev.slidegate.api.Limit> kept = DecisionStore.checkLearned(limits, forMicros);
+        String id = policy.name() + '\u0000' + DecisionStore.checkKey(key);
+        if (kept.isEmpty()) {
+            learnedLimits.remove(id);
+            return CompletableFuture.completedFuture(null);
+        }
+        long now = clock.nowMicros();
+        if (learnedLimits.size() >= maxKeys && !learnedLimits.containsKey(id)) {
+            learnedLimits.values().removeIf(l -> l.untilMicros() <= now);
+            if (learnedLimits.size() >= maxKeys) {
+                return CompletableFuture.failedFuture(new IllegalStateException(
+                        "the in-process store keeps learned limits for " + maxKeys + " keys at most, all in use"));
+            }
+        }
+        learnedLimits.put(id, new Learned(kept, now + forMicros));
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
+        Learned l = learnedLimits.isEmpty() ? null : learnedLimits.get(policy.name() + '\u0000' + key);
+        if (l == null || l.untilMicros() <= clock.nowMicros()) {
+            return CompletableFuture.completedFuture(List.of());
+        }
+        return CompletableFuture.completedFuture(l.limits());
+    }
+
     @Override
     public CompletionStage<Void> reset(Policy policy, String key) {
+        if (!learnedLimits.isEmpty()) {
+            learnedLimits.remove(policy.name() + '\u0000' + key);
+        }
         Keys keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.states.remove(key);
         if (state != null) {

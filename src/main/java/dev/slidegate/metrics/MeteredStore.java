@@ -84,6 +84,17 @@ public final class MeteredStore implements DecisionStore {
         return delegate.heldFor(policy, key);
     }
 
+    @Override
+    public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
+            long forMicros) {
+        return delegate.learn(policy, key, limits, forMicros);
+    }
+
+    @Override
+    public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
+        return delegate.learned(policy, key);
+    }
+
     private Counter[] counters(String policy) {
         Counter[] c = new Counter[OUTCOMES.length];
         for (int i = 0; i < c.length; i++) {

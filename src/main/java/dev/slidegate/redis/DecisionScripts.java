@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.DecisionStore;
@@ -49,8 +50,15 @@ final class DecisionScripts {
     /** Holds a key, or reads how long it is held ({@code hold.lua}). */
     static final LuaScript HOLD = LuaScript.load("hold.lua");
 
+    /** Keeps or reads the limits a key learned from its upstream ({@code learned.lua}). */
+    static final LuaScript LEARNED = LuaScript.load("learned.lua");
+
+    /** The suffix of the key that keeps what a (policy, key) learned from its upstream, beside its state. */
+    static final String LEARNED_SUFFIX = ":up";
+
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
-    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, BATCH, HOLD);
+    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, BATCH, HOLD,
+            LEARNED);
 
     /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
     private static LuaScript batchOf(List<LuaScript> scripts) {
@@ -137,6 +145,38 @@ final class DecisionScripts {
         }
         return new String[] { HOLD.sha1(), "1", keyPrefix + shape.keySuffixes().get(0), Long.toString(forMicros),
                 log ? "log" : "hash", slots.toString() };
+    }
+
+    /**
+     * {@code EVALSHA} arguments of {@link #LEARNED}: keeps {@code limits} for {@code forMicros} (rounded up to ms), forgets
+     * them ({@code limits} empty), or only reads ({@code limits} null).
+     */
+    static String[] learned(String keyPrefix, List<Limit> limits, long forMicros) {
+        StringBuilder value = new StringBuilder();
+        if (limits != null) {
+            for (Limit l : limits) {
+                value.append(value.isEmpty() ? "" : ",").append(l.permits()).append('/').append(l.windowMicros());
+            }
+        }
+        String keep = limits == null ? "0" : limits.isEmpty() ? "-1" : Long.toString((forMicros + 999) / 1000);
+        return new String[] { LEARNED.sha1(), "1", keyPrefix + LEARNED_SUFFIX, keep, value.toString() };
+    }
+
+    /** The limits a reply of {@link #LEARNED} names; a value not written by {@link #learned} names none. */
+    static List<Limit> learnedLimits(String value) {
+        if (value == null || value.isEmpty()) {
+            return List.of();
+        }
+        List<Limit> limits = new ArrayList<>();
+        try {
+            for (String one : value.split(",", DecisionStore.MAX_LEARNED_LIMITS + 1)) {
+                int slash = one.indexOf('/');
+                limits.add(new Limit(Integer.parseInt(one.substring(0, slash)), Long.parseLong(one.substring(slash + 1))));
+            }
+        } catch (RuntimeException e) { // written by something else than Slidegate: nothing learned
+            return List.of();
+        }
+        return limits.size() > DecisionStore.MAX_LEARNED_LIMITS ? List.of() : List.copyOf(limits);
     }
 
     /**

@@ -164,9 +164,11 @@ final class RedisKeyspace {
         });
     }
 
-    /** Deletes the key's windows and announces the reset to every instance. */
+    /** Deletes the key's windows (with its holds) and what it learned from its upstream, and announces the reset. */
     CompletionStage<Void> reset(Policy policy, String key) {
-        return withTimeout(redis.execute(Command.DEL, RedisLayout.keys(policy, key).toArray(String[]::new)), "DEL")
+        List<String> keys = new ArrayList<>(RedisLayout.keys(policy, key));
+        keys.add(RedisLayout.keyPrefix(policy, key) + DecisionScripts.LEARNED_SUFFIX);
+        return withTimeout(redis.execute(Command.DEL, keys.toArray(String[]::new)), "DEL")
                 .chain(() -> withTimeout(redis.execute(Command.INCR, RESETS), "INCR"))
                 .replaceWithVoid()
                 .subscribeAsCompletionStage();

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.LimiterStore;
@@ -232,6 +233,25 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         String[] cmd = DecisionScripts.hold(shape, DecisionScripts.keyPrefix(policy, key), forMicros);
         Lateness.Call<Long> call = lateness.start(DecisionScripts.HOLD);
         calls.call(DecisionScripts.HOLD, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
+        return call.result;
+    }
+
+    @Override
+    public CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros) {
+        List<Limit> kept = DecisionStore.checkLearned(limits, forMicros);
+        return learned(policy, key, kept, forMicros).thenApply(l -> null);
+    }
+
+    @Override
+    public CompletionStage<List<Limit>> learned(Policy policy, String key) {
+        return learned(policy, key, null, 0);
+    }
+
+    private CompletionStage<List<Limit>> learned(Policy policy, String key, List<Limit> limits, long forMicros) {
+        String[] cmd = DecisionScripts.learned(DecisionScripts.keyPrefix(policy, key), limits, forMicros);
+        Lateness.Call<List<Limit>> call = lateness.start(DecisionScripts.LEARNED);
+        calls.call(DecisionScripts.LEARNED, cmd, call,
+                reply -> call.complete(reply, r -> DecisionScripts.learnedLimits(r.toString())));
         return call.result;
     }
 

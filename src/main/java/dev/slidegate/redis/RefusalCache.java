@@ -98,6 +98,17 @@ public final class RefusalCache implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
+            long forMicros) {
+        return delegate.learn(policy, key, limits, forMicros);
+    }
+
+    @Override
+    public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
+        return delegate.learned(policy, key);
+    }
+
+    @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         if (policy.countRejected()) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);

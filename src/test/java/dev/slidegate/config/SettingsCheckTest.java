@@ -55,6 +55,7 @@ class SettingsCheckTest {
             "slidegate.upstream.ceiling | 2d | slidegate.upstream.ceiling: '2d' is out of range: expected 1s to 1d",
             "slidegate.upstream.margin | -5ms | slidegate.upstream.margin: '-5ms' is out of range: expected 0 to 1m",
             "slidegate.upstream.pause-without-retry-after | 10m | slidegate.upstream.pause-without-retry-after: '10m' is out of range: expected 1ms to 5m",
+            "slidegate.upstream.learned-refresh | 10m | slidegate.upstream.learned-refresh: '10m' is out of range: expected 1ms to 5m",
             "slidegate.upstream.max-keys | 0 | slidegate.upstream.max-keys: '0' is out of range" })
     void aMistypedSettingStopsTheStartUpNamingIt(String name, String value, String expected) {
         Map<String, String> properties = new HashMap<>(Map.of("slidegate.policies.login.limits", "5/1m"));

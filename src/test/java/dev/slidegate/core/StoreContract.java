@@ -151,6 +151,53 @@ public abstract class StoreContract {
         }
     }
 
+    // limits learned from an upstream: kept for the policy's name and key, read under any limits of that policy, replaced,
+    // forgotten, expired; they count nothing and decide nothing by themselves
+    @Test
+    void learnedLimitsAreKeptForTheKeyUntilForgottenOrExpired() {
+        Policy p = policy(Strategy.SLIDING_LOG, false, lim(10, 1));
+        Policy paced = p.withLimits(List.of(Limit.parse(lim(3, 1)))); // the same policy paced at other limits
+        String k = newKey();
+        assertEquals(List.of(), store().learned(p, k).toCompletableFuture().join());
+        List<Limit> limits = List.of(Limit.parse(lim(5, 1)), Limit.parse(lim(50, 60)));
+        store().learn(p, k, limits, 2 * w()).toCompletableFuture().join();
+        assertEquals(limits, store().learned(p, k).toCompletableFuture().join());
+        assertEquals(limits, store().learned(paced, k).toCompletableFuture().join(), "read by the policy's name");
+        assertEquals(List.of(), store().learned(p, newKey()).toCompletableFuture().join(), "another key learned nothing");
+        assertEquals(List.of(), store().learned(policy(Strategy.SLIDING_LOG, false, lim(10, 1)), k).toCompletableFuture()
+                .join(), "another policy learned nothing");
+        assertAdmitted(call(p, k), 9); // the store decides under the limits it is given
+
+        List<Limit> lower = List.of(Limit.parse(lim(2, 1)));
+        store().learn(p, k, lower, 2 * w()).toCompletableFuture().join();
+        assertEquals(lower, store().learned(p, k).toCompletableFuture().join(), "replaced");
+        store().learn(p, k, List.of(), w()).toCompletableFuture().join();
+        assertEquals(List.of(), store().learned(p, k).toCompletableFuture().join(), "forgotten");
+
+        store().learn(p, k, lower, w()).toCompletableFuture().join();
+        store().reset(p, k).toCompletableFuture().join();
+        assertEquals(List.of(), store().learned(p, k).toCompletableFuture().join(), "a reset forgets what a key learned");
+
+        store().learn(p, k, lower, w()).toCompletableFuture().join();
+        advance(w() + edge());
+        assertEquals(List.of(), store().learned(p, k).toCompletableFuture().join(), "expired");
+    }
+
+    @Test
+    void learnedLimitsBeyondTheirBoundsAreRefused() {
+        Policy p = policy(Strategy.FIXED_WINDOW, false, lim(1, 1));
+        List<Limit> one = List.of(Limit.parse(lim(1, 1)));
+        for (long bad : new long[] { 0, -1, Policy.MAX_WAIT_LIMIT_MICROS + 1 }) {
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> store().learn(p, newKey(), one, bad));
+            assertTrue(e.getMessage().contains("between 1 us and one day"), e.getMessage());
+        }
+        List<Limit> many = java.util.Collections.nCopies(DecisionStore.MAX_LEARNED_LIMITS + 1, one.get(0));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> store().learn(p, newKey(), many, w()));
+        assertTrue(e.getMessage().contains("at most " + DecisionStore.MAX_LEARNED_LIMITS), e.getMessage());
+    }
+
     // t=0 x5 admitted (remaining 4..0), 6th refused with retry-after W
     @ParameterizedTest
     @EnumSource(Strategy.class)

@@ -50,7 +50,7 @@ class DeciderTest {
     static Upstreams upstreams(DecisionStore store) {
         return new Upstreams(store, store instanceof dev.slidegate.core.StoreInspection i ? i : null,
                 new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
-                dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, true);
+                dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, true, 1_000_000_000L);
     }
 
     private static Outcome join(CompletionStage<Outcome> o) {
@@ -82,6 +82,56 @@ class DeciderTest {
         assertEquals("d.gold", r.decision().policy().name());
     }
 
+    // an outgoing call of a key this instance has not read lately waits for one read of what the fleet learned of its
+    // upstream, and is decided under it: 1 per hour learned (by another instance) under 2 per hour configured
+    @Test
+    void anOutgoingCallIsDecidedUnderWhatTheFleetLearnedOfItsUpstream() {
+        Policy out = new Policy("out", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "client", false);
+        MethodPolicy outgoing = new MethodPolicy(null, "DeciderTest", "out", out, new KeySource.Client(), Map.of(), -1,
+                MethodPolicy.Kind.STAGE, 1, null, Map.of(), "partner", true);
+        memory.learn(out, "client:partner", List.of(Limit.parse("1/1h")), 3_600_000_000L).toCompletableFuture().join();
+        CompletableFuture<Void> gate = new CompletableFuture<>();
+        DecisionStore gated = new DecisionStore() {
+            @Override
+            public String name() {
+                return "gated";
+            }
+
+            @Override
+            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
+                return memory.acquire(policy, key, cost, maxWaitMicros);
+            }
+
+            @Override
+            public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+                return memory.hold(policy, key, forMicros);
+            }
+
+            @Override
+            public CompletionStage<Long> heldFor(Policy policy, String key) {
+                return memory.heldFor(policy, key);
+            }
+
+            @Override
+            public CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros) {
+                return memory.learn(policy, key, limits, forMicros);
+            }
+
+            @Override
+            public CompletionStage<List<Limit>> learned(Policy policy, String key) {
+                return gate.thenCompose(x -> memory.learned(policy, key));
+            }
+        };
+        Decider d = decider(gated, call -> null);
+        CompletableFuture<Outcome> first = d.decide(outgoing, "client:partner", 1, null).toCompletableFuture();
+        assertFalse(first.isDone(), "decided before the store said what was learned");
+        gate.complete(null);
+        assertTrue(join(first).admitted());
+        Outcome second = join(d.decide(outgoing, "client:partner", 1, null));
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, second, "paced at the learned 1 per hour");
+        assertEquals(1, r.decision().trippedLimit().orElseThrow().permits());
+    }
+
     @Test
     void aStoreThatCannotDecideIsAnOutcomeNotAFailedStage() {
         DecisionStore broken = new DecisionStore() {
@@ -102,6 +152,17 @@ class DeciderTest {
 
             @Override
             public CompletionStage<Long> heldFor(Policy policy, String key) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
+            public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
+                    long forMicros) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
+            public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }
         };

@@ -175,6 +175,26 @@ public final class ReferenceStore implements LimiterStore {
                         : d.heldUntil - Math.max(clock.nowMicros(), d.last));
     }
 
+    private final Map<String, Map.Entry<List<dev.slidegate.api.Limit>, Long>> learned = new java.util.HashMap<>();
+
+    @Override
+    public synchronized CompletionStage<Void> learn(Policy policy, String key, List<dev.slidegate.api.Limit> limits,
+            long forMicros) {
+        List<dev.slidegate.api.Limit> kept = DecisionStore.checkLearned(limits, forMicros);
+        if (kept.isEmpty()) {
+            learned.remove(policy.name() + "\u0000" + key);
+        } else {
+            learned.put(policy.name() + "\u0000" + key, Map.entry(kept, clock.nowMicros() + forMicros));
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public synchronized CompletionStage<List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
+        Map.Entry<List<dev.slidegate.api.Limit>, Long> e = learned.get(policy.name() + "\u0000" + key);
+        return CompletableFuture.completedFuture(e == null || e.getValue() <= clock.nowMicros() ? List.of() : e.getKey());
+    }
+
     /** Records a charge at {@code at}, after forgetting what counts nowhere any more. */
     private void charge(KeyData d, Policy policy, String key, long at, int cost) {
         // before a charge: a slot not in force that holds nothing is forgotten, and the log's instants
@@ -430,6 +450,7 @@ public final class ReferenceStore implements LimiterStore {
             known.remove(key);
         }
         data.remove(policy.name() + "\u0000" + key);
+        learned.remove(policy.name() + "\u0000" + key);
         return CompletableFuture.completedFuture(null);
     }
 }

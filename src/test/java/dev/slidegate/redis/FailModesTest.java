@@ -68,6 +68,25 @@ class FailModesTest {
         }
     }
 
+    // what an upstream taught is kept in Redis and in process: with Redis gone, the instance still reads what it kept
+    @Test
+    void learnedLimitsAreReadInProcessWhileRedisIsGone() {
+        RedisServer server = RedisServer.start();
+        try (RedisClients clients = new RedisClients(server)) {
+            FallbackStore store = store(clients, 2);
+            Policy p = policy("fm-learned", FailMode.LOCAL);
+            List<Limit> lower = List.of(Limit.parse("2/1m"));
+            store.learn(p, "client:x", lower, 60_000_000).toCompletableFuture().join();
+            assertEquals(lower, store.learned(p, "client:x").toCompletableFuture().join(), "read from Redis");
+            server.signal("KILL");
+            assertEquals(lower, store.learned(p, "client:x").toCompletableFuture().join(), "read in process");
+            store.learn(p, "client:y", lower, 60_000_000).toCompletableFuture().join(); // kept in process alone
+            assertEquals(lower, store.learned(p, "client:y").toCompletableFuture().join());
+        } finally {
+            server.close();
+        }
+    }
+
     // Redis gone (the process killed): open admits, closed refuses with a store error, local limits in
     // process at N / instances (4 / 2 = 2)
     @Test
