@@ -32,10 +32,12 @@ import dev.slidegate.testing.Resp;
  * clock (stamps around the call) against the instant the scenario meant, before its decision is
  * judged: a step more than half an edge late means the scenario proved nothing, and it runs again
  * with new keys ({@link RetryOnStall}, at most 3 times in all, each retry printed). Sleeps wake at
- * absolute instants, so lateness does not add up over a scenario.
+ * absolute instants, so lateness does not add up over a scenario. The scenarios mostly sleep, each on its own
+ * keys and timeline, so those of one class run side by side (in the suite's {@code redis-contracts} execution).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @org.junit.jupiter.api.extension.ExtendWith(RetryOnStall.class)
+@org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
 abstract class RedisContract extends StoreContract {
 
     static {
@@ -77,43 +79,49 @@ abstract class RedisContract extends StoreContract {
     }
 
     /**
-     * The caller's clock ({@code System.nanoTime}) at the scenario's instant 0; {@code NONE} until the first step or alignment.
+     * One scenario's timeline, on the thread that runs it (the scenarios of a class run side by side): the caller's clock
+     * ({@code System.nanoTime}) at its instant 0, {@code NONE} until the first step or alignment; its current instant, in
+     * microseconds after that origin.
      */
-    private long originNanos = NONE;
-    /** The scenario's current instant, in microseconds after its origin. */
-    private long intendedMicros;
+    private static final class Timeline {
+        long originNanos = NONE;
+        long intendedMicros;
+    }
+
+    private final ThreadLocal<Timeline> timeline = ThreadLocal.withInitial(Timeline::new);
     private static final long NONE = Long.MIN_VALUE;
 
     /** A new scenario (or a new attempt of one) starts its own timeline. */
     @org.junit.jupiter.api.BeforeEach
     void newTimeline() {
-        originNanos = NONE;
-        intendedMicros = 0;
+        timeline.set(new Timeline());
     }
 
     @Override
     protected void advance(long micros) {
-        intendedMicros += micros;
-        if (originNanos == NONE) {
+        Timeline t = timeline.get();
+        t.intendedMicros += micros;
+        if (t.originNanos == NONE) {
             sleepMicros(micros);
         } else {
-            sleepUntil(originNanos + intendedMicros * 1000);
+            sleepUntil(t.originNanos + t.intendedMicros * 1000);
         }
     }
 
     @Override
     protected void onTime(long beforeNanos, long afterNanos) {
-        if (originNanos == NONE) { // the first step of a scenario that does not align: instant 0 is when it was answered, so
-            originNanos = afterNanos; // a later step is never closer to it than the scenario says
-            intendedMicros = 0;
+        Timeline t = timeline.get();
+        if (t.originNanos == NONE) { // the first step of a scenario that does not align: instant 0 is when it was answered,
+            t.originNanos = afterNanos; // so a later step is never closer to it than the scenario says
+            t.intendedMicros = 0;
             return;
         }
-        long meant = originNanos + intendedMicros * 1000;
+        long meant = t.originNanos + t.intendedMicros * 1000;
         long late = afterNanos - meant;
         if (late > edge() * 1000 / 2) {
             throw new Stalled(
                     String.format(java.util.Locale.ROOT, "the step meant for %d ms into the scenario ended %.1f ms after it "
-                            + "(margin %d ms)", intendedMicros / 1000, late / 1e6, edge() / 2000));
+                            + "(margin %d ms)", t.intendedMicros / 1000, late / 1e6, edge() / 2000));
         }
     }
 
@@ -127,7 +135,7 @@ abstract class RedisContract extends StoreContract {
         return 150_000;
     }
 
-    /** Sleeps until 20 ms after the next multiple of {@code window} on the Redis server's clock. */
+    /** Sleeps until 20 to 50 ms after the next multiple of {@code window} on the Redis server's clock. */
     @Override
     protected void alignTo(long window) {
         try (Resp r = server.connect()) {
@@ -135,10 +143,13 @@ abstract class RedisContract extends StoreContract {
             List<String> time = (List<String>) r.call("TIME");
             long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
             long next = (now / window + 1) * window;
-            long wait = next - now + 20_000;
-            originNanos = System.nanoTime() + wait * 1000;
-            intendedMicros = 0;
-            sleepUntil(originNanos);
+            // 20 to 50 ms after it, at random: scenarios that run side by side do not all wake at once (a step meant just
+            // before a later edge still lands before it when on time: 150 ms from the edge less 50 ms and half a margin)
+            long wait = next - now + 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextLong(30_000);
+            Timeline t = timeline.get();
+            t.originNanos = System.nanoTime() + wait * 1000;
+            t.intendedMicros = 0;
+            sleepUntil(t.originNanos);
         }
     }
 
