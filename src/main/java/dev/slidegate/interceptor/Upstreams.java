@@ -131,8 +131,8 @@ public class Upstreams {
         Learned l = learned.get(id);
         long now = System.nanoTime();
         if (l != null && l.base() == configured) {
-            if (l.reading() != null) {
-                return l.reading().isDone() ? null : l.reading();
+            if (l.reading() != null && !l.reading().isDone()) {
+                return l.reading();
             }
             if (now - l.readNanos() < refreshNanos) {
                 return null;
@@ -158,9 +158,14 @@ public class Upstreams {
             try {
                 Learned now2 = learned.get(id);
                 if (now2 != null && now2.reading() == reading) {
-                    Learned done = error != null ? now2.read(now2.readNanos(), null) : adopt(configured, key, now2, limits);
+                    Learned done = now2.read(now2.readNanos(), null);
+                    if (error == null) {
+                        done = adopt(configured, key, now2, limits);
+                    }
                     learned.replace(id, now2, done);
                 }
+            } catch (RuntimeException e) {
+                problem(configured.name(), "limits in the store this instance could not pace at (" + e.getMessage() + ")");
             } finally {
                 reading.complete(null);
             }
@@ -426,7 +431,7 @@ public class Upstreams {
         List<Limit> kept = paced.equals(base) ? List.of() : List.copyOf(paced);
         long now = System.nanoTime();
         if (paced.equals(was)) {
-            if (!kept.isEmpty() && now - before.keptNanos() > ceilingMicros * 500) {
+            if (!kept.isEmpty() && (before.keptNanos() == 0 || now - before.keptNanos() > ceilingMicros * 500)) {
                 learned.replace(id, before, new Learned(configured, kept, before.paced(), now, before.reading(), now));
                 return keep(configured, key, kept); // confirmed: kept in the store for another ceiling
             }

@@ -31,7 +31,7 @@ import dev.slidegate.testing.Resp;
  * On a shared, busy machine a sleep can end late. Each step is therefore checked by the caller's
  * clock (stamps around the call) against the instant the scenario meant, before its decision is
  * judged: a step more than half an edge late means the scenario proved nothing, and it runs again
- * with new keys ({@link RetryOnStall}, at most 3 times in all, each retry printed). Sleeps wake at
+ * with new keys ({@link RetryOnStall}, at most 5 times in all, each retry printed). Sleeps wake at
  * absolute instants, so lateness does not add up over a scenario. The scenarios mostly sleep, each on its own
  * keys and timeline, so those of one class run side by side (in the suite's {@code redis-contracts} execution).
  */

@@ -10,13 +10,14 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 import dev.slidegate.core.StoreContract.Stalled;
 
 /**
- * Runs a real-time scenario again when one of its steps ran late ({@link Stalled}): at most 3 attempts
+ * Runs a real-time scenario again when one of its steps ran late ({@link Stalled}): at most 5 attempts
  * in all, each retry printed with the reason; a scenario that stalls every time fails, saying so. A
- * scenario that runs on time is judged on its first attempt, exactly as written.
+ * scenario that runs on time is judged on its first attempt, exactly as written. (Five, since the scenarios run
+ * side by side beside the CPU-bound accuracy checks: one CI run saw 23 of 177 scenarios stall once and one twice.)
  */
 final class RetryOnStall implements InvocationInterceptor {
 
-    private static final int ATTEMPTS = 3;
+    private static final int ATTEMPTS = 5;
 
     @Override
     public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
