@@ -193,18 +193,26 @@ public class Upstreams {
         if (usable.equals(before.limits())) {
             return before.read(before.readNanos(), null);
         }
-        long nowMillis = System.currentTimeMillis();
-        if (usable.isEmpty()) {
-            stats.learned(configured.name(), null, nowMillis);
-            LOG.infof("Policy '%s' paces %s at its configured limits %s again, as the fleet learned from its upstream",
-                    configured.name(), shown(key), configured.limits());
-            return new Learned(configured, List.of(), null, before.readNanos(), null, before.keptNanos());
+        said(configured, key, usable, "as another instance learned from its upstream", System.currentTimeMillis());
+        return learnedAt(configured, usable, before.readNanos(), before.keptNanos());
+    }
+
+    /** What a key paced at {@code limits} (none: the configured ones) knows, read at {@code readNanos}, no read under way. */
+    private Learned learnedAt(Policy configured, List<Limit> limits, long readNanos, long keptNanos) {
+        Policy paced = limits.isEmpty() ? null : margin(configured.withLimits(limits));
+        return new Learned(configured, limits, paced, readNanos, null, keptNanos);
+    }
+
+    /** Says once (the admin's stats, one log line) that {@code key} is now paced at {@code limits} (none: the configured). */
+    private void said(Policy configured, String key, List<Limit> limits, String why, long nowMillis) {
+        stats.learned(configured.name(), limits.isEmpty() ? null : limits.toString(), nowMillis);
+        if (limits.isEmpty()) {
+            LOG.infof("Policy '%s' paces %s at its configured limits %s again: %s", configured.name(), shown(key),
+                    configured.limits(), why);
+        } else {
+            LOG.infof("Policy '%s' paces %s at %s instead of the configured %s: %s", configured.name(), shown(key), limits,
+                    configured.limits(), why);
         }
-        stats.learned(configured.name(), usable.toString(), nowMillis);
-        LOG.infof("Policy '%s' paces %s at %s, as another instance learned from its upstream, instead of the configured %s",
-                configured.name(), shown(key), usable, configured.limits());
-        return new Learned(configured, usable, margin(configured.withLimits(usable)), before.readNanos(), null,
-                before.keptNanos());
     }
 
     /**
@@ -440,22 +448,13 @@ public class Upstreams {
         if (before == null && learned.size() >= maxKeys && !roomForOneMore(now)) {
             return DONE;
         }
-        Learned next = kept.isEmpty() ? new Learned(configured, kept, null, now, null, now)
-                : new Learned(configured, kept, margin(configured.withLimits(kept)), now, null, now);
+        Learned next = learnedAt(configured, kept, now, now);
         if (before == null ? learned.putIfAbsent(id, next) != null : !learned.replace(id, before, next)) {
             return DONE; // another response (or a read of the store) said so first
         }
-        CompletionStage<Void> stored = keep(configured, key, kept);
-        if (kept.isEmpty()) {
-            stats.learned(configured.name(), null, nowMillis);
-            LOG.infof("Policy '%s' paces %s at its configured limits %s again: its upstream publishes no lower ones",
-                    configured.name(), shown(key), base);
-            return stored;
-        }
-        stats.learned(configured.name(), paced.toString(), nowMillis);
-        LOG.infof("Policy '%s' paces %s at %s as its upstream publishes, instead of the configured %s, on every instance "
-                + "sharing the store", configured.name(), shown(key), paced, base);
-        return stored;
+        said(configured, key, kept, kept.isEmpty() ? "its upstream publishes no lower ones"
+                : "its upstream publishes them, on every instance sharing the store", nowMillis);
+        return keep(configured, key, kept);
     }
 
     /** Keeps {@code limits} (none: forgets them) in the store for every instance; a store that cannot is logged. */

@@ -91,32 +91,7 @@ class DeciderTest {
                 MethodPolicy.Kind.STAGE, 1, null, Map.of(), "partner", true);
         memory.learn(out, "client:partner", List.of(Limit.parse("1/1h")), 3_600_000_000L).toCompletableFuture().join();
         CompletableFuture<Void> gate = new CompletableFuture<>();
-        DecisionStore gated = new DecisionStore() {
-            @Override
-            public String name() {
-                return "gated";
-            }
-
-            @Override
-            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-                return memory.acquire(policy, key, cost, maxWaitMicros);
-            }
-
-            @Override
-            public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-                return memory.hold(policy, key, forMicros);
-            }
-
-            @Override
-            public CompletionStage<Long> heldFor(Policy policy, String key) {
-                return memory.heldFor(policy, key);
-            }
-
-            @Override
-            public CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros) {
-                return memory.learn(policy, key, limits, forMicros);
-            }
-
+        DecisionStore gated = new dev.slidegate.testing.ForwardingStore(memory) {
             @Override
             public CompletionStage<List<Limit>> learned(Policy policy, String key) {
                 return gate.thenCompose(x -> memory.learned(policy, key));

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
@@ -26,6 +25,7 @@ import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.UpstreamStats;
 import dev.slidegate.redis.RedisLayout;
 import dev.slidegate.redis.RedisStore;
+import dev.slidegate.testing.ForwardingStore;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
 import dev.slidegate.testing.Resp;
@@ -152,42 +152,11 @@ class LearnedLimitsSharingTest {
     }
 
     /** A store that counts the reads of learned limits. */
-    private static final class CountingStore implements DecisionStore {
-        private final DecisionStore delegate;
+    private static final class CountingStore extends ForwardingStore {
         final AtomicInteger reads = new AtomicInteger();
 
         CountingStore(DecisionStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public String name() {
-            return delegate.name();
-        }
-
-        @Override
-        public CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
-            return delegate.acquire(policy, key, cost);
-        }
-
-        @Override
-        public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-            return delegate.acquire(policy, key, cost, maxWaitMicros);
-        }
-
-        @Override
-        public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-            return delegate.hold(policy, key, forMicros);
-        }
-
-        @Override
-        public CompletionStage<Long> heldFor(Policy policy, String key) {
-            return delegate.heldFor(policy, key);
-        }
-
-        @Override
-        public CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros) {
-            return delegate.learn(policy, key, limits, forMicros);
+            super(delegate);
         }
 
         @Override
