@@ -8,10 +8,6 @@ import dev.slidegate.testing.RedisCluster;
  * against a real 3-master, 3-replica Redis Cluster: every key of one decision shares a slot, and
  * listings and counts cover all masters.
  */
-// one scenario at a time (the others run side by side): run concurrently, under the load of a suite on PATH without
-// redis-server (Redis 6.2 cluster), agreesWithTheReferenceOnRandomTimelines once saw Redis count 2 entries of a sliding
-// log fewer than the reference (2026-11-26, session 23; not reproduced in 2 runs of the class alone), being investigated
-@org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.SAME_THREAD)
 class RedisClusterStoreContractTest extends RedisContract {
 
     RedisClusterStoreContractTest() {
@@ -19,7 +15,10 @@ class RedisClusterStoreContractTest extends RedisContract {
     }
 
     private static Parts start() {
-        RedisCluster cluster = RedisCluster.start();
+        // no failover is tested here: Redis's default node timeout, so that a node the loaded machine starves for a second
+        // is not replaced by a replica that lacks its last writes: the likeliest cause of the one divergence seen with 1 s (a
+        // loaded suite, Redis counting 2 sliding-log entries fewer than the reference; not reproduced in 10 runs since)
+        RedisCluster cluster = RedisCluster.start(java.time.Duration.ofSeconds(15));
         return new Parts(cluster.nodes().get(0), cluster, new RedisClients(cluster));
     }
 }

@@ -10,8 +10,11 @@ import java.util.stream.IntStream;
 /**
  * A real Redis Cluster of 3 masters and 3 replicas on loopback, built by this fixture with
  * {@code CLUSTER MEET}, {@code ADDSLOTS} and {@code REPLICATE} (so it needs no {@code redis-cli} and
- * works with the bundled 6.2 binary too), and stopped by it. Node timeout 1 s, so a killed master is
- * replaced within a few seconds.
+ * works with the bundled 6.2 binary too), and stopped by it. Node timeout 1 s by default, so a killed master is
+ * replaced within a few seconds; fixtures that test no failover take Redis's own default (15 s), since a node
+ * starved of CPU for a second on a loaded machine is then taken for dead too, and a failover loses the writes its
+ * replica had not yet received (Redis replicates asynchronously). On close, a cluster that marked a node failing or
+ * held an election says so on standard output.
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -23,6 +26,11 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     public static RedisCluster start() {
+        return start(java.time.Duration.ofSeconds(1));
+    }
+
+    /** A cluster whose nodes take a node unreachable for {@code nodeTimeout} for failed. */
+    public static RedisCluster start(java.time.Duration nodeTimeout) {
         Path dir = Leftovers.tempDirectory("slidegate-cluster");
         RedisCluster c = new RedisCluster(dir);
         try {
@@ -30,7 +38,8 @@ public final class RedisCluster implements AutoCloseable {
             for (int i = 0; i < 6; i++) {
                 int port = clusterPort();
                 c.nodes.add(RedisServer.start(binary, port, "--cluster-enabled", "yes", "--cluster-config-file",
-                        dir.resolve("nodes-" + port + ".conf").toString(), "--cluster-node-timeout", "1000", "--dir",
+                        dir.resolve("nodes-" + port + ".conf").toString(), "--cluster-node-timeout",
+                        Long.toString(nodeTimeout.toMillis()), "--dir",
                         dir.toString()));
             }
             c.build();
@@ -154,6 +163,10 @@ public final class RedisCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        for (RedisServer n : nodes) {
+            n.logLines().filter(l -> l.contains("as failing") || l.contains("ailover election"))
+                    .forEach(l -> System.out.println("RedisCluster: node " + n.port() + " logged: " + l));
+        }
         nodes.forEach(RedisServer::close);
         Leftovers.delete(dir);
     }

@@ -38,6 +38,15 @@ public final class RedisServer implements AutoCloseable {
     private final String binary;
     private final Path log;
 
+    /** What the server has logged so far (none once it is closed). */
+    public java.util.stream.Stream<String> logLines() {
+        try {
+            return Files.readAllLines(log).stream();
+        } catch (IOException gone) {
+            return java.util.stream.Stream.empty();
+        }
+    }
+
     private RedisServer(Process process, int port, String binary, Path log) {
         this.process = process;
         this.port = port;
