@@ -4,7 +4,7 @@
 --
 -- KEYS     every decision's keys, one decision after the other
 -- ARGV[1]  how many decisions; then per decision: its script (1 sliding log, 2 fixed window,
---          3 sliding counter, 4 token bucket), its key count, its ARGV count, its ARGV
+--          3 sliding counter, 4 token bucket, 5 calls in flight), its key count, its ARGV count, its ARGV
 --
 -- Returns  per decision, its script's reply, or a string (the error it raised)
 --
@@ -24,6 +24,9 @@ strategies[3] = function(KEYS, ARGV)
 end
 strategies[4] = function(KEYS, ARGV)
 --#include token_bucket.lua
+end
+strategies[5] = function(KEYS, ARGV)
+--#include concurrency.lua
 end
 
 local out, k, a = {}, 1, 2

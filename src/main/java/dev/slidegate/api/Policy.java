@@ -52,6 +52,10 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         if (strategy == null) {
             throw new IllegalArgumentException("policy '" + name + "' has no strategy");
         }
+        if (strategy.inFlight() && (limits.size() != 1 || countRejected)) {
+            throw new IllegalArgumentException("policy '" + name + "' limits calls in flight: it has exactly one limit "
+                    + "(max-in-flight and the lease time) and charges no refused call (count-rejected)");
+        }
         if (cells < 1 || cells > 100) {
             throw new IllegalArgumentException("'" + cells + "' cells: expected 1 to 100");
         }
@@ -122,6 +126,16 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
             max = Math.max(max, l.windowMicros());
         }
         return max;
+    }
+
+    /** For a {@link Strategy#CONCURRENCY} policy: the most calls of one key in flight at once. */
+    public int maxInFlight() {
+        return limits.get(0).permits();
+    }
+
+    /** For a {@link Strategy#CONCURRENCY} policy: how long a lease lives unless its instance renews it. */
+    public long leaseMicros() {
+        return limits.get(0).windowMicros();
     }
 
     /** The quota name of limit {@code i} in the RateLimit fields: {@code products-2s}. */

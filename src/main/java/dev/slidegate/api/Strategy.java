@@ -26,7 +26,23 @@ public enum Strategy {
      * GCRA: one theoretical arrival time per limit; a smooth rate of N per W with bursts up to N. O(1)
      * memory; up to 2N - 1 can pass in an interval of length W (a full burst, then the refill).
      */
-    TOKEN_BUCKET;
+    TOKEN_BUCKET,
+    /**
+     * Calls in flight, not calls per window: a policy of one limit N/W admits a call while fewer than N of the key's
+     * calls hold a lease, and the call holds one until it ends. W is the lease time: a lease its instance stops renewing
+     * (the instance died) frees its slot W after its last renewal. Configured as {@code max-in-flight}.
+     */
+    CONCURRENCY;
+
+    /** The strategies that count calls per window: every one but {@link #CONCURRENCY}. */
+    public static Strategy[] rates() {
+        return new Strategy[] { SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET };
+    }
+
+    /** Whether this strategy counts calls in flight ({@link #CONCURRENCY}) rather than calls per window. */
+    public boolean inFlight() {
+        return this == CONCURRENCY;
+    }
 
     /** The configuration spelling, e.g. {@code sliding-log}. */
     public String configName() {
@@ -35,7 +51,7 @@ public enum Strategy {
 
     /** Every configuration spelling, comma separated, for error messages. */
     public static String validNames() {
-        return Arrays.stream(values()).map(Strategy::configName).collect(Collectors.joining(", "));
+        return Arrays.stream(rates()).map(Strategy::configName).collect(Collectors.joining(", "));
     }
 
     /**
@@ -44,11 +60,12 @@ public enum Strategy {
      * @throws IllegalArgumentException naming the valid values
      */
     public static Strategy parse(String text) {
-        for (Strategy s : values()) {
+        for (Strategy s : rates()) {
             if (s.configName().equals(text == null ? null : text.trim().toLowerCase(Locale.ROOT))) {
                 return s;
             }
         }
-        throw new IllegalArgumentException("'" + text + "' is not a strategy: expected one of " + validNames());
+        throw new IllegalArgumentException("'" + text + "' is not a strategy: expected one of " + validNames()
+                + " (calls in flight are limited by max-in-flight, not a strategy)");
     }
 }

@@ -131,4 +131,55 @@ public interface DecisionStore {
 
     /** The limits {@link #learn} keeps for {@code key} of {@code policy} (by the policy's name); empty when none or expired. */
     CompletionStage<List<Limit>> learned(Policy policy, String key);
+
+    /*
+     * Calls in flight (Strategy.CONCURRENCY). acquire(policy, key, 1, maxWait) admits a call while fewer than N of the
+     * key's leases are live and records a lease, named by the instant it was granted at (Decision.atMicros(): no two
+     * live leases of a key share one), that lives for the policy's lease time W unless renewed. A refusal records
+     * nothing; no store can foresee when a call ends, so a store never reserves a slot for a later instant (a caller
+     * that may wait asks again when a slot frees: the layers above).
+     */
+
+    /**
+     * How long a caller refused by a {@link dev.slidegate.api.Strategy#CONCURRENCY} policy is told to wait before it
+     * asks again (its retry-after, and the reset of a key with no slot free): 1 s, or the lease time when shorter. A slot
+     * frees when a call ends, which no store can foresee.
+     */
+    static long inFlightRetryMicros(Policy policy) {
+        return Math.min(1_000_000L, policy.leaseMicros());
+    }
+
+    /**
+     * Checks leases named for {@link #renew} or {@link #leave}: a policy counting calls in flight, at least one lease,
+     * at most 1 000 at once.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static List<Long> checkLeases(Policy policy, List<Long> leases) {
+        if (!policy.strategy().inFlight()) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' counts calls per window, not calls in flight");
+        }
+        if (leases.isEmpty() || leases.size() > 1_000) {
+            throw new IllegalArgumentException("name 1 to 1000 leases at once, not " + leases.size());
+        }
+        return List.copyOf(leases);
+    }
+
+    /**
+     * Renews leases of {@code key} under a {@link dev.slidegate.api.Strategy#CONCURRENCY} policy for its lease time from
+     * the store's now, while their calls run.
+     *
+     * @param leases the leases' names ({@link Decision#atMicros()} of their admissions), 1 to 1 000
+     * @return those no longer held (they expired, or the key was reset): their calls run beyond what the store counts
+     */
+    CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases);
+
+    /**
+     * Ends leases of {@code key} under a {@link dev.slidegate.api.Strategy#CONCURRENCY} policy: their calls are done, and
+     * their slots are free at once for the key's next call on any instance.
+     *
+     * @param leases the leases' names ({@link Decision#atMicros()} of their admissions), 1 to 1 000
+     * @return those that were no longer held (expired, reset, or ended before)
+     */
+    CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> leases);
 }

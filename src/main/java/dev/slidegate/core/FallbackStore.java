@@ -166,6 +166,34 @@ public final class FallbackStore implements DecisionStore {
                 : local.learned(share(policy).windows(), key)).thenCompose(stage -> stage);
     }
 
+    /**
+     * Renews the leases in the store and in the local share (where the fail mode took those it took while the store
+     * could not answer); a lease is lost when neither holds it.
+     */
+    @Override
+    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
+        return both(policy, key, leases, true);
+    }
+
+    /** Ends the leases in the store and in the local share, wherever the call took its lease. */
+    @Override
+    public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
+        return both(policy, key, leases, false);
+    }
+
+    private CompletionStage<java.util.List<Long>> both(Policy policy, String key, java.util.List<Long> leases, boolean renew) {
+        Policy here = share(policy).windows();
+        CompletionStage<java.util.List<Long>> there = renew ? local.renew(here, key, leases) : local.leave(here, key, leases);
+        CompletionStage<java.util.List<Long>> remote;
+        try {
+            remote = renew ? delegate.renew(policy, key, leases) : delegate.leave(policy, key, leases);
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((lost, error) -> error == null ? lost : leases)
+                .thenCombine(there, (lostThere, lostHere) -> lostThere.stream().filter(lostHere::contains).toList());
+    }
+
     /** When the last out-of-memory warning was logged (nanoTime), or none yet. */
     private final java.util.concurrent.atomic.AtomicLong oomWarnedAt = new java.util.concurrent.atomic.AtomicLong(NEVER);
     private static final long NEVER = Long.MIN_VALUE;

@@ -53,6 +53,8 @@ public final class MemoryStore implements LimiterStore {
     private final int maxKeys;
     private final Map<String, Keys> policies = new ConcurrentHashMap<>();
     /** What {@link #learn} keeps, by policy name and key: the limits, until when (store µs). */
+    /** The leases of the policies that count calls in flight, by policy name. */
+    private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
     private final Map<String, Learned> learnedLimits = new ConcurrentHashMap<>();
 
     private record Learned(List<dev.slidegate.api.Limit> limits, long untilMicros) {
@@ -93,6 +95,9 @@ public final class MemoryStore implements LimiterStore {
 
     /** The synchronous form of {@link #acquire}: a call that waits is answered at once with its reservation. */
     public Decision decide(Policy policy, String key, int cost, long maxWaitMicros) {
+        if (policy.strategy().inFlight()) {
+            return enter(policy, key, cost, maxWaitMicros);
+        }
         DecisionBuffer into = new DecisionBuffer(policy.limits().size());
         decide(policy, key, cost, maxWaitMicros, into);
         return into.toDecision();
@@ -111,6 +116,9 @@ public final class MemoryStore implements LimiterStore {
      * {@link #decide(Policy, String, int, DecisionBuffer)}.
      */
     public void decide(Policy policy, String key, int cost, long maxWaitMicros, DecisionBuffer into) {
+        if (policy.strategy().inFlight()) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' limits calls in flight: decide it with acquire");
+        }
         long now = now(cost);
         DecisionStore.checkMaxWait(maxWaitMicros);
         while (!stateOf(policy, key, now).decide(policy, now, cost, maxWaitMicros, into)) {
@@ -123,6 +131,9 @@ public final class MemoryStore implements LimiterStore {
      * once the key exists, for callers that need no headers (and for benchmarks).
      */
     public boolean tryAcquire(Policy policy, String key, int cost) {
+        if (policy.strategy().inFlight()) {
+            return enter(policy, key, cost, 0).allowed();
+        }
         long now = now(cost);
         while (true) {
             int outcome = stateOf(policy, key, now).tryAcquire(policy, now, cost);
@@ -130,6 +141,48 @@ public final class MemoryStore implements LimiterStore {
                 return outcome == 1;
             }
             forget(policy, key);
+        }
+    }
+
+    /** A call under a policy counting calls in flight: a lease while fewer than N are live (one slot a call). */
+    private Decision enter(Policy policy, String key, int cost, long maxWaitMicros) {
+        DecisionStore.checkMaxWait(maxWaitMicros); // a slot frees when a call ends: nothing is reserved for later
+        if (cost != 1) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' limits calls in flight: a call takes one "
+                    + "slot, so its cost must be 1, was " + cost);
+        }
+        long now = clock.nowMicros();
+        Decision d = inFlight(policy).enter(policy, DecisionStore.checkKey(key), now);
+        if (d != null) {
+            return d;
+        }
+        warnFull(policy, known.get(policy), now, true);
+        long hint = DecisionStore.inFlightRetryMicros(policy);
+        return new Decision(policy, false, 0, hint, now, List.of(new LimitState(policy.limits().get(0), 0, hint)));
+    }
+
+    private InFlight inFlight(Policy policy) {
+        return inFlight.computeIfAbsent(policy.name(), n -> new InFlight(maxKeys));
+    }
+
+    @Override
+    public CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases) {
+        return renewOrEnd(policy, key, leases, policy.leaseMicros());
+    }
+
+    @Override
+    public CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> leases) {
+        return renewOrEnd(policy, key, leases, 0);
+    }
+
+    private CompletionStage<List<Long>> renewOrEnd(Policy policy, String key, List<Long> leases, long leaseMicros) {
+        try {
+            List<Long> named = DecisionStore.checkLeases(policy, leases);
+            InFlight table = inFlight.get(policy.name());
+            return CompletableFuture.completedFuture(
+                    table == null ? named : table.renewOrEnd(key, named, clock.nowMicros(), leaseMicros));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
     }
 
@@ -148,7 +201,7 @@ public final class MemoryStore implements LimiterStore {
             // was decided there never gets a window of its own while its permits there still count
             KeyState overflow = keys.states.get(OVERFLOW);
             if (overflow != null && overflow.activeAt(now)) {
-                warnFull(policy, keys, now);
+                warnFull(policy, keys, now, false);
                 return overflow;
             }
         }
@@ -156,7 +209,7 @@ public final class MemoryStore implements LimiterStore {
             if (keys.count.incrementAndGet() > maxKeys) { // the budget is full: make room, or share the overflow window
                 keys.count.decrementAndGet();
                 if (!sweep(keys, now)) {
-                    warnFull(policy, keys, now);
+                    warnFull(policy, keys, now, false);
                     return keys.states.computeIfAbsent(OVERFLOW, k -> newState(policy));
                 }
             } else {
@@ -198,7 +251,7 @@ public final class MemoryStore implements LimiterStore {
     }
 
     /** Says, at most once a minute per policy, that new callers of {@code policy} share the overflow window. */
-    private void warnFull(Policy policy, Keys keys, long now) {
+    private void warnFull(Policy policy, Keys keys, long now, boolean inFlight) {
         if (keys.warned && now - keys.lastWarning < WARN_EVERY_MICROS) {
             return;
         }
@@ -207,8 +260,10 @@ public final class MemoryStore implements LimiterStore {
                 keys.warned = true;
                 keys.lastWarning = now;
                 LOG.log(Level.WARNING, "Slidegate memory store: policy ''{0}'' holds {1} active keys, "
-                        + "slidegate.memory.max-keys={1}; its new callers share one overflow window until keys go idle, "
-                        + "no window of another policy is touched. Raise slidegate.memory.max-keys.",
+                        + "slidegate.memory.max-keys={1}; " + (inFlight
+                                ? "new callers are refused until calls of those keys end"
+                                : "its new callers share one overflow window until keys go idle")
+                        + ", no window of another policy is touched. Raise slidegate.memory.max-keys.",
                         new Object[] { policy.name(), maxKeys });
             }
         }
@@ -237,6 +292,8 @@ public final class MemoryStore implements LimiterStore {
             case FIXED_WINDOW -> new FixedWindowState(policy);
             case SLIDING_COUNTER -> new SlidingCounterState(policy);
             case TOKEN_BUCKET -> new TokenBucketState(policy);
+            case CONCURRENCY -> throw new IllegalArgumentException(
+                    "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold or count");
         };
     }
 
@@ -303,6 +360,10 @@ public final class MemoryStore implements LimiterStore {
         if (!learnedLimits.isEmpty()) {
             learnedLimits.remove(policy.name() + '\u0000' + key);
         }
+        InFlight leases = inFlight.get(policy.name());
+        if (leases != null) {
+            leases.reset(key);
+        }
         Keys keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.states.remove(key);
         if (state != null) {
@@ -315,6 +376,11 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Decision> peek(Policy policy, String key) {
         long now = clock.nowMicros();
+        if (policy.strategy().inFlight()) {
+            InFlight leases = inFlight.get(policy.name());
+            return CompletableFuture.completedFuture(leases != null ? leases.peek(policy, key, now)
+                    : new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));
+        }
         Keys keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.states.get(key);
         if (state == null) {
@@ -330,10 +396,11 @@ public final class MemoryStore implements LimiterStore {
         long now = clock.nowMicros();
         Keys keys = policies.get(policy.name());
         Map<String, KeyState> states = keys == null ? Map.of() : keys.states;
-        List<String> page = states.entrySet().stream()
-                .filter(e -> cursor.isEmpty() || e.getKey().compareTo(cursor) > 0)
-                .filter(e -> e.getValue().activeAt(now))
-                .map(Map.Entry::getKey).sorted().limit(limit + 1L).toList();
+        InFlight leases = inFlight.get(policy.name());
+        java.util.stream.Stream<String> active = leases != null ? leases.keysInFlight(now).stream()
+                : states.entrySet().stream().filter(e -> e.getValue().activeAt(now)).map(Map.Entry::getKey);
+        List<String> page = active.filter(k -> cursor.isEmpty() || k.compareTo(cursor) > 0).sorted().limit(limit + 1L)
+                .toList();
         boolean more = page.size() > limit;
         List<String> shown = more ? page.subList(0, limit) : page;
         return CompletableFuture.completedFuture(new KeyPage(shown, more ? shown.get(shown.size() - 1) : null));
@@ -342,6 +409,10 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Long> count(Policy policy) {
         long now = clock.nowMicros();
+        InFlight leases = inFlight.get(policy.name());
+        if (leases != null) {
+            return CompletableFuture.completedFuture((long) leases.keysInFlight(now).size());
+        }
         Keys keys = policies.get(policy.name());
         return CompletableFuture
                 .completedFuture(keys == null ? 0L : keys.states.values().stream().filter(s -> s.activeAt(now)).count());

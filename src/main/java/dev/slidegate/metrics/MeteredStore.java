@@ -95,6 +95,16 @@ public final class MeteredStore implements DecisionStore {
         return delegate.learned(policy, key);
     }
 
+    @Override
+    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
+        return delegate.renew(policy, key, leases);
+    }
+
+    @Override
+    public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
+        return delegate.leave(policy, key, leases);
+    }
+
     private Counter[] counters(String policy) {
         Counter[] c = new Counter[OUTCOMES.length];
         for (int i = 0; i < c.length; i++) {

@@ -37,9 +37,11 @@ final class DecisionScripts {
     static final LuaScript FIXED_WINDOW = LuaScript.load("fixed_window.lua");
     static final LuaScript SLIDING_COUNTER = LuaScript.load("sliding_counter.lua");
     static final LuaScript TOKEN_BUCKET = LuaScript.load("token_bucket.lua");
+    static final LuaScript CONCURRENCY = LuaScript.load("concurrency.lua");
 
     /** The strategies' scripts, numbered from 1 in this order inside {@link #BATCH}. */
-    private static final List<LuaScript> STRATEGIES = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET);
+    private static final List<LuaScript> STRATEGIES = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET,
+            CONCURRENCY);
 
     /**
      * Several decisions in one script call ({@code batch.lua}, which includes every strategy's script as
@@ -53,12 +55,15 @@ final class DecisionScripts {
     /** Keeps or reads the limits a key learned from its upstream ({@code learned.lua}). */
     static final LuaScript LEARNED = LuaScript.load("learned.lua");
 
+    /** Renews or ends leases of calls in flight ({@code lease.lua}). */
+    static final LuaScript LEASE = LuaScript.load("lease.lua");
+
     /** The suffix of the key that keeps what a (policy, key) learned from its upstream, beside its state. */
     static final String LEARNED_SUFFIX = ":up";
 
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
-    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, BATCH, HOLD,
-            LEARNED);
+    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH,
+            HOLD, LEARNED, LEASE);
 
     /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
     private static LuaScript batchOf(List<LuaScript> scripts) {
@@ -103,6 +108,8 @@ final class DecisionScripts {
                 case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
+                case CONCURRENCY -> new Shape(CONCURRENCY, List.of(":in"),
+                        Long.toString(dev.slidegate.core.DecisionStore.inFlightRetryMicros(policy)), limits);
             };
         }
 
@@ -160,6 +167,22 @@ final class DecisionScripts {
         }
         String keep = limits == null ? "0" : limits.isEmpty() ? "-1" : Long.toString((forMicros + 999) / 1000);
         return new String[] { LEARNED.sha1(), "1", keyPrefix + LEARNED_SUFFIX, keep, value.toString() };
+    }
+
+    /**
+     * {@code EVALSHA} arguments of {@link #LEASE} for the leases of {@code policy}'s key: renews them for its lease time,
+     * or ends them ({@code renew} false).
+     */
+    static String[] lease(Policy policy, String keyPrefix, List<Long> leases, boolean renew) {
+        String[] cmd = new String[4 + leases.size()];
+        cmd[0] = LEASE.sha1();
+        cmd[1] = "1";
+        cmd[2] = keyPrefix + Shape.of(policy).keySuffixes().get(0);
+        cmd[3] = renew ? Long.toString(policy.leaseMicros()) : "0";
+        for (int i = 0; i < leases.size(); i++) {
+            cmd[4 + i] = Long.toString(leases.get(i));
+        }
+        return cmd;
     }
 
     /** The limits a reply of {@link #LEARNED} names; a value not written by {@link #learned} names none. */

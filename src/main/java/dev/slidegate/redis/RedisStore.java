@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -183,10 +184,13 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         DecisionStore.checkMaxWait(maxWaitMicros);
-        if (cost < 1) {
-            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+        if (cost < 1 || (cost != 1 && policy.strategy().inFlight())) {
+            throw new IllegalArgumentException(policy.strategy().inFlight()
+                    ? "policy '" + policy.name() + "' limits calls in flight: a call takes one slot, so its cost must be 1, "
+                            + "was " + cost
+                    : "cost must be at least 1, was " + cost);
         }
-        return decide(policy, key, cost, policy.countRejected(), maxWaitMicros);
+        return decide(policy, key, cost, policy.countRejected(), policy.strategy().inFlight() ? 0 : maxWaitMicros);
     }
 
     /** A read-only decision: the script with cost 0 writes nothing. */
@@ -220,12 +224,44 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         DecisionStore.checkHold(forMicros);
+        if (policy.strategy().inFlight()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold"));
+        }
         return held(policy, key, forMicros);
     }
 
     @Override
     public CompletionStage<Long> heldFor(Policy policy, String key) {
-        return held(policy, key, 0);
+        return policy.strategy().inFlight() ? CompletableFuture.completedFuture(0L) : held(policy, key, 0);
+    }
+
+    @Override
+    public CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases) {
+        return lease(policy, key, leases, true);
+    }
+
+    @Override
+    public CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> leases) {
+        return lease(policy, key, leases, false);
+    }
+
+    private CompletionStage<List<Long>> lease(Policy policy, String key, List<Long> leases, boolean renew) {
+        String[] cmd;
+        try {
+            cmd = DecisionScripts.lease(policy, DecisionScripts.keyPrefix(policy, key),
+                    DecisionStore.checkLeases(policy, leases),
+                    renew);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Lateness.Call<List<Long>> call = lateness.start(DecisionScripts.LEASE);
+        calls.call(DecisionScripts.LEASE, cmd, call, reply -> call.complete(reply, r -> {
+            List<Long> lost = new java.util.ArrayList<>(r.size());
+            r.forEach(name -> lost.add(name.toLong()));
+            return lost;
+        }));
+        return call.result;
     }
 
     private CompletionStage<Long> held(Policy policy, String key, long forMicros) {

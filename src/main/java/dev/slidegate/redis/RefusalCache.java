@@ -109,8 +109,18 @@ public final class RefusalCache implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
+        return delegate.renew(policy, key, leases);
+    }
+
+    @Override
+    public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
+        return delegate.leave(policy, key, leases);
+    }
+
+    @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        if (policy.countRejected()) {
+        if (policy.countRejected() || policy.strategy().inFlight()) { // (a slot frees when any call ends: nothing to remember)
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
         String id = policy.name() + '\u0000' + cost + '\u0000' + key;

@@ -78,7 +78,7 @@ public class AccuracyReport {
                         + "|---|---|---|---|---|---|\n");
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore redis = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
-            for (Strategy s : Strategy.values()) {
+            for (Strategy s : Strategy.rates()) {
                 for (LimiterStore store : List.of(new MemoryStore(Clock.system(), 1000), redis)) {
                     String name = "acc-" + s.configName() + "-" + store.name();
                     Policy paced = new Policy(name, List.of(new Limit(n, w)), s, "ip", false);
@@ -112,7 +112,7 @@ public class AccuracyReport {
             memoryN.forEach(m -> md.append("---|"));
             md.append('\n');
             try (Resp resp = server.connect()) {
-                for (Strategy s : Strategy.values()) {
+                for (Strategy s : Strategy.rates()) {
                     md.append("| ").append(s.configName()).append(" |");
                     for (int m : memoryN) {
                         Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, 2_000_000)), s, "ip",

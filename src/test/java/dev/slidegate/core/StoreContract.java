@@ -104,7 +104,7 @@ public abstract class StoreContract {
 
     // a hold of W: no call placed before its end (refused at once, or waiting for it), nothing charged, never shortened
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void aHoldPlacesNoCallBeforeItsEnd(Strategy s) {
         Policy p = policy(s, false, lim(100, 1000)); // a token bucket refills one permit in 10 W: none here
         String k = newKey();
@@ -198,9 +198,100 @@ public abstract class StoreContract {
         assertTrue(e.getMessage().contains("at most " + DecisionStore.MAX_LEARNED_LIMITS), e.getMessage());
     }
 
+    /** The message of the {@link IllegalArgumentException} a store raised, at once or through the stage it returned. */
+    private static String refusedArgument(java.util.function.Supplier<java.util.concurrent.CompletionStage<?>> call) {
+        try {
+            call.get().toCompletableFuture().join();
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof IllegalArgumentException cause) {
+                return cause.getMessage();
+            }
+            throw e;
+        }
+        throw new AssertionError("expected an IllegalArgumentException");
+    }
+
+    private List<Long> renew(Policy p, String k, Long... leases) {
+        return store().renew(p, k, List.of(leases)).toCompletableFuture().join();
+    }
+
+    private List<Long> leave(Policy p, String k, Long... leases) {
+        return store().leave(p, k, List.of(leases)).toCompletableFuture().join();
+    }
+
+    // calls in flight: N leases at once per key; one that ends frees its slot at once; a reset ends them all
+    @Test
+    void callsInFlightTakeLeasesUpToNAndFreeThemWhenTheyEnd() {
+        Policy p = policy(Strategy.CONCURRENCY, false, lim(2, 1000)); // leases of 1000 W: none expires here
+        String k = newKey();
+        Decision first = call(p, k);
+        assertAdmitted(first, 1);
+        Decision second = call(p, k);
+        assertAdmitted(second, 0);
+        org.junit.jupiter.api.Assertions.assertNotEquals(first.atMicros(), second.atMicros(),
+                "each lease has a name of its own");
+        Decision third = call(p, k);
+        assertRefused(third, 0);
+        assertEquals(0, third.remaining());
+        assertEquals(DecisionStore.inFlightRetryMicros(p), third.retryAfterMicros(), "a refused caller asks again after 1 s");
+        assertEquals(0, store().peek(p, k).toCompletableFuture().join().remaining(),
+                "a refusal takes no slot, and a peek none");
+        assertAdmitted(call(p, newKey()), 1); // another key has slots of its own
+
+        assertEquals(List.of(), leave(p, k, first.atMicros()), "the first call ends");
+        assertEquals(1, store().peek(p, k).toCompletableFuture().join().remaining());
+        Decision fourth = call(p, k);
+        assertAdmitted(fourth, 0);
+        assertEquals(List.of(first.atMicros()), leave(p, k, first.atMicros()), "a lease ends once");
+        assertEquals(List.of(first.atMicros()), renew(p, k, first.atMicros(), second.atMicros()),
+                "an ended lease is not renewed; a live one is");
+        assertRefused(call(p, k), 0);
+
+        store().reset(p, k).toCompletableFuture().join();
+        assertEquals(List.of(second.atMicros(), fourth.atMicros()), leave(p, k, second.atMicros(), fourth.atMicros()),
+                "a reset ended every lease of the key");
+        assertAdmitted(call(p, k), 1);
+        assertAdmitted(call(p, k), 0);
+    }
+
+    // a lease lives for the lease time W unless renewed; a renewed one lives W from its renewal; an expired one is lost
+    @Test
+    void aLeaseThatIsNotRenewedExpiresAfterTheLeaseTime() {
+        Policy p = policy(Strategy.CONCURRENCY, false, lim(1, 1));
+        String k = newKey();
+        Decision lease = call(p, k);
+        assertAdmitted(lease, 0);
+        advance(w() - edge());
+        assertEquals(List.of(), renew(p, k, lease.atMicros()), "renewed before it expired");
+        advance(w() - edge()); // past the first lease time, within the renewed one
+        assertRefused(call(p, k), 0);
+        advance(2 * edge());
+        Decision next = call(p, k);
+        assertAdmitted(next, 0);
+        assertEquals(List.of(lease.atMicros()), renew(p, k, lease.atMicros()), "expired: lost, and its call is told so");
+        assertEquals(List.of(lease.atMicros()), leave(p, k, lease.atMicros()), "ending an expired lease frees nothing");
+        assertRefused(call(p, k), 0);
+        assertEquals(List.of(), leave(p, k, next.atMicros()));
+        assertAdmitted(call(p, k), 0);
+    }
+
+    @Test
+    void callsInFlightRefuseWhatTheyCannotCount() {
+        Policy p = policy(Strategy.CONCURRENCY, false, lim(2, 1));
+        Policy rate = policy(Strategy.FIXED_WINDOW, false, lim(2, 1));
+        String k = newKey();
+        assertTrue(refusedArgument(() -> store().acquire(p, k, 2)).contains("cost must be 1"));
+        assertTrue(refusedArgument(() -> store().renew(rate, k, List.of(1L))).contains("not calls in flight"));
+        assertTrue(refusedArgument(() -> store().leave(p, k, List.of())).contains("1 to 1000 leases"));
+        assertTrue(refusedArgument(() -> store().hold(p, k, w())).contains("calls in flight"));
+        assertEquals(2, store().peek(p, k).toCompletableFuture().join().remaining(), "nothing taken");
+    }
+
     // t=0 x5 admitted (remaining 4..0), 6th refused with retry-after W
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void admitsUpToNThenRefuses(Strategy s) {
         Policy p = policy(s, false, lim(5, 1));
         String k = newKey();
@@ -219,6 +310,7 @@ public abstract class StoreContract {
             case FIXED_WINDOW -> w() - edge();
             case SLIDING_COUNTER -> w() + w() / 10 - edge();
             case TOKEN_BUCKET -> w() / 5;
+            case CONCURRENCY -> throw new IllegalArgumentException("not a window");
         };
         assertTrue(refused.retryAfterMicros() <= expected + edge(), refused.retryAfterMicros() + " > " + expected);
         if (exactTime()) {
@@ -357,7 +449,7 @@ public abstract class StoreContract {
 
     // 5/W: cost 3 admitted (2 left), cost 3 refused, cost 2 admitted (0 left), cost 6 can never pass
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void costTakesSeveralPermits(Strategy s) {
         Policy p = policy(s, false, lim(5, 1));
         String k = newKey();
@@ -371,7 +463,7 @@ public abstract class StoreContract {
     }
 
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void keysAndPoliciesAreIndependent(Strategy s) {
         Policy p = policy(s, false, lim(2, 1));
         Policy q = policy(s, false, lim(2, 1));
@@ -386,7 +478,7 @@ public abstract class StoreContract {
     }
 
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void resetForgetsAKey(Strategy s) {
         Policy p = policy(s, false, lim(2, 1));
         String k = newKey();
@@ -443,7 +535,7 @@ public abstract class StoreContract {
     // every strategy, one instant: 2/W and 3/10W; x2 admitted, then refusals by the first limit charge
     // the second nothing
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void aRefusalByOneLimitChargesNoOther(Strategy s) {
         Policy p = policy(s, false, lim(2, 1), lim(3, 10));
         String k = newKey();
@@ -460,7 +552,7 @@ public abstract class StoreContract {
     // three limits, the last the tightest: once it refuses, the two before it are charged nothing,
     // however often the caller retries (all or nothing when a later limit trips, not only the first)
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void aRefusalByALaterLimitChargesNoEarlierOne(Strategy s) {
         Policy p = policy(s, false, lim(6, 1), lim(6, 2), lim(2, 10));
         String k = newKey();
@@ -593,7 +685,7 @@ public abstract class StoreContract {
 
     // reads never consume: peeking five times changes nothing the next decision sees
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void peekingChargesNothing(Strategy s) {
         Policy p = policy(s, false, lim(3, 1));
         String k = newKey();
@@ -614,7 +706,7 @@ public abstract class StoreContract {
 
     // listing: pages of at most the limit, together every key once; count agrees; reset removes a key
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void keysAreListedInPagesAndCounted(Strategy s) {
         Policy p = policy(s, false, lim(3, 1), lim(5, 2));
         // at the start of a 2W window: a fixed window's keys live until the end of their windows, and a key
@@ -652,7 +744,7 @@ public abstract class StoreContract {
     // (the 4W window still holds 4). An override of a longer, looser limit 6/8W: exactly 2 more. Back to
     // 4/4W: refused (it holds the 6). Then calls under 2/W again, and back: refused.
     @ParameterizedTest
-    @EnumSource(Strategy.class)
+    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
     void anOverrideNeverEmptiesAWindow(Strategy s) {
         Policy own = policy(s, false, lim(4, 4));
         Policy tighter = new Policy(own.name(), List.of(Limit.parse(lim(2, 1))), s, "ip", false);

@@ -140,6 +140,16 @@ class DeciderTest {
             public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }
+
+            @Override
+            public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
+            public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
         };
         Outcome o = join(decider(broken, call -> null).decide(mp, "key:a", 1, null));
         assertInstanceOf(Outcome.StoreUnavailable.class, o);

@@ -101,6 +101,9 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         String id = policy.name() + "\u0000" + key;
+        if (policy.strategy().inFlight()) {
+            return CompletableFuture.completedFuture(enter(policy, id, cost));
+        }
         KeyData d = data.computeIfAbsent(id, k -> new KeyData());
         long now = Math.max(clock.nowMicros(), d.last);
         d.last = now;
@@ -160,6 +163,9 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         DecisionStore.checkHold(forMicros);
+        if (policy.strategy().inFlight()) {
+            throw new IllegalArgumentException("calls in flight have no windows to hold");
+        }
         KeyData d = data.computeIfAbsent(policy.name() + "\u0000" + key, k -> new KeyData());
         long now = Math.max(clock.nowMicros(), d.last);
         d.last = now;
@@ -193,6 +199,53 @@ public final class ReferenceStore implements LimiterStore {
     public synchronized CompletionStage<List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
         Map.Entry<List<dev.slidegate.api.Limit>, Long> e = learned.get(policy.name() + "\u0000" + key);
         return CompletableFuture.completedFuture(e == null || e.getValue() <= clock.nowMicros() ? List.of() : e.getKey());
+    }
+
+    /** Per key of a policy counting calls in flight: its leases, name to expiry (live while now is before it). */
+    private final Map<String, java.util.TreeMap<Long, Long>> leases = new HashMap<>();
+    /** Per key: the newest lease name granted (names never repeat). */
+    private final Map<String, Long> lastLease = new HashMap<>();
+
+    /** The leases of {@code id} live now: every one whose expiry is after now. */
+    private java.util.TreeMap<Long, Long> live(String id, long now) {
+        java.util.TreeMap<Long, Long> held = leases.computeIfAbsent(id, k -> new java.util.TreeMap<>());
+        held.values().removeIf(expiry -> expiry <= now);
+        return held;
+    }
+
+    private Decision enter(Policy policy, String id, int cost) {
+        if (cost != 1) {
+            throw new IllegalArgumentException("a call in flight takes one slot: cost must be 1");
+        }
+        long now = clock.nowMicros();
+        long hint = Math.min(1_000_000L, policy.leaseMicros());
+        java.util.TreeMap<Long, Long> held = live(id, now);
+        int left = policy.maxInFlight() - held.size();
+        if (left <= 0) {
+            return new Decision(policy, false, 0, hint, now, List.of(new LimitState(policy.limits().get(0), 0, hint)));
+        }
+        long name = Math.max(now, lastLease.getOrDefault(id, Long.MIN_VALUE) + 1);
+        lastLease.put(id, name);
+        held.put(name, now + policy.leaseMicros());
+        return new Decision(policy, true, -1, 0, name,
+                List.of(new LimitState(policy.limits().get(0), left - 1, left - 1 == 0 ? hint : 0)));
+    }
+
+    @Override
+    public synchronized CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> names) {
+        long now = clock.nowMicros();
+        java.util.TreeMap<Long, Long> held = live(policy.name() + "\u0000" + key, now);
+        return CompletableFuture.completedFuture(
+                DecisionStore.checkLeases(policy, names).stream()
+                        .filter(n -> held.replace(n, now + policy.leaseMicros()) == null)
+                        .toList());
+    }
+
+    @Override
+    public synchronized CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> names) {
+        java.util.TreeMap<Long, Long> held = live(policy.name() + "\u0000" + key, clock.nowMicros());
+        return CompletableFuture.completedFuture(
+                DecisionStore.checkLeases(policy, names).stream().filter(n -> held.remove(n) == null).toList());
     }
 
     /** Records a charge at {@code at}, after forgetting what counts nowhere any more. */
@@ -275,6 +328,7 @@ public final class ReferenceStore implements LimiterStore {
             case SLIDING_COUNTER -> countFromCell(d, policy, s, now / cell(policy, l) - policy.cells());
             case TOKEN_BUCKET -> (level(s, now) + interval(l) - 1) / interval(l);
             case SLIDING_LOG -> Math.min(l.permits(), d.log.stream().filter(t -> t >= now - l.windowMicros()).count());
+            case CONCURRENCY -> throw new IllegalArgumentException("calls in flight have no windows");
         };
     }
 
@@ -421,6 +475,13 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Decision> peek(Policy policy, String key) {
         String id = policy.name() + "\u0000" + key;
+        if (policy.strategy().inFlight()) {
+            long now = clock.nowMicros();
+            int left = Math.max(0, policy.maxInFlight() - live(id, now).size());
+            long hint = Math.min(1_000_000L, policy.leaseMicros());
+            return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, now,
+                    List.of(new LimitState(policy.limits().get(0), left, left == 0 ? hint : 0))));
+        }
         KeyData stored = data.get(id);
         KeyData d = stored == null ? new KeyData() : stored.copy();
         long now = Math.max(clock.nowMicros(), Math.max(d.last, d.lastCharge));
@@ -445,6 +506,7 @@ public final class ReferenceStore implements LimiterStore {
 
     @Override
     public synchronized CompletionStage<Void> reset(Policy policy, String key) {
+        leases.remove(policy.name() + "\u0000" + key);
         java.util.Set<String> known = keysByPolicy.get(policy.name());
         if (known != null) {
             known.remove(key);

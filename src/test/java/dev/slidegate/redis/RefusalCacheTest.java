@@ -46,7 +46,7 @@ class RefusalCacheTest {
             MemoryStore uncached = new MemoryStore(clock, 10_000);
             RefusalCache a = new RefusalCache(shared, 1000, this::nanos);
             RefusalCache b = new RefusalCache(shared, 1000, this::nanos);
-            Strategy strategy = Strategy.values()[random.nextInt(Strategy.values().length)];
+            Strategy strategy = Strategy.rates()[random.nextInt(Strategy.rates().length)];
             List<Limit> limits = new ArrayList<>();
             for (int i = 0, n = 1 + random.nextInt(2); i < n; i++) {
                 limits.add(Limit.parse((1 + random.nextInt(6)) + "/" + (i + 1) * (100 + random.nextInt(900)) + "ms"));

@@ -46,4 +46,14 @@ public class ForwardingStore implements DecisionStore {
     public CompletionStage<List<Limit>> learned(Policy policy, String key) {
         return delegate.learned(policy, key);
     }
+
+    @Override
+    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
+        return delegate.renew(policy, key, leases);
+    }
+
+    @Override
+    public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
+        return delegate.leave(policy, key, leases);
+    }
 }
