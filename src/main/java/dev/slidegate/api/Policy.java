@@ -138,8 +138,11 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         return limits.get(0).windowMicros();
     }
 
-    /** The quota name of limit {@code i} in the RateLimit fields: {@code products-2s}. */
+    /** The quota name of limit {@code i} in the RateLimit fields: {@code products-2s}; a concurrency policy's own name. */
     public String quotaName(int i) {
+        if (strategy.inFlight()) {
+            return name;
+        }
         return name + "-" + limits.get(i).windowText();
     }
 }

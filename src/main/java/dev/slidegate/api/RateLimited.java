@@ -60,6 +60,21 @@ public @interface RateLimited {
     String[] limits() default {};
 
     /**
+     * Inline concurrency limit: at most this many calls of one key in flight at once, on every instance together, instead
+     * of {@link #limits()} (a call holds a lease from its admission until it is done). 0 (unset): the policy's
+     * {@code max-in-flight}, if any.
+     */
+    @Nonbinding
+    int maxInFlight() default 0;
+
+    /**
+     * With {@link #maxInFlight()}: how long a lease lives unless its instance renews it ({@code "30s"}; 1s to 1d). Empty:
+     * the policy's {@code lease}, else 30s.
+     */
+    @Nonbinding
+    String lease() default "";
+
+    /**
      * {@code sliding-log} (exact), {@code sliding-counter} (exact, bounded memory), {@code fixed-window}
      * or {@code token-bucket}; see docs/strategies.md. Empty: the policy's, else {@code sliding-log}.
      */

@@ -37,9 +37,14 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
     public record Attachment(String policy, List<String> paths, List<String> methods) {
     }
 
+    /** The lease time of a policy with {@code max-in-flight} that sets none. */
+    static final java.time.Duration DEFAULT_LEASE = java.time.Duration.ofSeconds(30);
+
     static PolicyMembers of(String prefix, SlidegateConfig.PolicyConfig p) {
-        Optional<List<Limit>> limits = p.limits().map(list -> nonEmpty(list, prefix + "limits"));
-        Optional<Strategy> strategy = p.strategy();
+        Optional<Long> lease = inFlight(prefix, p);
+        Optional<List<Limit>> limits = lease.isPresent() ? Optional.of(List.of(new Limit(p.maxInFlight().get(), lease.get())))
+                : p.limits().map(list -> nonEmpty(list, prefix + "limits"));
+        Optional<Strategy> strategy = lease.isPresent() ? Optional.of(Strategy.CONCURRENCY) : p.strategy();
         Optional<KeySource> key = p.key();
         p.cost().filter(c -> c < 1).ifPresent(c -> {
             throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
@@ -58,8 +63,18 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                 String second = first.equals(other) ? plan : other;
                 throw fail(prefix + "plans: '" + first + "' and '" + second + "' overlap (plan names ignore case): keep one");
             }
-            List<Limit> planLimits = planConfig.limits()
-                    .orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
+            if (planConfig.maxInFlight().isPresent() != lease.isPresent()) {
+                throw fail(prefix + "plans." + plan + (lease.isPresent()
+                        ? ": the policy limits calls in flight (max-in-flight): give the plan its max-in-flight, not limits"
+                        : ".max-in-flight: the policy limits calls per window: give the plan its limits"));
+            }
+            planConfig.maxInFlight().filter(m -> m < 1).ifPresent(m -> {
+                throw fail(
+                        prefix + "plans." + plan + ".max-in-flight: '" + m + "' is not a number of calls: expected at least 1");
+            });
+            List<Limit> planLimits = lease.isPresent()
+                    ? List.of(new Limit(planConfig.maxInFlight().get(), lease.get()))
+                    : planConfig.limits().orElseThrow(() -> fail(prefix + "plans." + plan + ".limits is missing: expected "
                             + Limit.EXPECTED));
             plans.put(plan, nonEmpty(planLimits, prefix + "plans." + plan + ".limits"));
             planConfig.maxWait()
@@ -75,6 +90,41 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing());
+    }
+
+    /**
+     * The lease time of a policy with {@code max-in-flight} (µs), empty for a policy that counts calls per window.
+     *
+     * @throws ConfigurationException when it sets what a concurrency policy cannot have, or a lease without max-in-flight
+     */
+    private static Optional<Long> inFlight(String prefix, SlidegateConfig.PolicyConfig p) {
+        if (p.maxInFlight().isEmpty()) {
+            if (p.lease().isPresent()) {
+                throw fail(prefix + "lease: only a policy with max-in-flight has leases; set " + prefix + "max-in-flight too");
+            }
+            return Optional.empty();
+        }
+        int m = p.maxInFlight().get();
+        if (prefix.startsWith("slidegate.defaults.")) {
+            throw fail(prefix + "max-in-flight: a concurrency limit is a policy of its own, not a default: set "
+                    + "slidegate.policies.<name>.max-in-flight");
+        }
+        if (m < 1) {
+            throw fail(prefix + "max-in-flight: '" + m + "' is not a number of calls: expected at least 1, e.g. 2");
+        }
+        if (p.limits().isPresent() || p.strategy().isPresent()) {
+            throw fail(prefix + "max-in-flight: a policy limits calls in flight or calls per window, not both: remove its "
+                    + (p.limits().isPresent() ? "limits" : "strategy") + ", or put them in a policy of their own (a method "
+                    + "may carry both)");
+        }
+        if (p.countRejected().orElse(false)) {
+            throw fail(prefix + "count-rejected: a concurrency policy charges no refused call (a refusal holds no slot)");
+        }
+        java.time.Duration lease = p.lease().orElse(DEFAULT_LEASE);
+        if (lease.compareTo(java.time.Duration.ofSeconds(1)) < 0 || lease.compareTo(java.time.Duration.ofDays(1)) > 0) {
+            throw fail(prefix + "lease: '" + lease + "' is not a lease time: expected 1s to 1d, e.g. 30s");
+        }
+        return Optional.of(lease.toNanos() / 1000);
     }
 
     /**

@@ -68,7 +68,13 @@ public class PolicyRegistry {
      * {@code null} flag, a cost of 0.
      */
     public record Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
-            int cost, String maxWait, boolean outgoing) {
+            int cost, String maxWait, boolean outgoing, int maxInFlight, String lease) {
+
+        /** Members of an annotation that sets no concurrency limit. */
+        public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
+                int cost, String maxWait, boolean outgoing) {
+            this(name, limits, strategy, key, countRejected, dryRun, cost, maxWait, outgoing, 0, "");
+        }
 
         /** Members of an annotation on a method of this service (not a REST client's). */
         public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
@@ -159,6 +165,8 @@ public class PolicyRegistry {
             limits = cfg.plans().get(cfg.defaultPlan().get());
         } else if (cfg != null && cfg.limits().isPresent()) {
             limits = cfg.limits().get();
+        } else if (declared.maxInFlight() != 0) {
+            limits = List.of(declaredInFlight(declared, origin));
         } else if (!declared.limits().isEmpty()) {
             limits = parseLimits(declared.limits(), origin + "(limits)");
         } else if (defaults.limits().isPresent()) {
@@ -170,16 +178,25 @@ public class PolicyRegistry {
         }
         // every member: the policy's configuration, else the annotation (where it sets the member), else the defaults
         Strategy strategy = cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
-                : !declared.strategy().isBlank() ? check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)")
-                        : defaults.strategy().orElse(Strategy.SLIDING_LOG);
+                : (cfg == null || cfg.limits().isEmpty()) && declared.maxInFlight() != 0 ? Strategy.CONCURRENCY
+                        : !declared.strategy().isBlank()
+                                ? check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)")
+                                : defaults.strategy().orElse(Strategy.SLIDING_LOG);
         KeySource key = cfg != null && cfg.key().isPresent() ? cfg.key().get()
                 : !declared.key().isBlank() ? check(() -> KeySource.parse(declared.key()), origin + "(key)")
                         : declared.outgoing() ? new KeySource.Client() : defaults.key().orElse(new KeySource.Ip());
         if (declared.outgoing() || cfg == null || !cfg.outgoing().orElse(false)) { // a configured outgoing policy is the API's
             checkKeyFits(key, declared.outgoing(), name, where);
         }
-        boolean countRejected = cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
-                : declared.countRejected() != null ? declared.countRejected() : defaults.countRejected().orElse(false);
+        if (!declared.lease().isBlank() && declared.maxInFlight() == 0) {
+            throw fail(origin + "(lease): only a concurrency limit has leases: set maxInFlight too");
+        }
+        if (strategy.inFlight() && Boolean.TRUE.equals(declared.countRejected())) {
+            throw fail(origin + "(countRejected): policy '" + name + "' limits calls in flight, where a refusal holds no slot");
+        }
+        boolean countRejected = strategy.inFlight() ? false // (a refusal holds no slot: the defaults' do not apply)
+                : cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
+                        : declared.countRejected() != null ? declared.countRejected() : defaults.countRejected().orElse(false);
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get()
                 : declared.dryRun() != null ? declared.dryRun() : defaults.dryRun().orElse(false);
         if (declared.cost() < 0) {
@@ -229,6 +246,32 @@ public class PolicyRegistry {
                         + KeySource.EXPECTED);
             }
         }
+    }
+
+    /** An annotation's {@code maxInFlight} and {@code lease}, as the one limit of a concurrency policy. */
+    private static Limit declaredInFlight(Declared declared, String origin) {
+        if (declared.maxInFlight() < 1) {
+            throw fail(origin + "(maxInFlight): '" + declared.maxInFlight()
+                    + "' is not a number of calls: expected at least 1, e.g. 2");
+        }
+        if (!declared.limits().isEmpty() || !declared.strategy().isBlank()) {
+            throw fail(origin + ": policy '" + declared.name() + "' limits calls in flight (maxInFlight) or calls per "
+                    + "window (" + (declared.limits().isEmpty() ? "strategy" : "limits") + "), not both: a method may carry "
+                    + "two @RateLimited, one of each");
+        }
+        java.time.Duration lease = PolicyMembers.DEFAULT_LEASE;
+        if (!declared.lease().isBlank()) {
+            try {
+                lease = io.quarkus.runtime.configuration.DurationConverter.parseDuration(declared.lease().trim());
+            } catch (RuntimeException e) {
+                lease = null;
+            }
+            if (lease == null || lease.compareTo(java.time.Duration.ofSeconds(1)) < 0
+                    || lease.compareTo(java.time.Duration.ofDays(1)) > 0) {
+                throw fail(origin + "(lease): '" + declared.lease() + "' is not a lease time: expected 1s to 1d, e.g. 30s");
+            }
+        }
+        return new Limit(declared.maxInFlight(), lease.toNanos() / 1000);
     }
 
     /** An annotation's {@code maxWait}: a duration as configuration writes one ({@code 2s}, {@code 500ms}, {@code PT2S}). */

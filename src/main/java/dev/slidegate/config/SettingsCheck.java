@@ -35,7 +35,7 @@ public final class SettingsCheck {
     }
 
     private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
-            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing");
+            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing", "max-in-flight", "lease");
 
     /**
      * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as
@@ -54,7 +54,9 @@ public final class SettingsCheck {
                 "slidegate.redis.late-limit", "slidegate.redis.refusal-cache-size", "slidegate.redis.batch-size",
                 "slidegate.redis.failure-threshold", "slidegate.redis.cool-down", "slidegate.plans.header",
                 "slidegate.plans.api-keys.*", "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits",
-                "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.max-waiting",
+                "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait",
+                "slidegate.defaults.plans.*.max-in-flight", "slidegate.policies.*.plans.*.max-in-flight",
+                "slidegate.wait.max-waiting",
                 "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance", "slidegate.upstream.forms",
                 "slidegate.upstream.ceiling", "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
                 "slidegate.upstream.learned-refresh",

@@ -305,6 +305,20 @@ public interface SlidegateConfig {
         Optional<java.time.Duration> maxWait();
 
         /**
+         * At most this many calls of one key in flight at once, on every instance together: a concurrency policy, which
+         * sets no {@code limits} and no {@code strategy}. A call holds a lease from its admission until it ends (its
+         * response written, an exception, a cancellation, the client gone).
+         */
+        @WithName("max-in-flight")
+        Optional<Integer> maxInFlight();
+
+        /**
+         * With {@code max-in-flight}: how long a lease lives unless its instance renews it (every third of it, while the
+         * call runs), so the slots of an instance that died come back after it: 1s to 1d. Default 30s.
+         */
+        Optional<java.time.Duration> lease();
+
+        /**
          * {@code true}: the policy paces calls this service makes to an upstream through the {@code RateLimiter} (which
          * then learns from the responses fed back to it, and adds {@code slidegate.upstream.margin} to each window). A
          * policy on a REST Client interface is outgoing without it.
@@ -341,6 +355,10 @@ public interface SlidegateConfig {
         /** How long this plan's calls may wait for a permit, as the policy's {@code max-wait}. Default: the policy's. */
         @WithName("max-wait")
         Optional<java.time.Duration> maxWait();
+
+        /** For a policy with {@code max-in-flight}: this plan's, instead of {@code limits}. */
+        @WithName("max-in-flight")
+        Optional<Integer> maxInFlight();
     }
 
     /** Plans, as the shipped {@code PlanResolver} assigns them: by API key. */

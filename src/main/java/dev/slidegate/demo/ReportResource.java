@@ -25,8 +25,9 @@ import dev.slidegate.http.Problems;
 import dev.slidegate.http.RateLimitApi;
 
 /**
- * Demo reports, limited per API key ({@code X-Api-Key}) by the {@code reports} policy, a fixed window; and
- * exports, whose cost depends on the request, limited with the programmatic {@link RateLimiter}.
+ * Demo reports, limited per API key ({@code X-Api-Key}) by the {@code reports} policy, a fixed window; exports,
+ * whose cost depends on the request, limited with the programmatic {@link RateLimiter}; and archives, long-running,
+ * limited by how many run at once.
  */
 @Path("/api/reports")
 @Produces(MediaType.APPLICATION_JSON)
@@ -89,6 +90,30 @@ public class ReportResource {
             body.put("permits", permits);
             return Response.ok(body).build();
         });
+    }
+
+    /**
+     * A long-running archive of the reports ({@code seconds}, 1 to 30, is how long it takes; 3 by default), limited by the
+     * {@code archives} policy to 2 running at once per API key, on every instance together.
+     */
+    @GET
+    @Path("archive")
+    @RateLimited("archives")
+    @APIResponse(responseCode = "200", description = "The archive, once built")
+    @APIResponse(responseCode = "400", description = "No X-Api-Key, or seconds outside 1 to 30")
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
+    public io.smallrye.mutiny.Uni<Response> archive(@QueryParam("seconds") String secondsParam) {
+        int seconds = secondsParam == null ? 3
+                : secondsParam.matches("[0-9]{1,2}") ? Integer.parseInt(secondsParam) : -1;
+        if (seconds < 1 || seconds > 30) {
+            return io.smallrye.mutiny.Uni.createFrom().item(problem("Ask for an archive taking 1 to 30 seconds: ?seconds=N."));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("reports", REPORTS.size());
+        body.put("seconds", seconds);
+        return io.smallrye.mutiny.Uni.createFrom().item(body).onItem().delayIt().by(java.time.Duration.ofSeconds(seconds))
+                .map(b -> Response.ok(b).build());
     }
 
     private Response problem(String detail) {

@@ -29,6 +29,13 @@ public final class Problems {
                         + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
                         + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
                         + "; retry in " + retry + " s.";
+        if (d.policy().strategy().inFlight()) { // (the limit's window is the lease time, which says nothing to the caller)
+            int most = d.policy().maxInFlight();
+            return new Problem(TYPES + "too-many-in-flight", "Too Many Requests", 429, "Policy '" + d.policy().name()
+                    + "' allows " + most + (most == 1 ? " call" : " calls") + " at once"
+                    + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
+                    + ", and that many are running; retry in " + retry + " s.", d.policy().name(), most + " in flight", retry);
+        }
         if (e.waitingRoomFull()) {
             return new Problem(TYPES + "waiting-room-full", "Too Many Requests", 429,
                     "Policy '" + d.policy().name() + "' lets calls wait for their permit, but too many calls are waiting "

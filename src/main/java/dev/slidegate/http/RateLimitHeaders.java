@@ -19,7 +19,10 @@ import io.vertx.core.MultiMap;
  * </pre>
  *
  * {@code q} is the quota N, {@code w} the window in seconds (rounded up), {@code r} the permits
- * remaining and {@code t} the seconds until another permit becomes available (0: none in use).
+ * remaining and {@code t} the seconds until another permit becomes available (0: none in use). A policy
+ * limiting calls in flight is one item named after it, in the draft's concurrency form: {@code q} the most
+ * calls at once, {@code qu="concurrent-requests"} and no window; {@code r} the slots free, {@code t} when
+ * none is, the seconds after which to ask again.
  * Quota names are {@code <policy>-<window>}; policy names are restricted to characters that need no
  * escaping in a structured-field string.
  */
@@ -45,8 +48,7 @@ public final class RateLimitHeaders {
             for (int i = 0; i < statePrefixes.length; i++) {
                 String name = policy.quotaName(i);
                 Limit limit = policy.limits().get(i);
-                separate(field).append('"').append(name).append("\";q=").append(limit.permits()).append(";w=")
-                        .append(limit.windowSeconds());
+                quota(separate(field).append('"').append(name).append("\";q=").append(limit.permits()), policy, limit);
                 statePrefixes[i] = '"' + name + "\";r=";
             }
             policyField = field.toString();
@@ -114,10 +116,19 @@ public final class RateLimitHeaders {
         List<LimitState> states = d.states();
         for (int i = 0; i < states.size(); i++) {
             Limit limit = states.get(i).limit();
-            separate(field).append('"').append(d.policy().quotaName(i)).append("\";q=").append(limit.permits())
-                    .append(";w=").append(limit.windowSeconds());
+            quota(separate(field).append('"').append(d.policy().quotaName(i)).append("\";q=").append(limit.permits()),
+                    d.policy(), limit);
         }
         return field.toString();
+    }
+
+    /** The rest of a quota item: its window, or for calls in flight the draft's unit ({@code qu}) and no window. */
+    private static void quota(StringBuilder item, Policy policy, Limit limit) {
+        if (policy.strategy().inFlight()) {
+            item.append(";qu=\"concurrent-requests\"");
+        } else {
+            item.append(";w=").append(limit.windowSeconds());
+        }
     }
 
     private static StringBuilder separate(StringBuilder list) {

@@ -86,9 +86,11 @@ class Decider {
     private final Waits waits;
     private final WaitStats waitStats;
     private final Upstreams upstreams;
+    private final Leases leases;
 
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
-            WaitStats waitStats, Upstreams upstreams) {
+            WaitStats waitStats, Upstreams upstreams, Leases leases) {
+        this.leases = leases;
         this.waitStats = waitStats;
         this.upstreams = upstreams;
         this.keys = keys;
@@ -137,7 +139,7 @@ class Decider {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         Ask[] asks = { ask };
         acquire(asks, 0, onCallersContext ? resumeOn(Vertx.currentContext()) : Runnable::run, pending(asks), outcome, rc);
-        return outcome;
+        return settled(outcome, asks);
     }
 
     /**
@@ -171,7 +173,26 @@ class Decider {
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         acquire(asks, 0, resume, pending(asks), outcome, rc);
-        return outcome;
+        return settled(outcome, asks);
+    }
+
+    /**
+     * The outcome with the leases its decisions took (policies with {@code max-in-flight}, asked first): the admitted
+     * call holds them until it is done; any other outcome ends them at once. Nothing when no policy counts calls in flight.
+     */
+    private CompletionStage<Outcome> settled(CompletableFuture<Outcome> outcome, Ask[] asks) {
+        boolean inFlight = false;
+        for (Ask a : asks) {
+            inFlight |= a.policy().strategy().inFlight();
+        }
+        if (!inFlight) {
+            return outcome;
+        }
+        String[] keys = new String[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            keys[j] = asks[j].key();
+        }
+        return outcome.thenApply(o -> leases.settle(o, keys));
     }
 
     /** A call starting now: the monotonic clock is read only when one of its policies may wait. */
@@ -329,6 +350,11 @@ class Decider {
     /** Decides a held call again, as a new arrival, with what is left of its max-wait after {@code waitedMicros}. */
     private void decideAgain(Ask[] asks, Pending call, long waitedMicros, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
+        String[] keys = new String[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            keys[j] = asks[j].key();
+        }
+        leases.settle(new Outcome.Abandoned(call.made), keys); // the leases of the first asking end: it asks anew
         Ask[] again = new Ask[asks.length];
         for (int j = 0; j < asks.length; j++) {
             again[j] = ask(asks[j].mp(), asks[j].configured(), asks[j].key(), asks[j].cost(), 0)

@@ -80,6 +80,7 @@ public class EarlyDecisions {
             return;
         }
         Decided.mark(rc, policies.get(0).method());
+        HttpOutcomes.endWithResponse(v, rc);
         if (suspended) {
             request.resume();
         }

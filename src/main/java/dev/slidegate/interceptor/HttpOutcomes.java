@@ -20,6 +20,20 @@ final class HttpOutcomes {
         }
     }
 
+    /**
+     * Ends the leases of an admitted request (policies with {@code max-in-flight}) when its response is done: written in
+     * full (a streamed body too), failed, or its connection closed (the client gone, a timeout).
+     */
+    static void endWithResponse(Outcome o, RoutingContext rc) {
+        if (o instanceof Outcome.Admitted a && a.leases() != null) {
+            if (rc.response().ended() || rc.response().closed()) {
+                a.end();
+            } else {
+                rc.addEndHandler(done -> a.end());
+            }
+        }
+    }
+
     /** The answer to a call that was not admitted: 429, 400, 503 or 500. */
     static Problem problem(Outcome o) {
         if (o instanceof Outcome.Refused r) {

@@ -187,7 +187,9 @@ public class MethodPolicies {
                 && !clientOfSignature.containsKey(typeAndName(m))) {
             return List.of(); // the REST client bean's own plumbing (close, setMock...): a class-level binding reaches it too
         }
-        List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b)).toList();
+        // calls in flight are asked first: a later policy's refusal ends their leases, so a refused call holds nothing
+        List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b))
+                .sorted(java.util.Comparator.comparing(mp -> !mp.policy().strategy().inFlight())).toList();
         long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
         if (distinct < resolved.size()) {
             throw PolicyBinder.namedTwice(resolved.get(0).where());

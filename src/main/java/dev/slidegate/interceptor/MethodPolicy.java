@@ -39,11 +39,12 @@ record MethodPolicy(Method method, String where, String name, Policy policy, Key
         this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, null, false);
     }
 
-    /** How a method returns: the interceptor never blocks for {@code UNI} and {@code STAGE}. */
+    /** How a method returns: the interceptor never blocks for {@code UNI}, {@code STAGE} and {@code MULTI}. */
     enum Kind {
         PLAIN,
         UNI,
-        STAGE
+        STAGE,
+        MULTI
     }
 
     /**

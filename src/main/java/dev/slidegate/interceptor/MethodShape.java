@@ -56,7 +56,7 @@ final class MethodShape {
         return count;
     }
 
-    /** How the method returns; {@code Multi} was refused by {@link MethodPolicies}. */
+    /** How the method returns. */
     static MethodPolicy.Kind kind(Method m) {
         Class<?> type = m.getReturnType();
         if (Uni.class.isAssignableFrom(type)) {
@@ -64,6 +64,9 @@ final class MethodShape {
         }
         if (CompletionStage.class.isAssignableFrom(type)) {
             return MethodPolicy.Kind.STAGE;
+        }
+        if (io.smallrye.mutiny.Multi.class.isAssignableFrom(type)) {
+            return MethodPolicy.Kind.MULTI;
         }
         return MethodPolicy.Kind.PLAIN;
     }

@@ -25,12 +25,28 @@ sealed interface Outcome {
         return this instanceof Admitted;
     }
 
-    /** Every policy admitted the call (a dry-run policy admits what it would have refused). */
-    record Admitted(List<Decision> decisions) implements Outcome {
+    /**
+     * Every policy admitted the call (a dry-run policy admits what it would have refused).
+     *
+     * @param leases the leases the call holds while it runs (policies with {@code max-in-flight}), or {@code null}: who
+     *        runs the call ends them when it is done ({@link #end})
+     */
+    record Admitted(List<Decision> decisions, Leases.Held leases) implements Outcome {
+
+        Admitted(List<Decision> decisions) {
+            this(decisions, null);
+        }
 
         @Override
         public Throwable failure() {
             return null;
+        }
+
+        /** The call is done (answered, failed, cancelled, its client gone): its leases end. Again: nothing. */
+        void end() {
+            if (leases != null) {
+                leases.end();
+            }
         }
     }
 

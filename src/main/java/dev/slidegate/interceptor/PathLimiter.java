@@ -64,6 +64,8 @@ public class PathLimiter {
                 rules.add(new Rule(glob(pattern), a.methods(), policies.attached(a.policy(), pattern)));
             }
         }
+        // calls in flight are asked first: a later policy's refusal ends their leases (as on methods)
+        rules.sort(java.util.Comparator.comparing(r -> !r.mp().policy().strategy().inFlight()));
     }
 
     /**
@@ -159,6 +161,7 @@ public class PathLimiter {
             decider.decide(matched, MethodPolicies.NO_ARGUMENTS, rc).thenAccept(v -> {
                 HttpOutcomes.record(v, rc);
                 if (v.admitted()) {
+                    HttpOutcomes.endWithResponse(v, rc);
                     rc.next();
                 } else {
                     problems.send(rc.response(), HttpOutcomes.problem(v));

@@ -18,7 +18,6 @@ import dev.slidegate.config.KeySource;
 import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyRegistry;
 import io.quarkus.runtime.configuration.ConfigurationException;
-import io.smallrye.mutiny.Multi;
 
 /**
  * The one binder of policies to where they apply: a {@code @RateLimited} as the build found it ({@link RateLimitedSites}),
@@ -67,7 +66,8 @@ final class PolicyBinder {
     PolicyCatalog.Bound site(RateLimitedSites.Sites.Site site) {
         String name = policyName(site.value(), site.className(), site.methodName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
-                site.countRejected().value(), site.dryRun().value(), site.cost(), site.maxWait(), site.outgoing());
+                site.countRejected().value(), site.dryRun().value(), site.cost(), site.maxWait(), site.outgoing(),
+                site.maxInFlight(), site.lease());
         checkShape(site.where(), site.keyParameters(), site.returnType());
         return checked(declared, site.where());
     }
@@ -79,7 +79,7 @@ final class PolicyBinder {
         String name = policyName(ann.value(), owner, m.getName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
                 ann.countRejected().value(), ann.dryRun().value(), ann.cost(), ann.maxWait(),
-                RestClients.isWrapper(m.getDeclaringClass()));
+                RestClients.isWrapper(m.getDeclaringClass()), ann.maxInFlight(), ann.lease());
         checkShape(where, MethodShape.keyParameterCount(m), m.getGenericReturnType().getTypeName());
         return checked(declared, where);
     }
@@ -115,7 +115,7 @@ final class PolicyBinder {
 
     /**
      * The rules on a rate-limited method's shape, the same whether the build found it or a call meets it: one
-     * {@code @RateLimitKey} at most, and a return type other than {@code Multi}.
+     * {@code @RateLimitKey} at most (a {@code Multi} is decided when it is subscribed to, like a {@code Uni}).
      *
      * @param returnType the return type's name with its arguments, e.g. {@code io.smallrye.mutiny.Multi<java.lang.String>}
      */
@@ -123,10 +123,6 @@ final class PolicyBinder {
         if (keyParameters > 1) {
             throw new ConfigurationException("Invalid Slidegate configuration: " + where
                     + " has more than one @RateLimitKey parameter: keep one");
-        }
-        if (returnType.startsWith(Multi.class.getName())) {
-            throw new ConfigurationException("Invalid Slidegate configuration: " + where
-                    + " returns Multi, which @RateLimited does not support: limit the method that creates the stream, or return Uni");
         }
     }
 

@@ -14,6 +14,7 @@ import dev.slidegate.config.SlidegateConfig;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ArcInvocationContext;
 import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
 
@@ -22,7 +23,7 @@ import io.vertx.ext.web.RoutingContext;
  * or throws (fails with, for {@code Uni} and {@code CompletionStage} methods) the outcome's failure.
  * During an HTTP request the response gets the RateLimit fields of its decisions.
  * A plain method waits for the decision; the others never block, and run when the decision is made,
- * back on the caller's Vert.x context. A {@code Uni} is decided when it is subscribed to.
+ * back on the caller's Vert.x context. A {@code Uni} or {@code Multi} is decided when it is subscribed to.
  */
 @RateLimited
 @Interceptor
@@ -67,7 +68,19 @@ public class RateLimitInterceptor {
                 Outcome o = decider.decideAndWait(mps, args, rc);
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
-                yield proceed(ctx, outgoing);
+                Outcome.Admitted a = (Outcome.Admitted) o;
+                if (a.leases() == null) {
+                    yield proceed(ctx, outgoing);
+                }
+                Object result;
+                try {
+                    result = proceed(ctx, outgoing);
+                } catch (RuntimeException e) {
+                    a.end();
+                    throw e;
+                }
+                a.end();
+                yield result;
             }
             case UNI -> Uni.createFrom().completionStage(() -> decider.decide(decided, args, rc))
                     .chain(v -> {
@@ -75,17 +88,58 @@ public class RateLimitInterceptor {
                         if (!v.admitted()) {
                             return Uni.createFrom().failure(v.failure());
                         }
-                        Uni<?> call = (Uni<?>) proceed(ctx, outgoing);
-                        return outgoing == null ? call : subscribedWith(call, outgoing);
+                        Outcome.Admitted a = (Outcome.Admitted) v;
+                        Uni<?> call;
+                        try {
+                            call = (Uni<?>) proceed(ctx, outgoing);
+                        } catch (RuntimeException e) {
+                            a.end();
+                            throw e;
+                        }
+                        call = outgoing == null ? call : subscribedWith(call, outgoing);
+                        return a.leases() == null ? call : call.onTermination().invoke(a::end);
+                    });
+            case MULTI -> Multi.createFrom().completionStage(() -> decider.decide(decided, args, rc))
+                    .onItem().transformToMultiAndConcatenate(v -> {
+                        HttpOutcomes.record(v, rc);
+                        if (!v.admitted()) {
+                            return Multi.createFrom().failure(v.failure());
+                        }
+                        Outcome.Admitted a = (Outcome.Admitted) v;
+                        Multi<?> call;
+                        try {
+                            call = (Multi<?>) proceed(ctx, outgoing);
+                        } catch (RuntimeException e) {
+                            a.end();
+                            throw e;
+                        }
+                        // a stream is in flight until it ends, fails or is cancelled
+                        return a.leases() == null ? call : call.onTermination().invoke(a::end);
                     });
             case STAGE -> decider.decide(mps, args, rc)
                     .thenCompose(v -> {
                         HttpOutcomes.record(v, rc);
-                        return v.admitted() ? (CompletionStage<?>) proceed(ctx, outgoing)
-                                : CompletableFuture.failedFuture(v.failure());
+                        if (!v.admitted()) {
+                            return CompletableFuture.<Object> failedFuture(v.failure());
+                        }
+                        Outcome.Admitted a = (Outcome.Admitted) v;
+                        CompletionStage<Object> call;
+                        try {
+                            call = stage(proceed(ctx, outgoing));
+                        } catch (RuntimeException e) {
+                            a.end();
+                            throw e;
+                        }
+                        // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
+                        return a.leases() == null ? call : call.whenComplete((r, error) -> a.end());
                     })
                     .toCompletableFuture();
         };
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<Object> stage(Object result) {
+        return (CompletionStage<Object>) result;
     }
 
     /**

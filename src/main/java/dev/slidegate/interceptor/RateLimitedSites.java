@@ -161,13 +161,21 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         /** One {@code @RateLimited} on one method. */
         public record Site(String where, String returnType, int keyParameters, String value, List<String> limits,
                 String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost,
-                String maxWait, String signature, String client) {
+                String maxWait, String signature, String client, int maxInFlight, String lease) {
+
+            /** A site that sets no concurrency limit. */
+            Site(String where, String returnType, int keyParameters, String value, List<String> limits, String strategy,
+                    String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost, String maxWait,
+                    String signature, String client) {
+                this(where, returnType, keyParameters, value, limits, strategy, key, countRejected, dryRun, cost, maxWait,
+                        signature, client, 0, "");
+            }
 
             /** A site from its annotation, as the build handed it over, and what the build saw of its method. */
             static Site of(RateLimited a, String where, String returnType, int keyParameters, String signature,
                     String client) {
                 return new Site(where, returnType, keyParameters, a.value(), List.of(a.limits()), a.strategy(), a.key(),
-                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature, client);
+                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature, client, a.maxInFlight(), a.lease());
             }
 
             /** Whether its calls go out to an upstream through a REST client. */

@@ -62,8 +62,10 @@ class LimitTest {
         assertEquals(Strategy.SLIDING_LOG, Strategy.parse("sliding-log"));
         assertEquals(Strategy.FIXED_WINDOW, Strategy.parse("Fixed-Window"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Strategy.parse("leaky"));
-        assertEquals("'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket",
-                e.getMessage());
+        assertEquals("'leaky' is not a strategy: expected one of sliding-log, fixed-window, sliding-counter, token-bucket "
+                + "(calls in flight are limited by max-in-flight, not a strategy)", e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Strategy.parse("concurrency")).getMessage()
+                .contains("max-in-flight"), "calls in flight are no strategy to configure");
     }
 
     @Test

@@ -33,6 +33,10 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.observed.limits", "3/1h");
         config.put("slidegate.policies.observed.key", "header:X-Api-Key");
         config.put("slidegate.policies.observed.paths", "/test/observed");
+        // issue 40: calls in flight, attached by configuration to paths (InFlightCallsTest)
+        config.put("slidegate.policies.in-flight-path.max-in-flight", "1");
+        config.put("slidegate.policies.in-flight-path.key", "header:X-Tenant");
+        config.put("slidegate.policies.in-flight-path.paths", "/test/in-flight/path/*");
         // issue 39: a policy the RateLimiter paces calls of any client with, learning from what they answer
         config.put("slidegate.policies.prog-out.limits", "100/1m");
         config.put("slidegate.policies.prog-out.outgoing", "true");

@@ -43,7 +43,9 @@ class DeciderTest {
         return new Decider(null, store, plans, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(10, 10, 50_000_000L, System::nanoTime, (delay, task) -> {
                     throw new AssertionError("no call waits here");
-                }), new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null), upstreams(store));
+                }), new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null), upstreams(store),
+                new Leases(store, System::nanoTime, (delay, task) -> {
+                }));
     }
 
     /** What upstreams teach outgoing policies: nothing here, with the shipped settings. */
@@ -204,7 +206,8 @@ class DeciderTest {
 
     private Decider waitingDecider(ManualTimers timers, int perKey) {
         return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
-                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory));
+                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory),
+                new Leases(memory, () -> timers.nanos, timers));
     }
 
     // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
@@ -298,7 +301,8 @@ class DeciderTest {
         overrides.replaceAll(List.of(new dev.slidegate.api.LimitOverride(new dev.slidegate.api.LimitOverride.Target("w", null,
                 "vip"), List.of(), false, true, null, "trusted", "test", java.time.Instant.now())));
         Decider d = new Decider(null, memory, call -> null, new Admission(new DecisionStats()), overrides,
-                new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory));
+                new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory),
+                new Leases(memory, () -> timers.nanos, timers));
         assertTrue(join(d.decide(waitingMp, "vip", 1, null)).admitted());
         CompletableFuture<Outcome> second = d.decide(waitingMp, "vip", 1, null).toCompletableFuture();
         assertTrue(second.isDone() && second.join().admitted(), "not held: " + second);

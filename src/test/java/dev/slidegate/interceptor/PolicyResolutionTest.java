@@ -80,6 +80,26 @@ class PolicyResolutionTest {
             return null;
         }
 
+        @RateLimited(value = "exports", maxInFlight = 2, lease = "10s")
+        public String export() {
+            return "";
+        }
+
+        @RateLimited(value = "both", maxInFlight = 2, limits = "5/1s")
+        public String inFlightAndLimits() {
+            return "";
+        }
+
+        @RateLimited(value = "leaseAlone", limits = "5/1s", lease = "10s")
+        public String leaseAlone() {
+            return "";
+        }
+
+        @RateLimited(value = "shortLease", maxInFlight = 1, lease = "10ms")
+        public String shortLease() {
+            return "";
+        }
+
         @RateLimited(value = "inline", limits = "9/1s")
         public String conflicting() {
             return "";
@@ -221,7 +241,12 @@ class PolicyResolutionTest {
                         + "@Named(\"cookie\") KeyResolver bean (slidegate.policies.Sample.badKey.key or @RateLimited(key)); expected ip, user, "
                         + "global, path, header:<Name>, param:<name>, client (REST clients), the name of a @Named KeyResolver bean, or several joined by +"),
                 failure(BASE, "badKey"));
-        assertTrue(failure(BASE, "stream").contains("Sample#stream returns Multi"));
+        assertTrue(failure(BASE, "inFlightAndLimits").contains(
+                "Sample#inFlightAndLimits: @RateLimited: policy 'both' limits calls in flight (maxInFlight) or calls per window "
+                        + "(limits), not both"),
+                failure(BASE, "inFlightAndLimits"));
+        assertTrue(failure(BASE, "leaseAlone").contains("@RateLimited(lease): only a concurrency limit has leases"));
+        assertTrue(failure(BASE, "shortLease").contains("@RateLimited(lease): '10ms' is not a lease time: expected 1s to 1d"));
         assertTrue(failure(BASE, "twoKeys").contains("Sample#twoKeys has more than one @RateLimitKey parameter"));
     }
 
@@ -234,13 +259,29 @@ class PolicyResolutionTest {
                 .filter(p -> java.util.Arrays.stream(p).anyMatch(x -> x instanceof RateLimitKey)).count();
         return new RateLimitedSites.Sites.Site("Sample#" + method, m.getGenericReturnType().getTypeName(), keys, a.value(),
                 List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), m.toString(),
-                "");
+                "", a.maxInFlight(), a.lease());
+    }
+
+    // calls in flight, inline and configured; a stream is decided when it is subscribed to, like a Uni
+    @Test
+    void concurrencyLimitsAndStreamsResolve() throws Exception {
+        MethodPolicy export = resolve(policies(BASE), "export");
+        assertEquals(dev.slidegate.api.Strategy.CONCURRENCY, export.policy().strategy());
+        assertEquals(2, export.policy().maxInFlight());
+        assertEquals(10_000_000L, export.policy().leaseMicros());
+        Map<String, String> configured = new java.util.HashMap<>(BASE);
+        configured.put("slidegate.policies.exports.max-in-flight", "5");
+        MethodPolicy fromConfig = resolve(policies(configured), "export");
+        assertEquals(5, fromConfig.policy().maxInFlight(), "configuration wins over the annotation");
+        assertEquals(30_000_000L, fromConfig.policy().leaseMicros(), "the configured policy's lease: the default");
+        assertEquals(MethodPolicy.Kind.MULTI, resolve(policies(BASE), "stream").kind());
+        assertEquals("Sample#stream", binder(BASE).site(site("stream")).where());
     }
 
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
     @Test
     void whatTheBuildFoundIsCheckedAsTheMethodWouldBe() throws Exception {
-        for (String method : List.of("missing", "badLimit", "badKey", "stream", "twoKeys")) {
+        for (String method : List.of("missing", "badLimit", "badKey", "twoKeys", "inFlightAndLimits", "leaseAlone")) {
             RateLimitedSites.Sites.Site site = site(method);
             String fromSite = assertThrows(ConfigurationException.class, () -> binder(BASE).site(site)).getMessage();
             assertEquals(failure(BASE, method), fromSite, method);
@@ -374,6 +415,47 @@ class PolicyResolutionTest {
                 + "(refuse at once) to 1d, e.g. 2s or 500ms",
                 assertThrows(ConfigurationException.class,
                         () -> new PolicyRegistry(config(Map.of("slidegate.policies.c.max-wait", "2d")))).getMessage());
+    }
+
+    // what an operator can mistype about calls in flight is one sentence naming the setting
+    @Test
+    void concurrencySettingsThatCannotHoldAreRefused() {
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("slidegate.policies.e.max-in-flight=0", "slidegate.policies.e.max-in-flight: '0' is not a number of calls");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.limits=5/1s",
+                "slidegate.policies.e.max-in-flight: a policy limits calls in flight or calls per window, not both: remove its "
+                        + "limits");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.strategy=fixed-window",
+                "remove its strategy");
+        bad.put("slidegate.policies.e.strategy=concurrency", "calls in flight are limited by max-in-flight, not a strategy");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.count-rejected=true",
+                "slidegate.policies.e.count-rejected: a concurrency policy charges no refused call");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.lease=100ms",
+                "slidegate.policies.e.lease: 'PT0.1S' is not a lease time: expected 1s to 1d");
+        bad.put("slidegate.policies.e.limits=5/1s;slidegate.policies.e.lease=10s",
+                "slidegate.policies.e.lease: only a policy with max-in-flight has leases");
+        bad.put("slidegate.defaults.max-in-flight=2", "a concurrency limit is a policy of its own, not a default");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.plans.pro.limits=5/1s",
+                "slidegate.policies.e.plans.pro: the policy limits calls in flight (max-in-flight): give the plan its "
+                        + "max-in-flight");
+        bad.put("slidegate.policies.e.limits=5/1s;slidegate.policies.e.plans.pro.max-in-flight=5",
+                "slidegate.policies.e.plans.pro.max-in-flight: the policy limits calls per window");
+        bad.forEach((settings, expected) -> {
+            Map<String, String> props = new java.util.HashMap<>();
+            for (String setting : settings.split(";")) {
+                props.put(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+            }
+            String message = assertThrows(RuntimeException.class, () -> new PolicyRegistry(config(props))).getMessage();
+            assertTrue(message.contains(expected), settings + " -> " + message);
+            assertTrue(!message.contains("\n") || message.startsWith("Configuration validation failed"), // (SmallRye's own)
+                    "one line: " + message);
+        });
+        PolicyRegistry plans = new PolicyRegistry(config(Map.of("slidegate.policies.e.max-in-flight", "2",
+                "slidegate.policies.e.lease", "5s", "slidegate.policies.e.plans.pro.max-in-flight", "8")));
+        PolicyRegistry.Resolved r = plans.resolve(new PolicyRegistry.Declared("e", List.of(), "", ""), "X#e");
+        assertEquals(2, r.policy().maxInFlight());
+        assertEquals(8, r.forPlan("pro").maxInFlight(), "a plan's own max-in-flight");
+        assertEquals(5_000_000L, r.forPlan("pro").leaseMicros(), "the policy's lease");
     }
 
     // one rule for every member: the annotation beats the defaults both ways, so it can turn off what the defaults turn on

@@ -1,0 +1,239 @@
+package dev.slidegate.interceptor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.FailMode;
+import dev.slidegate.api.Policy;
+import dev.slidegate.core.DecisionStore;
+import io.vertx.core.Vertx;
+
+/**
+ * The leases of the calls in flight on this instance (policies with {@code max-in-flight}): taken by the store when a
+ * call is admitted, renewed while the call runs, ended when it is done. Renewals go out once per (policy, key) and
+ * third of its lease time, whatever the number of its calls here, from a timer that runs only while a call is in flight.
+ * A renewal that finds leases gone (this instance paused, or could not reach the store, for longer than the lease time)
+ * says so in one log line: those calls ran while other instances could start as many.
+ */
+@Singleton
+public class Leases {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
+
+    /** How often the timer looks for leases due for renewal, while any is held (a lease lives 1 s at least). */
+    static final long TICK_NANOS = 250_000_000L;
+
+    /** What one (policy, key) holds on this instance. */
+    private static final class Group {
+        final Policy policy;
+        final String key;
+        final Set<Long> names = ConcurrentHashMap.newKeySet();
+        /** When the store last confirmed these leases (monotonic), or they were taken. */
+        volatile long renewedNanos;
+        final AtomicBoolean renewing = new AtomicBoolean();
+
+        Group(Policy policy, String key, long now) {
+            this.policy = policy;
+            this.key = key;
+            this.renewedNanos = now;
+        }
+    }
+
+    /** The leases one call holds, ended exactly once. */
+    public final class Held {
+        private final List<Group> groups;
+        private final List<Long> names;
+        private final AtomicBoolean ended = new AtomicBoolean();
+
+        private Held(List<Group> groups, List<Long> names) {
+            this.groups = groups;
+            this.names = names;
+        }
+
+        /** Ends the call's leases: their slots are free for the key's next call, here or on any instance. Again: nothing. */
+        public void end() {
+            if (ended.compareAndSet(false, true)) {
+                for (int i = 0; i < groups.size(); i++) {
+                    release(groups.get(i), names.get(i));
+                }
+            }
+        }
+
+        /** Whether {@link #end} ran. */
+        public boolean ended() {
+            return ended.get();
+        }
+    }
+
+    private final DecisionStore store;
+    private final LongSupplier nanoTime;
+    private final Waits.Timer timer;
+    private final ConcurrentHashMap<String, Group> groups = new ConcurrentHashMap<>();
+    private final AtomicBoolean ticking = new AtomicBoolean();
+    private final AtomicInteger held = new AtomicInteger();
+    private volatile long lastTickNanos;
+
+    @Inject
+    Leases(DecisionStore store, Vertx vertx) {
+        this(store, System::nanoTime,
+                (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
+    }
+
+    /**
+     * @param nanoTime the monotonic clock renewals are timed on
+     * @param timer what runs the next look for leases due (a Vert.x timer)
+     */
+    public Leases(DecisionStore store, LongSupplier nanoTime, Waits.Timer timer) {
+        this.store = store;
+        this.nanoTime = nanoTime;
+        this.timer = timer;
+    }
+
+    /** Calls in flight on this instance, over every policy and key. */
+    public int inFlight() {
+        return held.get();
+    }
+
+    /**
+     * Takes charge of the leases an outcome's decisions took: an admitted call gets them (to end when it is done); any
+     * other outcome ends them at once, so a call refused by one policy holds no slot of another.
+     *
+     * @param keys the key of each decision, in the outcome's order
+     */
+    Outcome settle(Outcome o, String[] keys) {
+        List<Decision> made = o.decisions();
+        List<Group> taken = null;
+        List<Long> names = null;
+        for (int j = 0; j < made.size(); j++) {
+            Decision d = made.get(j);
+            if (!leased(d)) {
+                continue;
+            }
+            if (taken == null) {
+                taken = new ArrayList<>(2);
+                names = new ArrayList<>(2);
+            }
+            taken.add(hold(d.policy(), keys[j], d.atMicros()));
+            names.add(d.atMicros());
+        }
+        if (taken == null) {
+            return o;
+        }
+        Held h = new Held(taken, names);
+        if (o instanceof Outcome.Admitted a) {
+            return new Outcome.Admitted(a.decisions(), h);
+        }
+        h.end();
+        return o;
+    }
+
+    /** Whether {@code d} took a lease somewhere: an admission of a policy counting calls in flight, not one fail-open. */
+    private static boolean leased(Decision d) {
+        return d.allowed() && d.policy().strategy().inFlight() && !(d.fallback() && d.policy().failMode() == FailMode.OPEN);
+    }
+
+    private Group hold(Policy policy, String key, long name) {
+        long now = nanoTime.getAsLong();
+        Group g = groups.compute(policy.name() + '\u0000' + key, (id, old) -> {
+            Group group = old == null ? new Group(policy, key, now) : old;
+            group.names.add(name);
+            return group;
+        });
+        held.incrementAndGet();
+        if (ticking.compareAndSet(false, true)) {
+            lastTickNanos = now;
+            timer.schedule(TICK_NANOS, this::tick);
+        }
+        return g;
+    }
+
+    private void release(Group g, long name) {
+        if (!g.names.remove(name)) {
+            return; // lost meanwhile, and said so
+        }
+        held.decrementAndGet();
+        groups.computeIfPresent(g.policy.name() + '\u0000' + g.key, (id, group) -> group.names.isEmpty() ? null : group);
+        try {
+            store.leave(g.policy, g.key, List.of(name)).whenComplete((lost, error) -> {
+                if (error != null) {
+                    LOG.debugf("Slidegate: a lease of policy '%s' could not be ended (%s); it expires after %s",
+                            g.policy.name(),
+                            error, dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000));
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.debugf("Slidegate: a lease of policy '%s' could not be ended (%s)", g.policy.name(), e);
+        }
+    }
+
+    /** Renews what is due, then looks again after a tick while anything is held. */
+    private void tick() {
+        long now = nanoTime.getAsLong();
+        long gap = now - lastTickNanos;
+        lastTickNanos = now;
+        for (Group g : groups.values()) {
+            if (now - g.renewedNanos >= g.policy.leaseMicros() * 1000 / 3 && !g.names.isEmpty()
+                    && g.renewing.compareAndSet(false, true)) {
+                renew(g, now, gap);
+            }
+        }
+        if (groups.isEmpty()) {
+            ticking.set(false);
+            if (groups.isEmpty() || !ticking.compareAndSet(false, true)) {
+                return; // (a lease taken meanwhile started the timer itself)
+            }
+        }
+        timer.schedule(TICK_NANOS, this::tick);
+    }
+
+    private void renew(Group g, long now, long gapNanos) {
+        List<Long> names = List.copyOf(g.names);
+        java.util.concurrent.CompletionStage<List<Long>> renewed;
+        try {
+            renewed = store.renew(g.policy, g.key, names);
+        } catch (RuntimeException e) {
+            renewed = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        renewed.whenComplete((lost, error) -> {
+            try {
+                if (error != null) { // asked again next tick; a lease outlives a store that is away for less than its time
+                    return;
+                }
+                g.renewedNanos = now;
+                int gone = 0;
+                for (Long name : lost) {
+                    if (g.names.remove(name)) {
+                        held.decrementAndGet();
+                        gone++;
+                    }
+                }
+                if (gone > 0) {
+                    groups.computeIfPresent(g.policy.name() + '\u0000' + g.key,
+                            (id, group) -> group.names.isEmpty() ? null : group);
+                    LOG.warnf("Slidegate: %d call(s) of policy '%s' lost their leases while they ran (%s): other instances "
+                            + "could start as many meanwhile, so more than max-in-flight=%d may run until these end",
+                            gone, g.policy.name(), gapNanos > g.policy.leaseMicros() * 1000
+                                    ? "this instance was paused for " + gapNanos / 1_000_000
+                                            + " ms, longer than the lease time "
+                                            + dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000)
+                                    : "the store did not renew them within the lease time "
+                                            + dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000),
+                            g.policy.maxInFlight());
+                }
+            } finally {
+                g.renewing.set(false);
+            }
+        });
+    }
+}

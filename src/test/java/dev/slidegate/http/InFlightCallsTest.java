@@ -1,0 +1,193 @@
+package dev.slidegate.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.Test;
+
+import dev.slidegate.interceptor.Leases;
+import dev.slidegate.testing.Eventually;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.smallrye.mutiny.subscription.Cancellable;
+
+/**
+ * Calls in flight over HTTP (issue 40), judged by the endpoint itself: {@link InFlightResource} counts the calls of a
+ * gate running at once. For each way a call ends, two calls of a tenant run, a third is refused, and once the two end
+ * that way, two can run at once again: a path that leaked a lease would leave one slot, or none.
+ */
+@QuarkusTest
+@TestProfile(SmallLimits.class)
+class InFlightCallsTest {
+
+    private static final AtomicInteger GATES = new AtomicInteger();
+
+    @TestHTTPResource("/test/in-flight/")
+    URI base;
+    @Inject
+    InFlightResource.Work work;
+    @Inject
+    Leases leases;
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private CompletableFuture<HttpResponse<String>> send(String path, String tenant) {
+        return http.sendAsync(HttpRequest.newBuilder(base.resolve(path)).header("X-Tenant", tenant)
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String newGate() {
+        return "g" + GATES.incrementAndGet();
+    }
+
+    private static void awaitRunning(String gate, int calls) {
+        Eventually.eventually(Duration.ofSeconds(10), () -> InFlightResource.running(gate), n -> n == calls,
+                calls + " calls of " + gate + " running");
+    }
+
+    /** The instance's leases all ended (the response's end is seen after the client has it): then asks again. */
+    private void awaitLeasesEnded() {
+        Eventually.eventually(Duration.ofSeconds(10), leases::inFlight, n -> n == 0, "every lease of this instance ended");
+    }
+
+    /** Two calls run, a third is refused in the concurrency form; two end with {@code status}; then two run again. */
+    private void twoAtOnceFreedBy(String endpoint, int status) {
+        String tenant = "t-" + newGate();
+        String gate = newGate();
+        var first = send(endpoint + "/" + gate, tenant);
+        var second = send(endpoint + "/" + gate, tenant);
+        awaitRunning(gate, 2);
+        String refusedGate = newGate();
+        HttpResponse<String> third = send(endpoint + "/" + refusedGate, tenant).join();
+        assertEquals(429, third.statusCode(), third.body());
+        assertTrue(third.body().contains("/problems/too-many-in-flight") && third.body().contains("2 calls at once"),
+                third.body());
+        assertEquals("\"in-flight\";q=2;qu=\"concurrent-requests\"", third.headers().firstValue("RateLimit-Policy").orElse(""));
+        assertEquals("\"in-flight\";r=0;t=1", third.headers().firstValue("RateLimit").orElse(""));
+        assertEquals("1", third.headers().firstValue("Retry-After").orElse(""));
+        assertEquals(0, InFlightResource.running(refusedGate), "a refused call never ran");
+        String otherGate = newGate();
+        var other = send(endpoint + "/" + otherGate, "t-other-" + gate);
+        awaitRunning(otherGate, 1); // another tenant has slots of its own
+        InFlightResource.gate(otherGate).complete(null);
+        assertEquals(status, other.join().statusCode());
+
+        InFlightResource.gate(gate).complete(null);
+        assertEquals(status, first.join().statusCode());
+        assertEquals(status, second.join().statusCode());
+        awaitLeasesEnded();
+        assertTwoRunAgain(endpoint, tenant, status);
+    }
+
+    private void assertTwoRunAgain(String endpoint, String tenant, int status) {
+        String again = newGate();
+        var a = send(endpoint + "/" + again, tenant);
+        var b = send(endpoint + "/" + again, tenant);
+        awaitRunning(again, 2);
+        InFlightResource.gate(again).complete(null);
+        assertEquals(status, a.join().statusCode(), "two calls run at once again");
+        assertEquals(status, b.join().statusCode());
+        assertEquals(2, InFlightResource.MOST.get(again).get());
+        awaitLeasesEnded();
+    }
+
+    @Test
+    void aBlockingCallHoldsItsSlotUntilItAnswers() {
+        twoAtOnceFreedBy("blocking", 200);
+    }
+
+    @Test
+    void aCallThatFailsGivesItsSlotBack() {
+        twoAtOnceFreedBy("fails", 500);
+    }
+
+    @Test
+    void aUniCallHoldsItsSlotUntilItsItemIsWritten() {
+        twoAtOnceFreedBy("uni", 200);
+    }
+
+    @Test
+    void aCompletionStageCallHoldsItsSlotUntilItCompletes() {
+        twoAtOnceFreedBy("stage", 200);
+    }
+
+    // a stream is in flight until its last element is written: its first one is out long before
+    @Test
+    void aStreamHoldsItsSlotUntilItEnds() {
+        twoAtOnceFreedBy("stream", 200);
+    }
+
+    // the client goes away mid-call: its connection closes, and the slot comes back though the call never answered
+    @Test
+    void aClientThatDisconnectsGivesItsSlotBack() throws Exception {
+        String tenant = "t-" + newGate();
+        String gate = newGate();
+        try (Socket one = new Socket(base.getHost(), base.getPort()); Socket two = new Socket(base.getHost(), base.getPort())) {
+            for (Socket s : new Socket[] { one, two }) {
+                OutputStream out = s.getOutputStream();
+                out.write(("GET " + base.getPath() + "uni/" + gate + " HTTP/1.1\r\nHost: localhost\r\nX-Tenant: " + tenant
+                        + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
+            awaitRunning(gate, 2);
+            assertEquals(429, send("uni/" + newGate(), tenant).join().statusCode());
+        } // both clients gone, their calls still waiting for the gate
+        awaitLeasesEnded();
+        assertTwoRunAgain("uni", tenant, 200);
+        InFlightResource.gate(gate).complete(null); // the abandoned calls end too
+    }
+
+    // limited by configuration alone (paths): 1 at once; the router ends the lease with the response
+    @Test
+    void aPathPolicyHoldsItsSlotUntilTheResponseEnds() {
+        String tenant = "t-" + newGate();
+        String gate = newGate();
+        var first = send("path/" + gate, tenant);
+        awaitRunning(gate, 1);
+        HttpResponse<String> second = send("path/" + newGate(), tenant).join();
+        assertEquals(429, second.statusCode(), second.body());
+        InFlightResource.gate(gate).complete(null);
+        assertEquals(200, first.join().statusCode());
+        awaitLeasesEnded();
+        String again = newGate();
+        var next = send("path/" + again, tenant);
+        awaitRunning(again, 1);
+        InFlightResource.gate(again).complete(null);
+        assertEquals(200, next.join().statusCode());
+    }
+
+    // a bean method's Uni: its lease ends with its item, and when its subscriber cancels it
+    @Test
+    void aBeanMethodsUniGivesItsSlotBackWhenDoneOrCancelled() {
+        String gate = newGate();
+        Cancellable running = work.run(gate).subscribe().with(item -> {
+        }, failure -> {
+        });
+        awaitRunning(gate, 1);
+        Throwable refused = work.run(newGate()).subscribe().asCompletionStage().handle((r, e) -> e).join();
+        assertTrue(refused != null && refused.getMessage().contains("in-flight-bean"), String.valueOf(refused));
+        running.cancel();
+        awaitLeasesEnded();
+        String next = newGate();
+        var done = work.run(next).subscribe().asCompletionStage();
+        awaitRunning(next, 1);
+        InFlightResource.gate(next).complete(null);
+        assertEquals("done", done.join());
+        awaitLeasesEnded();
+        InFlightResource.gate(gate).complete(null);
+    }
+}
