@@ -44,8 +44,9 @@
     fill.style.width = (total > 0 ? Math.min(100, 100 * limit.used / total) : 0) + '%';
     const label = document.createElement('span');
     label.className = 'label';
-    label.textContent = limit.used + ' / ' + total + ' in ' + limit.limit.split('/')[1]
-      + (limit.resetMs > 0 ? ' · next in ' + (limit.resetMs / 1000).toFixed(1) + ' s' : '');
+    label.textContent = limit.limit.indexOf('/') < 0 ? limit.used + ' / ' + total + ' running'
+      : limit.used + ' / ' + total + ' in ' + limit.limit.split('/')[1]
+        + (limit.resetMs > 0 ? ' · next in ' + (limit.resetMs / 1000).toFixed(1) + ' s' : '');
     div.append(fill, label);
     return div;
   }
@@ -71,6 +72,12 @@
     const name = document.createElement('td');
     name.className = 'key';
     name.textContent = key.key;
+    if (key.oldestLeaseMs >= 0) {
+      const oldest = document.createElement('span');
+      oldest.className = 'oldest';
+      oldest.textContent = ' · oldest running ' + (key.oldestLeaseMs / 1000).toFixed(1) + ' s';
+      name.appendChild(oldest);
+    }
     if (key.waiting > 0) {
       const waiting = document.createElement('span');
       waiting.className = 'waiting';

@@ -109,7 +109,7 @@ public class AdminService {
         List<Policy> all = List.copyOf(policies().values());
         return counts(all).map(c -> new Summary(stack.decisions().name(), enabled, c.at(), refusedLocally(),
                 all.stream()
-                        .map(p -> new PolicySummary(p.name(), texts(p.limits()), p.strategy().configName(), p.key(),
+                        .map(p -> new PolicySummary(p.name(), texts(p), p.strategy().configName(), p.key(),
                                 p.countRejected(),
                                 p.dryRun(), c.counts().getOrDefault(p.name(), 0L), stats.admitted(p.name()),
                                 stats.refused(p.name())))
@@ -149,8 +149,12 @@ public class AdminService {
     Uni<KeyView> key(Policy p, String key) {
         dev.slidegate.core.Overrides.Active o = overrides.isEmpty() ? null : overrides.find(baseOf(p), p, key);
         Policy inForce = o == null ? p : o.applyTo(p);
-        return Uni.createFrom().completionStage(() -> store.peek(inForce, key))
-                .map(d -> view(key, d, waitStats.waiting(p.name(), key)));
+        Uni<Decision> peek = Uni.createFrom().completionStage(() -> store.peek(inForce, key));
+        if (!inForce.strategy().inFlight()) {
+            return peek.map(d -> view(key, d, waitStats.waiting(p.name(), key), -1));
+        }
+        return peek.chain(d -> Uni.createFrom().completionStage(() -> store.oldestLeaseAge(inForce, key))
+                .map(age -> view(key, d, waitStats.waiting(p.name(), key), age < 0 ? -1 : age / 1000)));
     }
 
     /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
@@ -232,7 +236,7 @@ public class AdminService {
     Uni<Snapshot> snapshot(int top) {
         List<Uni<PolicyLive>> each = policies().values().stream().map(p -> keys(p, "", 100, false).map(list -> new PolicyLive(
                 p.name(),
-                texts(p.limits()), stats.admitted(p.name()), stats.refused(p.name()), waitStats.waiting(p.name()),
+                texts(p), stats.admitted(p.name()), stats.refused(p.name()), waitStats.waiting(p.name()),
                 list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList(),
                 upstream(p.name()))))
                 .toList();
@@ -259,18 +263,24 @@ public class AdminService {
         return stack.refusedLocally();
     }
 
-    private static KeyView view(String key, Decision d, int waiting) {
+    private static KeyView view(String key, Decision d, int waiting, long oldestLeaseMs) {
         List<LimitView> limits = new ArrayList<>();
         double usage = 0;
+        boolean inFlight = d.policy().strategy().inFlight();
         for (LimitState s : d.states()) {
             long used = s.limit().permits() - s.remaining();
             usage = Math.max(usage, used / (double) s.limit().permits());
-            limits.add(new LimitView(s.limit().toString(), used, s.remaining(), (s.resetMicros() + 999) / 1000));
+            limits.add(new LimitView(inFlight ? s.limit().permits() + " in flight" : s.limit().toString(), used, s.remaining(),
+                    (s.resetMicros() + 999) / 1000));
         }
-        return new KeyView(key, usage, limits, waiting);
+        return new KeyView(key, usage, limits, waiting, oldestLeaseMs);
     }
 
-    private static List<String> texts(List<Limit> limits) {
-        return limits.stream().map(Limit::toString).toList();
+    /** A policy's limits as the admin shows them: {@code 500/2s}, or for calls in flight {@code 2 in flight}. */
+    private static List<String> texts(Policy p) {
+        if (p.strategy().inFlight()) {
+            return List.of(p.maxInFlight() + " in flight");
+        }
+        return p.limits().stream().map(Limit::toString).toList();
     }
 }

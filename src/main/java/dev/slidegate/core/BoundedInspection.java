@@ -107,6 +107,11 @@ public final class BoundedInspection implements StoreInspection {
     }
 
     @Override
+    public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+        return bounded(() -> delegate.oldestLeaseAge(policy, key));
+    }
+
+    @Override
     public CompletionStage<Long> count(Policy policy) {
         return bounded(() -> delegate.count(policy));
     }

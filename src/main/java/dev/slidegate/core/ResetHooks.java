@@ -40,6 +40,11 @@ public final class ResetHooks implements StoreInspection {
     }
 
     @Override
+    public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+        return delegate.oldestLeaseAge(policy, key);
+    }
+
+    @Override
     public CompletionStage<Long> count(Policy policy) {
         return delegate.count(policy);
     }

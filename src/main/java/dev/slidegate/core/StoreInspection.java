@@ -43,6 +43,12 @@ public interface StoreInspection {
         return CompletableFuture.allOf(each).thenApply(v -> counts);
     }
 
+    /**
+     * For a policy counting calls in flight: how long ago the oldest lease of {@code key} that is live now was granted
+     * (µs, on the store's clock), or -1 when the key has none.
+     */
+    CompletionStage<Long> oldestLeaseAge(Policy policy, String key);
+
     /** Forgets everything recorded for {@code key} under {@code policy}. */
     CompletionStage<Void> reset(Policy policy, String key);
 

@@ -37,6 +37,7 @@ public class ReportResource {
     static final int MAX_ROWS = 100_000;
     static final int ROWS_PER_PERMIT = 1_000;
     private static final java.util.regex.Pattern ROWS = java.util.regex.Pattern.compile("[0-9]{1,6}");
+    private static final java.util.regex.Pattern SECONDS = java.util.regex.Pattern.compile("[0-9]{1,2}(\\.[0-9]{1,3})?");
 
     private final RateLimiter limiter;
 
@@ -93,27 +94,34 @@ public class ReportResource {
     }
 
     /**
-     * A long-running archive of the reports ({@code seconds}, 1 to 30, is how long it takes; 3 by default), limited by the
-     * {@code archives} policy to 2 running at once per API key, on every instance together.
+     * A long-running archive of the reports ({@code seconds}, 0.1 to 30, is how long it takes; 3 by default), limited by
+     * the {@code archives} policy to 2 running at once per API key, on every instance together. The answer says when it
+     * started and ended, on this machine's clock.
      */
     @GET
     @Path("archive")
     @RateLimited("archives")
     @APIResponse(responseCode = "200", description = "The archive, once built")
-    @APIResponse(responseCode = "400", description = "No X-Api-Key, or seconds outside 1 to 30")
+    @APIResponse(responseCode = "400", description = "No X-Api-Key, or seconds outside 0.1 to 30")
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     @APIResponse(responseCode = "503", ref = RateLimitApi.UNAVAILABLE)
     public io.smallrye.mutiny.Uni<Response> archive(@QueryParam("seconds") String secondsParam) {
-        int seconds = secondsParam == null ? 3
-                : secondsParam.matches("[0-9]{1,2}") ? Integer.parseInt(secondsParam) : -1;
-        if (seconds < 1 || seconds > 30) {
-            return io.smallrye.mutiny.Uni.createFrom().item(problem("Ask for an archive taking 1 to 30 seconds: ?seconds=N."));
+        long millis = secondsParam == null ? 3_000
+                : SECONDS.matcher(secondsParam).matches() ? Math.round(Double.parseDouble(secondsParam) * 1000) : -1;
+        if (millis < 100 || millis > 30_000) {
+            return io.smallrye.mutiny.Uni.createFrom()
+                    .item(problem("Ask for an archive taking 0.1 to 30 seconds: ?seconds=N."));
         }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("reports", REPORTS.size());
-        body.put("seconds", seconds);
-        return io.smallrye.mutiny.Uni.createFrom().item(body).onItem().delayIt().by(java.time.Duration.ofSeconds(seconds))
-                .map(b -> Response.ok(b).build());
+        java.time.Instant started = java.time.Instant.now();
+        return io.smallrye.mutiny.Uni.createFrom().voidItem().onItem().delayIt().by(java.time.Duration.ofMillis(millis))
+                .map(v -> {
+                    Map<String, Object> body = new LinkedHashMap<>();
+                    body.put("reports", REPORTS.size());
+                    body.put("seconds", millis / 1000.0);
+                    body.put("startedAt", started.toString());
+                    body.put("endedAt", java.time.Instant.now().toString());
+                    return Response.ok(body).build();
+                });
     }
 
     private Response problem(String detail) {

@@ -77,6 +77,7 @@ public class Leases {
     }
 
     private final DecisionStore store;
+    private final dev.slidegate.metrics.InFlightStats stats;
     private final LongSupplier nanoTime;
     private final Waits.Timer timer;
     private final ConcurrentHashMap<String, Group> groups = new ConcurrentHashMap<>();
@@ -85,8 +86,8 @@ public class Leases {
     private volatile long lastTickNanos;
 
     @Inject
-    Leases(DecisionStore store, Vertx vertx) {
-        this(store, System::nanoTime,
+    Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Vertx vertx) {
+        this(store, stats, System::nanoTime,
                 (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
     }
 
@@ -94,8 +95,9 @@ public class Leases {
      * @param nanoTime the monotonic clock renewals are timed on
      * @param timer what runs the next look for leases due (a Vert.x timer)
      */
-    public Leases(DecisionStore store, LongSupplier nanoTime, Waits.Timer timer) {
+    public Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, LongSupplier nanoTime, Waits.Timer timer) {
         this.store = store;
+        this.stats = stats;
         this.nanoTime = nanoTime;
         this.timer = timer;
     }
@@ -151,6 +153,7 @@ public class Leases {
             return group;
         });
         held.incrementAndGet();
+        stats.entered(policy.name());
         if (ticking.compareAndSet(false, true)) {
             lastTickNanos = now;
             timer.schedule(TICK_NANOS, this::tick);
@@ -163,6 +166,7 @@ public class Leases {
             return; // lost meanwhile, and said so
         }
         held.decrementAndGet();
+        stats.left(g.policy.name(), false);
         groups.computeIfPresent(g.policy.name() + '\u0000' + g.key, (id, group) -> group.names.isEmpty() ? null : group);
         try {
             store.leave(g.policy, g.key, List.of(name)).whenComplete((lost, error) -> {
@@ -215,6 +219,7 @@ public class Leases {
                 for (Long name : lost) {
                     if (g.names.remove(name)) {
                         held.decrementAndGet();
+                        stats.left(g.policy.name(), true);
                         gone++;
                     }
                 }

@@ -390,6 +390,14 @@ public final class MemoryStore implements LimiterStore {
         return CompletableFuture.completedFuture(state.peek(policy, now));
     }
 
+    @Override
+    public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+        InFlight leases = inFlight.get(policy.name());
+        long now = clock.nowMicros();
+        long oldest = leases == null ? Long.MAX_VALUE : leases.oldest(key, now);
+        return CompletableFuture.completedFuture(oldest == Long.MAX_VALUE ? -1L : Math.max(0, now - oldest));
+    }
+
     /** Keys in name order; the cursor is the last key of the previous page. */
     @Override
     public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {

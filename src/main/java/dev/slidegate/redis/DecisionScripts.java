@@ -174,11 +174,20 @@ final class DecisionScripts {
      * or ends them ({@code renew} false).
      */
     static String[] lease(Policy policy, String keyPrefix, List<Long> leases, boolean renew) {
+        return lease(policy, keyPrefix, leases, renew ? policy.leaseMicros() : 0);
+    }
+
+    /** {@code EVALSHA} arguments of {@link #LEASE} that read how old the key's oldest live lease is. */
+    static String[] oldestLease(Policy policy, String keyPrefix) {
+        return lease(policy, keyPrefix, List.of(), -1);
+    }
+
+    private static String[] lease(Policy policy, String keyPrefix, List<Long> leases, long w) {
         String[] cmd = new String[4 + leases.size()];
         cmd[0] = LEASE.sha1();
         cmd[1] = "1";
         cmd[2] = keyPrefix + Shape.of(policy).keySuffixes().get(0);
-        cmd[3] = renew ? Long.toString(policy.leaseMicros()) : "0";
+        cmd[3] = Long.toString(w);
         for (int i = 0; i < leases.size(); i++) {
             cmd[4 + i] = Long.toString(leases.get(i));
         }

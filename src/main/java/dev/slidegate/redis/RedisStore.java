@@ -246,6 +246,17 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         return lease(policy, key, leases, false);
     }
 
+    @Override
+    public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+        if (!policy.strategy().inFlight()) {
+            return CompletableFuture.completedFuture(-1L);
+        }
+        String[] cmd = DecisionScripts.oldestLease(policy, DecisionScripts.keyPrefix(policy, key));
+        Lateness.Call<Long> call = lateness.start(DecisionScripts.LEASE);
+        calls.call(DecisionScripts.LEASE, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
+        return call.result;
+    }
+
     private CompletionStage<List<Long>> lease(Policy policy, String key, List<Long> leases, boolean renew) {
         String[] cmd;
         try {

@@ -31,7 +31,9 @@ import dev.slidegate.core.DecisionStore;
  * retry-after and each limit's reset counting down.
  *
  * <p>
- * Not for {@code count-rejected} policies (their refusals must be charged). A reset, here or on any
+ * Not for {@code count-rejected} policies (their refusals must be charged). A refusal of a policy counting calls in
+ * flight is not monotone (any call's end frees a slot): it is remembered for {@link #IN_FLIGHT_MEMORY_NANOS} only, or
+ * until a call of its key ends here. A reset, here or on any
  * instance ({@link #forgetAll}), drops every remembered refusal, and a refusal that was in flight
  * during a reset is not remembered. Memory is bounded: at most {@code maxEntries} refusals, each
  * dropped when it expires.
@@ -52,6 +54,14 @@ public final class RefusalCache implements DecisionStore {
                     refusal.atMicros() + elapsed, states);
         }
     }
+
+    /**
+     * How long a refusal of a policy counting calls in flight is remembered: a flood of callers of a full key costs the
+     * store at most one call per key and 50 ms per instance (with every refusal a script call, 48 hammering clients
+     * starved Redis on 2 cores into a false outage, and the fail mode over-admitted), while a slot that frees elsewhere
+     * is seen here at most 50 ms late.
+     */
+    static final long IN_FLIGHT_MEMORY_NANOS = 50_000_000L;
 
     private final DecisionStore delegate;
     private final Cache<String, Entry> refusals;
@@ -115,12 +125,13 @@ public final class RefusalCache implements DecisionStore {
 
     @Override
     public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
+        refusals.invalidate(policy.name() + '\u0000' + 1 + '\u0000' + key); // a slot frees: this instance sees it at once
         return delegate.leave(policy, key, leases);
     }
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        if (policy.countRejected() || policy.strategy().inFlight()) { // (a slot frees when any call ends: nothing to remember)
+        if (policy.countRejected()) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
         String id = policy.name() + '\u0000' + cost + '\u0000' + key;
@@ -135,7 +146,11 @@ public final class RefusalCache implements DecisionStore {
         long resetsBefore = resets.get();
         return delegate.acquire(policy, key, cost, maxWaitMicros).thenApply(d -> {
             if (!d.allowed() && !d.fallback() && d.retryAfterMicros() > 0 && resets.get() == resetsBefore) {
-                refusals.put(id, new Entry(d, now, now + TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros())));
+                // calls in flight: a slot frees when any call ends, so "full" is remembered only briefly (refusing a little
+                // more, never admitting more), or until a call of the key ends here (leave)
+                long until = policy.strategy().inFlight() ? now + IN_FLIGHT_MEMORY_NANOS
+                        : now + TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros());
+                refusals.put(id, new Entry(d, now, until));
             }
             return d;
         });

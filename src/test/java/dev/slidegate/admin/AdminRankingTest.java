@@ -61,6 +61,11 @@ class AdminRankingTest {
         }
 
         @Override
+        public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+            return delegate.oldestLeaseAge(policy, key);
+        }
+
+        @Override
         public CompletionStage<Decision> peek(Policy policy, String key) {
             if (key.startsWith("hdr:stuck")) {
                 return new CompletableFuture<>(); // never answers

@@ -151,6 +151,61 @@ class InFlightCallsTest {
         InFlightResource.gate(gate).complete(null); // the abandoned calls end too
     }
 
+    // a concurrency policy beside a rate policy: a call refused by either holds and charges nothing on the other
+    @Test
+    void aCallRefusedByOnePolicyChargesNothingOnTheOther() {
+        String tenant = "t-" + newGate();
+        String first = newGate();
+        var a = send("both/" + first, tenant);
+        awaitRunning(first, 1);
+        HttpResponse<String> busy = send("both/" + newGate(), tenant).join();
+        assertEquals(429, busy.statusCode());
+        assertTrue(busy.body().contains("/problems/too-many-in-flight"), busy.body());
+        InFlightResource.gate(first).complete(null);
+        assertEquals(200, a.join().statusCode());
+        awaitLeasesEnded();
+        String second = newGate();
+        var b = send("both/" + second, tenant);
+        awaitRunning(second, 1); // the rate policy's second permit: the refusal above charged none
+        InFlightResource.gate(second).complete(null);
+        assertEquals(200, b.join().statusCode());
+        awaitLeasesEnded();
+        for (int i = 0; i < 2; i++) { // the rate policy refuses now; the lease each call took is ended with it
+            HttpResponse<String> limited = send("both/" + newGate(), tenant).join();
+            assertEquals(429, limited.statusCode());
+            assertTrue(limited.body().contains("/problems/rate-limited"), "refused by the rate, not by a leaked lease: "
+                    + limited.body());
+            awaitLeasesEnded();
+        }
+    }
+
+    // the admin shows a key's calls in flight fleet-wide with its oldest lease's age; a reset ends every lease of the key
+    @Test
+    void theAdminShowsCallsInFlightAndAResetEndsTheirLeases() {
+        String tenant = "t-" + newGate();
+        String gate = newGate();
+        var running = send("uni/" + gate, tenant);
+        awaitRunning(gate, 1);
+        String keyPath = "/admin/policies/in-flight/keys/hdr:" + tenant;
+        io.restassured.RestAssured.given().auth().preemptive().basic("admin", "slidegate-demo").get(keyPath).then()
+                .statusCode(200).body("limits[0].limit", org.hamcrest.Matchers.equalTo("2 in flight"))
+                .body("limits[0].used", org.hamcrest.Matchers.equalTo(1))
+                .body("oldestLeaseMs", org.hamcrest.Matchers.greaterThanOrEqualTo(0));
+        io.restassured.RestAssured.given().auth().preemptive().basic("admin", "slidegate-demo").delete(keyPath).then()
+                .statusCode(204);
+        String after = newGate(); // the running call's slot was given back: two more run beside it
+        var a = send("uni/" + after, tenant);
+        var b = send("uni/" + after, tenant);
+        awaitRunning(after, 2);
+        assertEquals(1, InFlightResource.running(gate), "the first call still runs");
+        InFlightResource.gate(after).complete(null);
+        InFlightResource.gate(gate).complete(null);
+        assertEquals(200, a.join().statusCode());
+        assertEquals(200, b.join().statusCode());
+        assertEquals(200, running.join().statusCode());
+        awaitLeasesEnded();
+    }
+
     // limited by configuration alone (paths): 1 at once; the router ends the lease with the response
     @Test
     void aPathPolicyHoldsItsSlotUntilTheResponseEnds() {

@@ -75,7 +75,7 @@ public class InFlightResource {
         enter(gate);
         try {
             gate(gate).join();
-            throw new IllegalStateException("the export broke");
+            throw new jakarta.ws.rs.InternalServerErrorException("the export broke"); // (a 500 the server does not log)
         } finally {
             exit(gate);
         }
@@ -110,6 +110,16 @@ public class InFlightResource {
     public CompletionStage<String> stage(@PathParam("gate") String gate) {
         enter(gate);
         return gate(gate).thenApply(v -> "done").whenComplete((r, e) -> exit(gate));
+    }
+
+    /** A concurrency policy (1 at once per tenant) beside a rate policy (2 an hour per tenant): all or nothing. */
+    @GET
+    @Path("both/{gate}")
+    @RateLimited(value = "in-flight-rate", limits = "2/1h", key = "header:X-Tenant")
+    @RateLimited(value = "in-flight-one", maxInFlight = 1, key = "header:X-Tenant")
+    public Uni<String> both(@PathParam("gate") String gate) {
+        enter(gate);
+        return Uni.createFrom().completionStage(gate(gate)).map(v -> "done").onTermination().invoke(() -> exit(gate));
     }
 
     /** Limited by configuration alone (slidegate.policies.in-flight-path.*: 1 in flight per tenant). */

@@ -44,8 +44,9 @@ class DeciderTest {
                 new Waits(10, 10, 50_000_000L, System::nanoTime, (delay, task) -> {
                     throw new AssertionError("no call waits here");
                 }), new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null), upstreams(store),
-                new Leases(store, System::nanoTime, (delay, task) -> {
-                }));
+                new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        System::nanoTime, (delay, task) -> {
+                        }));
     }
 
     /** What upstreams teach outgoing policies: nothing here, with the shipped settings. */
@@ -171,7 +172,7 @@ class DeciderTest {
     }
 
     /** A monotonic clock and timers that move only when the test moves them. */
-    private static final class ManualTimers implements Waits.Timer {
+    static final class ManualTimers implements Waits.Timer {
         long nanos = 1_000_000_000L;
         final java.util.List<long[]> due = new java.util.ArrayList<>();
         final java.util.List<Runnable> tasks = new java.util.ArrayList<>();
@@ -207,7 +208,8 @@ class DeciderTest {
     private Decider waitingDecider(ManualTimers timers, int perKey) {
         return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory),
-                new Leases(memory, () -> timers.nanos, timers));
+                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        () -> timers.nanos, timers));
     }
 
     // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
@@ -302,7 +304,8 @@ class DeciderTest {
                 "vip"), List.of(), false, true, null, "trusted", "test", java.time.Instant.now())));
         Decider d = new Decider(null, memory, call -> null, new Admission(new DecisionStats()), overrides,
                 new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory),
-                new Leases(memory, () -> timers.nanos, timers));
+                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        () -> timers.nanos, timers));
         assertTrue(join(d.decide(waitingMp, "vip", 1, null)).admitted());
         CompletableFuture<Outcome> second = d.decide(waitingMp, "vip", 1, null).toCompletableFuture();
         assertTrue(second.isDone() && second.join().admitted(), "not held: " + second);

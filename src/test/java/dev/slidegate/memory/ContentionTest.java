@@ -18,9 +18,9 @@ import dev.slidegate.testing.LoadOracle;
 
 /**
  * The in-process bound under contention, judged by the callers' clocks (STYLE.md 6): 4 threads call
- * one key of 100/500 ms back to back for 1.5 s, rest 0.6 s (every permit leaves), then hammer again
- * for 1 s. Each grant is bracketed by {@link System#nanoTime()} just before and just after the call;
- * no 500 ms interval may provably hold more than 100. The store runs on the shipped system clock.
+ * one key of 100/250 ms back to back for 0.75 s, rest 0.3 s (every permit leaves), then hammer again
+ * for 0.5 s. Each grant is bracketed by {@link System#nanoTime()} just before and just after the call;
+ * no 250 ms interval may provably hold more than 100. The store runs on the shipped system clock.
  *
  * <p>
  * Before the fix this failed with 101-104: the clock truncates to whole microseconds, the log freed
@@ -30,7 +30,7 @@ import dev.slidegate.testing.LoadOracle;
 class ContentionTest {
 
     private static final int N = 100;
-    private static final long W_NANOS = 500_000_000L;
+    private static final long W_NANOS = 250_000_000L;
     private static final int THREADS = 4;
 
     @ParameterizedTest(name = "{0} through {1}")
@@ -38,7 +38,7 @@ class ContentionTest {
             "SLIDING_COUNTER, decide", "SLIDING_COUNTER, buffer" })
     void noWindowProvablyHoldsMoreThanN(Strategy strategy, String entry) throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
-        Policy p = new Policy("hot", List.of(Limit.parse(N + "/500ms")), strategy, "ip", false);
+        Policy p = new Policy("hot", List.of(Limit.parse(N + "/250ms")), strategy, "ip", false);
         ThreadLocal<DecisionBuffer> buffers = ThreadLocal.withInitial(DecisionBuffer::new);
         LoadOracle.Attempt attempt = switch (entry) {
             case "decide" -> () -> store.decide(p, "k", 1).allowed();
@@ -54,7 +54,7 @@ class ContentionTest {
         Brackets afterPause = run.afterPause();
         int provable = run.maxProvable();
         String what = strategy + " via " + entry + ": " + hammered.size() + " grants in 3 W, " + afterPause.size()
-                + " in 2 W after a pause, at most " + provable + " provably inside one interval of W = 500 ms";
+                + " in 2 W after a pause, at most " + provable + " provably inside one interval of W = 250 ms";
         System.out.println(what);
         assertTrue(provable <= N, what);
         // exact, not over-cautious: a caller who keeps asking gets (nearly) N per window

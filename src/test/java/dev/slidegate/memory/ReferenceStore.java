@@ -242,6 +242,13 @@ public final class ReferenceStore implements LimiterStore {
     }
 
     @Override
+    public synchronized CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+        long now = clock.nowMicros();
+        java.util.TreeMap<Long, Long> held = live(policy.name() + "\u0000" + key, now);
+        return CompletableFuture.completedFuture(held.isEmpty() ? -1L : now - held.firstKey());
+    }
+
+    @Override
     public synchronized CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> names) {
         java.util.TreeMap<Long, Long> held = live(policy.name() + "\u0000" + key, clock.nowMicros());
         return CompletableFuture.completedFuture(

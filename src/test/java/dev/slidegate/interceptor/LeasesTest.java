@@ -1,0 +1,107 @@
+package dev.slidegate.interceptor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+
+import org.junit.jupiter.api.Test;
+
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+import dev.slidegate.config.KeySource;
+import dev.slidegate.core.DecisionStore;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.metrics.DecisionStats;
+import dev.slidegate.metrics.InFlightStats;
+import dev.slidegate.testing.ForwardingStore;
+import dev.slidegate.testing.ManualClock;
+
+/**
+ * Leases of calls in flight on one instance, on a settable clock that moves the store and the timers together: renewed
+ * once per third of the lease time with one store call per key, kept alive past the lease time while the call runs,
+ * lost (and counted) when the instance pauses longer than that, and the timer stops when nothing is in flight.
+ */
+class LeasesTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final MemoryStore memory = new MemoryStore(clock, 100);
+    private final List<List<Long>> renewals = new ArrayList<>();
+    private final DecisionStore counted = new ForwardingStore(memory) {
+        @Override
+        public CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases) {
+            renewals.add(leases);
+            return super.renew(policy, key, leases);
+        }
+    };
+    private final DeciderTest.ManualTimers timers = new DeciderTest.ManualTimers();
+    private final InFlightStats stats = new InFlightStats((io.micrometer.core.instrument.MeterRegistry) null);
+    private final Leases leases = new Leases(counted, stats, () -> timers.nanos, timers);
+    private final Policy exports = new Policy("exports", List.of(new Limit(2, 3_000_000)), Strategy.CONCURRENCY, "ip", false);
+    private final MethodPolicy mp = new MethodPolicy(null, "LeasesTest", "exports", exports, new KeySource.Global(), Map.of(),
+            -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+    private final Decider decider = new Decider(null, counted, call -> null, new Admission(new DecisionStats()),
+            new dev.slidegate.core.Overrides(clock), new Waits(10, 10, 50_000_000L, () -> timers.nanos, timers),
+            new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null),
+            DeciderTest.upstreams(counted), leases);
+
+    private Outcome call(String key) {
+        return decider.decide(mp, key, 1, null).toCompletableFuture().join();
+    }
+
+    /** Moves time in steps of {@code stepMicros}, running the timers due at each. */
+    private void run(long micros, long stepMicros) {
+        for (long t = 0; t < micros; t += stepMicros) {
+            timers.advance(clock, stepMicros);
+        }
+    }
+
+    @Test
+    void runningCallsKeepTheirSlotsPastTheLeaseTimeWithOneRenewalPerKeyAndThird() {
+        Outcome.Admitted a = assertInstanceOf(Outcome.Admitted.class, call("k"));
+        Outcome.Admitted b = assertInstanceOf(Outcome.Admitted.class, call("k"));
+        assertEquals(2, leases.inFlight());
+        assertEquals(2, stats.inFlight("exports"));
+        run(10_000_000, 50_000); // 10 s: more than three lease times
+        assertInstanceOf(Outcome.Refused.class, call("k"), "both calls still hold their slots");
+        // every third of 3 s, checked every 250 ms: 8 to 10 renewals in 10 s, each naming both calls at once
+        assertTrue(renewals.size() >= 8 && renewals.size() <= 10, renewals.size() + " renewals");
+        assertTrue(renewals.stream().allMatch(r -> r.size() == 2), "one call per key: " + renewals);
+        a.end();
+        a.end(); // again: nothing
+        assertEquals(1, leases.inFlight());
+        assertInstanceOf(Outcome.Admitted.class, call("k"), "an ended call's slot is free at once").end();
+        b.end();
+        assertEquals(0, leases.inFlight());
+        assertEquals(0, stats.inFlight("exports"));
+        run(1_000_000, 250_000);
+        int before = renewals.size();
+        assertTrue(timers.tasks.isEmpty(), "nothing in flight: the timer stopped");
+        run(5_000_000, 250_000);
+        assertEquals(before, renewals.size(), "nothing renewed while nothing runs");
+    }
+
+    // a pause longer than the lease time: the store let the leases go, other calls took the slots, and the paused
+    // instance, once it runs again, counts its calls as lost (stated in one log line) instead of renewing them
+    @Test
+    void aPauseLongerThanTheLeaseTimeLosesTheLeasesAndSaysSo() {
+        Outcome.Admitted paused = assertInstanceOf(Outcome.Admitted.class, call("k"));
+        assertInstanceOf(Outcome.Admitted.class, call("k"));
+        long stopped = 3_500_000;
+        timers.nanos += stopped * 1000; // the instance stops: its timers do not run, the store's clock goes on
+        clock.advanceMicros(stopped);
+        assertEquals(2, memory.peek(exports, "k").toCompletableFuture().join().remaining(), "the store let both go");
+        timers.advance(clock, 1); // the instance runs again: its next tick renews, and finds both gone
+        assertEquals(0, leases.inFlight(), "lost leases are no longer renewed");
+        assertEquals(0, stats.inFlight("exports"));
+        paused.end(); // ending a lost lease frees nothing of anyone else's
+        assertEquals(2, memory.peek(exports, "k").toCompletableFuture().join().remaining());
+        assertFalse(timers.tasks.isEmpty() && leases.inFlight() > 0);
+    }
+}
