@@ -6,6 +6,7 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.matchesPattern;
 
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -42,6 +43,38 @@ class DemoApiIT {
                 .header("Retry-After", matchesPattern("[1-9][0-9]*"))
                 .body("policy", equalTo("reports")).body("limit", equalTo("100/1h"))
                 .body("detail", containsString("retry in"));
+    }
+
+    // calls in flight (issue 40), packaged: 2 archives of one API key run, a third is refused in the draft's concurrency
+    // form while they do, the admin shows them running, and once they end their slots are free again
+    @Test
+    void archivesRunTwoAtOnceAndGiveTheirSlotsBack() throws Exception {
+        String key = UUID.randomUUID().toString();
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            List<java.util.concurrent.Future<Integer>> running = new java.util.ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                running.add(clients.submit(() -> given().header("X-Api-Key", key).get("/api/reports/archive?seconds=3")
+                        .statusCode()));
+            }
+            dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(10),
+                    () -> AdminCredentials.admin().accept("application/json").get("/admin/policies/archives/keys/hdr:" + key)
+                            .then().extract().path("limits[0].used"),
+                    used -> Integer.valueOf(2).equals(used), "2 archives running");
+            given().header("X-Api-Key", key).get("/api/reports/archive?seconds=1").then().statusCode(429)
+                    .contentType("application/problem+json").header("Retry-After", "1")
+                    .header("RateLimit-Policy", "\"archives\";q=2;qu=\"concurrent-requests\"")
+                    .header("RateLimit", "\"archives\";r=0;t=1")
+                    .body("type", containsString("/problems/too-many-in-flight")).body("limit", equalTo("2 in flight"));
+            for (java.util.concurrent.Future<Integer> f : running) {
+                org.junit.jupiter.api.Assertions.assertEquals(200, f.get(20, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(10),
+                    () -> given().header("X-Api-Key", key).get("/api/reports/archive?seconds=0.1").statusCode(),
+                    status -> status == 200, "a slot free once the archives ended");
+        } finally {
+            clients.shutdownNow();
+        }
     }
 
     @Test
