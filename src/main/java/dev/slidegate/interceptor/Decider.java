@@ -188,11 +188,17 @@ class Decider {
         if (!inFlight) {
             return outcome;
         }
+        String[] keys = keysOf(asks);
+        return outcome.thenApply(o -> leases.settle(o, keys));
+    }
+
+    /** The caller key of each ask, in order: what each decision's lease is kept under. */
+    private static String[] keysOf(Ask[] asks) {
         String[] keys = new String[asks.length];
         for (int j = 0; j < asks.length; j++) {
             keys[j] = asks[j].key();
         }
-        return outcome.thenApply(o -> leases.settle(o, keys));
+        return keys;
     }
 
     /** A call starting now: the monotonic clock is read only when one of its policies may wait. */
@@ -350,11 +356,7 @@ class Decider {
     /** Decides a held call again, as a new arrival, with what is left of its max-wait after {@code waitedMicros}. */
     private void decideAgain(Ask[] asks, Pending call, long waitedMicros, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
-        String[] keys = new String[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            keys[j] = asks[j].key();
-        }
-        leases.settle(new Outcome.Abandoned(call.made), keys); // the leases of the first asking end: it asks anew
+        leases.settle(new Outcome.Abandoned(call.made), keysOf(asks)); // the leases of the first asking end: it asks anew
         Ask[] again = new Ask[asks.length];
         for (int j = 0; j < asks.length; j++) {
             again[j] = ask(asks[j].mp(), asks[j].configured(), asks[j].key(), asks[j].cost(), 0)

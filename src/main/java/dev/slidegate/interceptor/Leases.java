@@ -36,6 +36,7 @@ public class Leases {
 
     /** What one (policy, key) holds on this instance. */
     private static final class Group {
+        final String id;
         final Policy policy;
         final String key;
         final Set<Long> names = ConcurrentHashMap.newKeySet();
@@ -43,7 +44,8 @@ public class Leases {
         volatile long renewedNanos;
         final AtomicBoolean renewing = new AtomicBoolean();
 
-        Group(Policy policy, String key, long now) {
+        Group(String id, Policy policy, String key, long now) {
+            this.id = id;
             this.policy = policy;
             this.key = key;
             this.renewedNanos = now;
@@ -148,7 +150,7 @@ public class Leases {
     private Group hold(Policy policy, String key, long name) {
         long now = nanoTime.getAsLong();
         Group g = groups.compute(policy.name() + '\u0000' + key, (id, old) -> {
-            Group group = old == null ? new Group(policy, key, now) : old;
+            Group group = old == null ? new Group(id, policy, key, now) : old;
             group.names.add(name);
             return group;
         });
@@ -167,7 +169,7 @@ public class Leases {
         }
         held.decrementAndGet();
         stats.left(g.policy.name(), false);
-        groups.computeIfPresent(g.policy.name() + '\u0000' + g.key, (id, group) -> group.names.isEmpty() ? null : group);
+        forgetIfEmpty(g);
         try {
             store.leave(g.policy, g.key, List.of(name)).whenComplete((lost, error) -> {
                 if (error != null) {
@@ -179,6 +181,11 @@ public class Leases {
         } catch (RuntimeException e) {
             LOG.debugf("Slidegate: a lease of policy '%s' could not be ended (%s)", g.policy.name(), e);
         }
+    }
+
+    /** Drops a group whose calls all ended or lost their leases (one that took a lease meanwhile stays). */
+    private void forgetIfEmpty(Group g) {
+        groups.computeIfPresent(g.id, (id, group) -> group.names.isEmpty() ? null : group);
     }
 
     /** Renews what is due, then looks again after a tick while anything is held. */
@@ -224,8 +231,7 @@ public class Leases {
                     }
                 }
                 if (gone > 0) {
-                    groups.computeIfPresent(g.policy.name() + '\u0000' + g.key,
-                            (id, group) -> group.names.isEmpty() ? null : group);
+                    forgetIfEmpty(g);
                     LOG.warnf("Slidegate: %d call(s) of policy '%s' lost their leases while they ran (%s): other instances "
                             + "could start as many meanwhile, so more than max-in-flight=%d may run until these end",
                             gone, g.policy.name(), gapNanos > g.policy.leaseMicros() * 1000

@@ -69,16 +69,7 @@ public class RateLimitInterceptor {
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
-                if (a.leases() == null) {
-                    yield proceed(ctx, outgoing);
-                }
-                Object result;
-                try {
-                    result = proceed(ctx, outgoing);
-                } catch (RuntimeException e) {
-                    a.end();
-                    throw e;
-                }
+                Object result = proceed(ctx, outgoing, a);
                 a.end();
                 yield result;
             }
@@ -89,13 +80,7 @@ public class RateLimitInterceptor {
                             return Uni.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Uni<?> call;
-                        try {
-                            call = (Uni<?>) proceed(ctx, outgoing);
-                        } catch (RuntimeException e) {
-                            a.end();
-                            throw e;
-                        }
+                        Uni<?> call = (Uni<?>) proceed(ctx, outgoing, a);
                         call = outgoing == null ? call : subscribedWith(call, outgoing);
                         return a.leases() == null ? call : call.onTermination().invoke(a::end);
                     });
@@ -106,13 +91,7 @@ public class RateLimitInterceptor {
                             return Multi.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Multi<?> call;
-                        try {
-                            call = (Multi<?>) proceed(ctx, outgoing);
-                        } catch (RuntimeException e) {
-                            a.end();
-                            throw e;
-                        }
+                        Multi<?> call = (Multi<?>) proceed(ctx, outgoing, a);
                         // a stream is in flight until it ends, fails or is cancelled
                         return a.leases() == null ? call : call.onTermination().invoke(a::end);
                     });
@@ -123,18 +102,22 @@ public class RateLimitInterceptor {
                             return CompletableFuture.<Object> failedFuture(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        CompletionStage<Object> call;
-                        try {
-                            call = stage(proceed(ctx, outgoing));
-                        } catch (RuntimeException e) {
-                            a.end();
-                            throw e;
-                        }
+                        CompletionStage<Object> call = stage(proceed(ctx, outgoing, a));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
                         return a.leases() == null ? call : call.whenComplete((r, error) -> a.end());
                     })
                     .toCompletableFuture();
         };
+    }
+
+    /** {@link #proceed(InvocationContext, Object[])} for an admitted call: a call that throws is done, and its leases end. */
+    private static Object proceed(InvocationContext ctx, Object[] outgoing, Outcome.Admitted admitted) {
+        try {
+            return proceed(ctx, outgoing);
+        } catch (RuntimeException e) {
+            admitted.end();
+            throw e;
+        }
     }
 
     @SuppressWarnings("unchecked")

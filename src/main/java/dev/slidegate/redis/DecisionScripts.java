@@ -55,6 +55,9 @@ final class DecisionScripts {
     /** Keeps or reads the limits a key learned from its upstream ({@code learned.lua}). */
     static final LuaScript LEARNED = LuaScript.load("learned.lua");
 
+    /** The suffix of the key that holds a (policy, key)'s leases of calls in flight. */
+    static final String IN_FLIGHT_SUFFIX = ":in";
+
     /** Renews or ends leases of calls in flight ({@code lease.lua}). */
     static final LuaScript LEASE = LuaScript.load("lease.lua");
 
@@ -108,7 +111,7 @@ final class DecisionScripts {
                 case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
-                case CONCURRENCY -> new Shape(CONCURRENCY, List.of(":in"),
+                case CONCURRENCY -> new Shape(CONCURRENCY, List.of(IN_FLIGHT_SUFFIX),
                         Long.toString(dev.slidegate.core.DecisionStore.inFlightRetryMicros(policy)), limits);
             };
         }
@@ -186,7 +189,7 @@ final class DecisionScripts {
         String[] cmd = new String[4 + leases.size()];
         cmd[0] = LEASE.sha1();
         cmd[1] = "1";
-        cmd[2] = keyPrefix + Shape.of(policy).keySuffixes().get(0);
+        cmd[2] = keyPrefix + IN_FLIGHT_SUFFIX;
         cmd[3] = Long.toString(w);
         for (int i = 0; i < leases.size(); i++) {
             cmd[4 + i] = Long.toString(leases.get(i));

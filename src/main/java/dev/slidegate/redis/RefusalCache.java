@@ -125,7 +125,7 @@ public final class RefusalCache implements DecisionStore {
 
     @Override
     public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
-        refusals.invalidate(policy.name() + '\u0000' + 1 + '\u0000' + key); // a slot frees: this instance sees it at once
+        refusals.invalidate(id(policy, 1, key)); // a slot frees: this instance sees it at once
         return delegate.leave(policy, key, leases);
     }
 
@@ -134,7 +134,7 @@ public final class RefusalCache implements DecisionStore {
         if (policy.countRejected()) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
-        String id = policy.name() + '\u0000' + cost + '\u0000' + key;
+        String id = id(policy, cost, key);
         long now = nanoTime.getAsLong();
         Entry e = refusals.getIfPresent(id);
         // a call that may wait is refused from memory only when even its wait ends before the remembered refusal does
@@ -154,6 +154,11 @@ public final class RefusalCache implements DecisionStore {
             }
             return d;
         });
+    }
+
+    /** What a refusal is remembered under: the policy, the cost and the caller's key. */
+    private static String id(Policy policy, int cost, String key) {
+        return policy.name() + '\u0000' + cost + '\u0000' + key;
     }
 
     @Override
