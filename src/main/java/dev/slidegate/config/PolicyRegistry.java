@@ -3,6 +3,7 @@ package dev.slidegate.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -96,7 +97,7 @@ public class PolicyRegistry {
 
     private final Map<String, PolicyMembers> configured = new TreeMap<>();
     private final PolicyMembers defaults;
-    private final FailMode globalFailMode;
+    private final Optional<FailMode> globalFailMode;
     private final List<PolicyMembers.Attachment> attachments = new ArrayList<>();
     /** The plans API keys are listed under ({@code slidegate.plans.api-keys.<plan>}). */
     private final Set<String> apiKeyPlans;
@@ -208,7 +209,8 @@ public class PolicyRegistry {
                 : declared.cost() > 0 ? declared.cost() : defaults.cost().orElse(1);
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
         FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get()
-                : defaults.failMode().orElse(globalFailMode);
+                : defaults.failMode().or(() -> globalFailMode)
+                        .orElse(strategy.inFlight() ? FailMode.CLOSED : FailMode.LOCAL); // no instance keeps M alone
         long maxWait = cfg != null && cfg.maxWaitMicros().isPresent() ? cfg.maxWaitMicros().get()
                 : !declared.maxWait().isBlank() ? declaredMaxWait(declared.maxWait(), origin + "(maxWait)")
                         : defaults.maxWaitMicros().orElse(0L);

@@ -225,12 +225,12 @@ public interface SlidegateConfig {
     /**
      * What every policy does when Redis cannot decide, unless it sets its own {@code fail-mode}:
      * {@code local} (decide in process at N ÷ the number of live instances), {@code open}
-     * (admit) or {@code closed} (refuse with 503).
+     * (admit) or {@code closed} (refuse with 503). Unset: {@code local} for policies of calls per window,
+     * {@code closed} for limits of calls in flight (which no instance can keep alone: see docs/strategies.md).
      */
     @WithName("fail-mode")
-    @WithDefault("local")
     @WithConverter(Converters.FailModeConverter.class)
-    FailMode failMode();
+    Optional<FailMode> failMode();
 
     /** The fail mode {@code local}. */
     FallbackConfig fallback();

@@ -48,7 +48,7 @@ public class StoreHealth implements HealthCheck {
             return r.up().build();
         }
         Breaker breaker = stack.breaker().get();
-        FailMode mode = config.failMode();
+        FailMode mode = config.failMode().orElse(FailMode.LOCAL);
         r.withData("fail-mode", mode.configName());
         String error = write();
         if (error == null) {

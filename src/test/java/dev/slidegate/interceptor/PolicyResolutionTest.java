@@ -278,6 +278,20 @@ class PolicyResolutionTest {
         assertEquals("Sample#stream", binder(BASE).site(site("stream")).where());
     }
 
+    // unset, a limit of calls in flight fails closed (no instance can keep M alone) while a rate policy fails local;
+    // a fail mode the service sets, globally, in the defaults or on the policy, applies to both
+    @Test
+    void callsInFlightFailClosedUnlessTheServiceSaysOtherwise() throws Exception {
+        assertEquals(dev.slidegate.api.FailMode.CLOSED, resolve(policies(BASE), "export").policy().failMode());
+        assertEquals(dev.slidegate.api.FailMode.LOCAL, resolve(policies(BASE), "named").policy().failMode());
+        for (String setting : List.of("slidegate.fail-mode", "slidegate.defaults.fail-mode",
+                "slidegate.policies.exports.fail-mode")) {
+            Map<String, String> set = new java.util.HashMap<>(BASE);
+            set.put(setting, "local");
+            assertEquals(dev.slidegate.api.FailMode.LOCAL, resolve(policies(set), "export").policy().failMode(), setting);
+        }
+    }
+
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
     @Test
     void whatTheBuildFoundIsCheckedAsTheMethodWouldBe() throws Exception {

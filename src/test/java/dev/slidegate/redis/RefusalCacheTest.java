@@ -88,7 +88,7 @@ class RefusalCacheTest {
         assertEquals(0, cache.size());
     }
 
-    // a full key of a concurrency policy is remembered for 50 ms at most (a slot frees when any call ends), and forgotten
+    // a full key of a concurrency policy is remembered for 20 ms at most (a slot frees when any call ends), and forgotten
     // at once when a call of the key ends here; never an admission the store would refuse
     @Test
     void aFullKeyOfCallsInFlightIsRememberedBrieflyAndForgottenWhenACallEndsHere() {
@@ -101,10 +101,10 @@ class RefusalCacheTest {
         assertFalse(call(here, p, "k", 1).allowed());
         assertEquals(1, here.answeredLocally(), "the second refusal came from memory");
         shared.leave(p, "k", List.of(lease.atMicros())).toCompletableFuture().join(); // ended on another instance
-        assertFalse(call(here, p, "k", 1).allowed(), "not seen here for up to 50 ms: refused, never over-admitted");
+        assertFalse(call(here, p, "k", 1).allowed(), "not seen here for up to 20 ms: refused, never over-admitted");
         clock.advanceMicros(RefusalCache.IN_FLIGHT_MEMORY_NANOS / 1000);
         Decision again = call(here, p, "k", 1);
-        assertTrue(again.allowed(), "50 ms later the store is asked again");
+        assertTrue(again.allowed(), "20 ms later the store is asked again");
         assertFalse(call(here, p, "k", 1).allowed());
         here.leave(p, "k", List.of(again.atMicros())).toCompletableFuture().join(); // ended here: forgotten at once
         assertTrue(call(here, p, "k", 1).allowed());
