@@ -128,6 +128,7 @@ public class RedisStackFactory implements RedisStacks {
         if (metrics.isResolvable()) {
             store = new MeteredStore(store, metrics.get());
         }
+        store = new dev.slidegate.core.SlotWaits(store, System::nanoTime); // calls waiting for a slot, queued in Redis
         dev.slidegate.api.OverrideSource overrides = new dev.slidegate.redis.RedisOverrideSource(redis,
                 vertx.get().getDelegate(), StoreProducer.OVERRIDES_POLL, config.redis().lateLimit(), config.overrides().max());
         // the admin reads Redis on connections of its own, one call at a time each (no batching with

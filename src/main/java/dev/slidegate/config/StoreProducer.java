@@ -97,7 +97,8 @@ public class StoreProducer {
             }
         } else {
             MemoryStore store = new MemoryStore(clock, config.memory().maxKeys());
-            stack = StoreStack.inProcess(metrics.isResolvable() ? new MeteredStore(store, metrics.get()) : store, store, clock);
+            stack = StoreStack.inProcess(new dev.slidegate.core.SlotWaits(
+                    metrics.isResolvable() ? new MeteredStore(store, metrics.get()) : store, System::nanoTime), store, clock);
         }
         LOG.infof("Slidegate store: %s (%s)%s", stack.decisions().name(), why,
                 config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");

@@ -182,4 +182,37 @@ public interface DecisionStore {
      * @return those that were no longer held (expired, reset, or ended before)
      */
     CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> leases);
+
+    /*
+     * Waiting for a slot (max-wait on a CONCURRENCY policy): each key has a queue of waiting calls, in arrival order, on
+     * every instance that shares the store. A waiting call is named by a ticket. While the queue holds live tickets, a
+     * call that does not wait is admitted only to a slot no ticket waits for (it never jumps the queue); the free slots
+     * (N minus the live leases) go to the first live tickets, each taking a lease as acquire would.
+     */
+
+    /**
+     * Queues calls of {@code key} for a slot, or asks again for those queued: each ticket named is kept in the queue (in
+     * its arrival place) for {@code lapseMicros} more, unless it gets a lease now. A ticket not named again within
+     * {@code lapseMicros} lapses (its instance stopped asking: it died or paused), and leaves the queue.
+     *
+     * @param tickets the tickets of calls waiting, in any order; {@code 0} queues a new call at the end (its ticket is
+     *        answered), 1 to 1 000 at once
+     * @return per ticket named, in order: its ticket and its lease's name, or 0 while it waits on
+     */
+    CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros);
+
+    /** Takes tickets out of {@code key}'s queue (their calls stopped waiting). A ticket already out is ignored. */
+    CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets);
+
+    /**
+     * A turn of the queue, for the tickets named: {@code tickets.get(i)}'s lease is {@code leases.get(i)}, 0 while it
+     * waits on; {@code remaining} slots are free for calls that do not wait, at the store's instant {@code atMicros}.
+     */
+    record Turn(List<Long> tickets, List<Long> leases, int remaining, long atMicros) {
+    }
+
+    /** Checks tickets named for {@link #queue} or {@link #unqueue}: a policy counting calls in flight, 1 to 1 000. */
+    static List<Long> checkTickets(Policy policy, List<Long> tickets) {
+        return checkLeases(policy, tickets);
+    }
 }

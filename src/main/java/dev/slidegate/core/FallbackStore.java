@@ -181,6 +181,34 @@ public final class FallbackStore implements DecisionStore {
         return both(policy, key, leases, false);
     }
 
+    /**
+     * Queues in the store only: while it cannot answer (or its breaker is open) this fails, and the waiting calls are
+     * decided by their fail mode (the layer above asks {@link #acquire} again).
+     */
+    @Override
+    public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
+        if (breaker.state() != Breaker.State.CLOSED) {
+            return CompletableFuture.failedFuture(new StoreUnavailableException(
+                    "the " + delegate.name() + " store is skipped while it recovers", null));
+        }
+        try {
+            return delegate.queue(policy, key, tickets, lapseMicros);
+        } catch (IllegalArgumentException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
+        try {
+            return delegate.unqueue(policy, key, tickets);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     private CompletionStage<java.util.List<Long>> both(Policy policy, String key, java.util.List<Long> leases, boolean renew) {
         Policy here = share(policy).windows();
         CompletionStage<java.util.List<Long>> there = renew ? local.renew(here, key, leases) : local.leave(here, key, leases);

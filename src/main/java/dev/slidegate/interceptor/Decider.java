@@ -319,6 +319,11 @@ class Decider {
     private void admitted(Ask[] asks, Executor resume, Pending call, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
         if (!call.holds) {
+            if (call.startNanos != 0 && rc != null && rc.response().closed()) { // it waited for a slot, and its client left
+                admission.abandoned(call.made);
+                outcome.complete(new Outcome.Abandoned(call.made)); // (its leases end at once)
+                return;
+            }
             outcome.complete(new Outcome.Admitted(call.made));
             return;
         }

@@ -29,7 +29,22 @@ final class InFlight {
         long soonest = Long.MAX_VALUE;
         /** The newest name granted: names never repeat, so a late release never ends another call's lease. */
         long lastName = Long.MIN_VALUE;
+        /** Calls waiting for a slot: ticket (arrival order) to the instant it lapses unless named again. */
+        final java.util.TreeMap<Long, Long> waiting = new java.util.TreeMap<>();
+        long lastTicket = Long.MIN_VALUE;
         boolean retired;
+
+        /** The tickets waiting now (lapsed ones dropped). */
+        int waiting(long now) {
+            if (!waiting.isEmpty()) {
+                waiting.values().removeIf(lapse -> lapse <= now);
+            }
+            return waiting.size();
+        }
+
+        boolean idle(long now) {
+            return live(now) == 0 && waiting(now) == 0;
+        }
 
         int live(long now) {
             if (now >= soonest) {
@@ -88,18 +103,90 @@ final class InFlight {
                 if (leases.retired) {
                     continue;
                 }
-                int live = leases.live(now);
+                int live = leases.live(now) + leases.waiting(now); // calls queued for a slot come first
                 if (live >= n) {
                     return new Decision(policy, false, 0, hint, now, List.of(new LimitState(policy.limits().get(0), 0, hint)));
                 }
-                long name = Math.max(now, leases.lastName + 1);
-                long expiry = now + policy.leaseMicros();
-                leases.lastName = name;
-                leases.expiries.put(name, expiry);
-                leases.soonest = Math.min(leases.soonest, expiry);
+                long name = grant(leases, policy, now);
                 int left = n - live - 1;
                 return new Decision(policy, true, -1, 0, name,
                         List.of(new LimitState(policy.limits().get(0), left, left == 0 ? hint : 0)));
+            }
+        }
+    }
+
+    private static long grant(Leases leases, Policy policy, long now) {
+        long name = Math.max(now, leases.lastName + 1);
+        long expiry = now + policy.leaseMicros();
+        leases.lastName = name;
+        leases.expiries.put(name, expiry);
+        leases.soonest = Math.min(leases.soonest, expiry);
+        return name;
+    }
+
+    /**
+     * Queues calls of {@code key} for a slot or asks again for them ({@link DecisionStore#queue}); {@code null} when the
+     * key is new and the store already holds {@code maxKeys} keys (the callers are refused).
+     */
+    DecisionStore.Turn queue(Policy policy, String key, List<Long> tickets, long lapseMicros, long now) {
+        while (true) {
+            Leases leases = keys.get(key);
+            if (leases == null) {
+                if (count.get() >= maxKeys && !sweep(now)) {
+                    return null;
+                }
+                Leases created = new Leases();
+                leases = keys.putIfAbsent(key, created);
+                if (leases == null) {
+                    count.incrementAndGet();
+                    leases = created;
+                }
+            }
+            synchronized (leases) {
+                if (leases.retired) {
+                    continue;
+                }
+                int live = leases.live(now);
+                leases.waiting(now);
+                List<Long> named = new ArrayList<>(tickets.size());
+                for (long t : tickets) {
+                    long ticket = t != 0 ? t : Math.max(now, leases.lastTicket + 1);
+                    leases.lastTicket = Math.max(leases.lastTicket, ticket);
+                    leases.waiting.put(ticket, now + lapseMicros); // a lapsed ticket named again takes its place back
+                    named.add(ticket);
+                }
+                Long[] granted = new Long[named.size()];
+                int free = policy.maxInFlight() - live;
+                for (java.util.Iterator<Long> it = leases.waiting.keySet().iterator(); it.hasNext() && free > 0; free--) {
+                    int at = named.indexOf(it.next());
+                    if (at >= 0) {
+                        it.remove();
+                        granted[at] = grant(leases, policy, now);
+                        live++;
+                    }
+                }
+                List<Long> names = new ArrayList<>(named.size());
+                for (Long g : granted) {
+                    names.add(g == null ? 0L : g);
+                }
+                return new DecisionStore.Turn(named, names,
+                        Math.max(0, policy.maxInFlight() - live - leases.waiting.size()), now);
+            }
+        }
+    }
+
+    /** Takes tickets out of {@code key}'s queue. */
+    void unqueue(String key, List<Long> tickets, long now) {
+        Leases leases = keys.get(key);
+        if (leases == null) {
+            return;
+        }
+        synchronized (leases) {
+            if (!leases.retired) {
+                tickets.forEach(leases.waiting::remove);
+                if (leases.idle(now)) {
+                    retire(key, leases);
+                }
             }
         }
     }
@@ -108,7 +195,7 @@ final class InFlight {
     private boolean sweep(long now) {
         keys.forEach((key, leases) -> {
             synchronized (leases) {
-                if (!leases.retired && leases.live(now) == 0) {
+                if (!leases.retired && leases.idle(now)) {
                     retire(key, leases);
                 }
             }
@@ -145,7 +232,7 @@ final class InFlight {
                     lost.add(name);
                 }
             }
-            if (leases.expiries.isEmpty()) {
+            if (leases.idle(now)) {
                 retire(key, leases);
             }
         }

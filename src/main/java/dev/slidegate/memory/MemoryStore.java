@@ -175,6 +175,40 @@ public final class MemoryStore implements LimiterStore {
         return renewOrEnd(policy, key, leases, 0);
     }
 
+    @Override
+    public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {
+        try {
+            List<Long> named = DecisionStore.checkTickets(policy, tickets);
+            if (lapseMicros < 1) {
+                throw new IllegalArgumentException("a ticket lapses after 1 us at least");
+            }
+            long now = clock.nowMicros();
+            Turn turn = inFlight(policy).queue(policy, DecisionStore.checkKey(key), named, lapseMicros, now);
+            if (turn == null) { // no room for one more key in flight: each stays unserved, and is told so once a minute
+                warnFull(policy, known.get(policy), now, true);
+                return CompletableFuture.completedFuture(new Turn(named, java.util.Collections.nCopies(named.size(), 0L), 0,
+                        now));
+            }
+            return CompletableFuture.completedFuture(turn);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets) {
+        try {
+            List<Long> named = DecisionStore.checkTickets(policy, tickets);
+            InFlight table = inFlight.get(policy.name());
+            if (table != null) {
+                table.unqueue(key, named, clock.nowMicros());
+            }
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     private CompletionStage<List<Long>> renewOrEnd(Policy policy, String key, List<Long> leases, long leaseMicros) {
         try {
             List<Long> named = DecisionStore.checkLeases(policy, leases);

@@ -61,12 +61,19 @@ final class DecisionScripts {
     /** Renews or ends leases of calls in flight ({@code lease.lua}). */
     static final LuaScript LEASE = LuaScript.load("lease.lua");
 
+    /** The suffixes of the keys that hold the queue of calls waiting for a slot, and when each ticket lapses. */
+    static final String QUEUE_SUFFIX = ":q";
+    static final String LAPSES_SUFFIX = ":ql";
+
+    /** Queues calls for a slot, asks again for them, or takes them out of the queue ({@code slot_wait.lua}). */
+    static final LuaScript SLOT_WAIT = LuaScript.load("slot_wait.lua");
+
     /** The suffix of the key that keeps what a (policy, key) learned from its upstream, beside its state. */
     static final String LEARNED_SUFFIX = ":up";
 
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
     static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH,
-            HOLD, LEARNED, LEASE);
+            HOLD, LEARNED, LEASE, SLOT_WAIT);
 
     /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
     private static LuaScript batchOf(List<LuaScript> scripts) {
@@ -111,7 +118,7 @@ final class DecisionScripts {
                 case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
-                case CONCURRENCY -> new Shape(CONCURRENCY, List.of(IN_FLIGHT_SUFFIX),
+                case CONCURRENCY -> new Shape(CONCURRENCY, List.of(IN_FLIGHT_SUFFIX, QUEUE_SUFFIX, LAPSES_SUFFIX),
                         Long.toString(dev.slidegate.core.DecisionStore.inFlightRetryMicros(policy)), limits);
             };
         }
@@ -195,6 +202,38 @@ final class DecisionScripts {
             cmd[4 + i] = Long.toString(leases.get(i));
         }
         return cmd;
+    }
+
+    /**
+     * {@code EVALSHA} arguments of {@link #SLOT_WAIT}: queues or asks again for {@code tickets} for {@code lapseMicros}, or
+     * takes them out of the queue ({@code lapseMicros} 0).
+     */
+    static String[] slotWait(Policy policy, String keyPrefix, List<Long> tickets, long lapseMicros) {
+        String[] cmd = new String[8 + tickets.size()];
+        cmd[0] = SLOT_WAIT.sha1();
+        cmd[1] = "3";
+        cmd[2] = keyPrefix + IN_FLIGHT_SUFFIX;
+        cmd[3] = keyPrefix + QUEUE_SUFFIX;
+        cmd[4] = keyPrefix + LAPSES_SUFFIX;
+        cmd[5] = Integer.toString(policy.maxInFlight());
+        cmd[6] = Long.toString(policy.leaseMicros());
+        cmd[7] = Long.toString(lapseMicros);
+        for (int i = 0; i < tickets.size(); i++) {
+            cmd[8 + i] = Long.toString(tickets.get(i));
+        }
+        return cmd;
+    }
+
+    /** The turn a reply of {@link #SLOT_WAIT} says. */
+    static DecisionStore.Turn turn(Response r) {
+        int named = (r.size() - 2) / 2;
+        List<Long> tickets = new ArrayList<>(named);
+        List<Long> leases = new ArrayList<>(named);
+        for (int i = 0; i < named; i++) {
+            tickets.add(r.get(2 + 2 * i).toLong());
+            leases.add(r.get(3 + 2 * i).toLong());
+        }
+        return new DecisionStore.Turn(tickets, leases, r.get(0).toInteger(), r.get(1).toLong());
     }
 
     /** The limits a reply of {@link #LEARNED} names; a value not written by {@link #learned} names none. */

@@ -19,6 +19,7 @@ import dev.slidegate.core.LimiterStore;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.redis.client.Response;
 
 /**
  * The Redis store: one script call per decision, so every instance sharing a Redis sees the same
@@ -254,6 +255,32 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         String[] cmd = DecisionScripts.oldestLease(policy, DecisionScripts.keyPrefix(policy, key));
         Lateness.Call<Long> call = lateness.start(DecisionScripts.LEASE);
         calls.call(DecisionScripts.LEASE, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
+        return call.result;
+    }
+
+    @Override
+    public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {
+        if (lapseMicros < 1) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("a ticket lapses after 1 us at least"));
+        }
+        return slotWait(policy, key, tickets, lapseMicros).thenApply(DecisionScripts::turn);
+    }
+
+    @Override
+    public CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets) {
+        return slotWait(policy, key, tickets, 0).thenApply(r -> null);
+    }
+
+    private CompletionStage<Response> slotWait(Policy policy, String key, List<Long> tickets, long lapseMicros) {
+        String[] cmd;
+        try {
+            cmd = DecisionScripts.slotWait(policy, DecisionScripts.keyPrefix(policy, key),
+                    DecisionStore.checkTickets(policy, tickets), lapseMicros);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Lateness.Call<Response> call = lateness.start(DecisionScripts.SLOT_WAIT);
+        calls.call(DecisionScripts.SLOT_WAIT, cmd, call, reply -> call.complete(reply, r -> r));
         return call.result;
     }
 

@@ -124,6 +124,16 @@ public final class RefusalCache implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
+        return delegate.queue(policy, key, tickets, lapseMicros);
+    }
+
+    @Override
+    public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
+        return delegate.unqueue(policy, key, tickets);
+    }
+
+    @Override
     public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
         refusals.invalidate(id(policy, 1, key)); // a slot frees: this instance sees it at once
         return delegate.leave(policy, key, leases);

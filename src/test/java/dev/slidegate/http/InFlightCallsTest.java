@@ -151,6 +151,54 @@ class InFlightCallsTest {
         InFlightResource.gate(gate).complete(null); // the abandoned calls end too
     }
 
+    // max-wait on a concurrency policy: calls wait for the slot without a thread, run one at a time in the order they
+    // came as each one before ends, and a call whose max-wait runs out is refused in the concurrency form; a waiting
+    // client that goes away takes no slot from the call behind it
+    @Test
+    void callsWaitForTheSlotInArrivalOrder() throws Exception {
+        String tenant = "t-" + newGate();
+        String g1 = newGate();
+        String g2 = newGate();
+        String g3 = newGate();
+        var first = send("waits/" + g1, tenant);
+        awaitRunning(g1, 1);
+        var second = send("waits/" + g2, tenant);
+        Thread.sleep(200); // (the second waits: the third arrives after it)
+        var third = send("waits/" + g3, tenant);
+        Thread.sleep(200);
+        assertEquals(0, InFlightResource.running(g2) + InFlightResource.running(g3), "both wait while the first runs");
+        InFlightResource.gate(g1).complete(null);
+        assertEquals(200, first.join().statusCode());
+        awaitRunning(g2, 1);
+        assertEquals(0, InFlightResource.running(g3), "the third waits for the second");
+        InFlightResource.gate(g2).complete(null);
+        assertEquals(200, second.join().statusCode());
+        awaitRunning(g3, 1);
+        // the slot stays taken for longer than a max-wait: a call that waits for it is refused at the end of its wait
+        HttpResponse<String> late = send("waits/" + newGate(), tenant).join();
+        assertEquals(429, late.statusCode(), late.body());
+        assertTrue(late.body().contains("/problems/too-many-in-flight"), late.body());
+        // a waiting client goes away; the call behind it gets the slot when it frees
+        String gone = newGate();
+        String next = newGate();
+        try (Socket s = new Socket(base.getHost(), base.getPort())) {
+            s.getOutputStream().write(("GET " + base.getPath() + "waits/" + gone + " HTTP/1.1\r\nHost: localhost\r\nX-Tenant: "
+                    + tenant + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().flush();
+            Thread.sleep(200);
+        }
+        var after = send("waits/" + next, tenant);
+        Thread.sleep(200);
+        InFlightResource.gate(g3).complete(null);
+        assertEquals(200, third.join().statusCode());
+        awaitRunning(next, 1);
+        assertEquals(0, InFlightResource.running(gone), "the call whose client left never ran");
+        InFlightResource.gate(next).complete(null);
+        assertEquals(200, after.join().statusCode());
+        assertEquals(1, InFlightResource.MOST.get("waits").get(), "never two at once");
+        awaitLeasesEnded();
+    }
+
     // a concurrency policy beside a rate policy: a call refused by either holds and charges nothing on the other
     @Test
     void aCallRefusedByOnePolicyChargesNothingOnTheOther() {

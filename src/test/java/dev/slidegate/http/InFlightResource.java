@@ -90,6 +90,19 @@ public class InFlightResource {
         return Uni.createFrom().completionStage(gate(gate)).map(v -> "done").onTermination().invoke(() -> exit(gate));
     }
 
+    /** One at a time per tenant, a call waiting up to 3 s for the slot; every call counts itself in "waits" too. */
+    @GET
+    @Path("waits/{gate}")
+    @RateLimited(value = "in-flight-waits", maxInFlight = 1, maxWait = "3s", key = "header:X-Tenant")
+    public Uni<String> waits(@PathParam("gate") String gate) {
+        enter(gate);
+        enter("waits");
+        return Uni.createFrom().completionStage(gate(gate)).map(v -> "done").onTermination().invoke(() -> {
+            exit("waits");
+            exit(gate);
+        });
+    }
+
     /** A stream: one element at once, the last when its gate opens. */
     @GET
     @Path("stream/{gate}")

@@ -150,6 +150,16 @@ class DeciderTest {
             }
 
             @Override
+            public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
+                throw new IllegalStateException("store down");
+            }
+
+            @Override
+            public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
+                throw new IllegalStateException("store down");
+            }
+
+            @Override
             public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }

@@ -231,6 +231,17 @@ public final class ReferenceStore implements LimiterStore {
                 List.of(new LimitState(policy.limits().get(0), left - 1, left - 1 == 0 ? hint : 0)));
     }
 
+    /** Not modelled: waiting for a slot is checked against its oracle on the protected resource (SlotWaitsTest). */
+    @Override
+    public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {
+        throw new UnsupportedOperationException("the reference does not queue");
+    }
+
+    @Override
+    public CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets) {
+        throw new UnsupportedOperationException("the reference does not queue");
+    }
+
     @Override
     public synchronized CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> names) {
         long now = clock.nowMicros();

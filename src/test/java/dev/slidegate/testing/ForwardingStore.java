@@ -53,6 +53,16 @@ public class ForwardingStore implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
+        return delegate.queue(policy, key, tickets, lapseMicros);
+    }
+
+    @Override
+    public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
+        return delegate.unqueue(policy, key, tickets);
+    }
+
+    @Override
     public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
         return delegate.leave(policy, key, leases);
     }

@@ -1,0 +1,166 @@
+package dev.slidegate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.SlotWaits;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+
+/**
+ * Waiting for a slot (issue 40): two instances share a store (one {@link MemoryStore}, or two {@link RedisStore}s on one
+ * redis-server), each with its own {@link SlotWaits}. One slot per key; calls wait up to a max-wait. The oracle is the
+ * order the calls are admitted in and what a call that does not wait is told meanwhile.
+ */
+class SlotWaitsTest {
+
+    private static RedisServer server;
+    private static RedisClients clientsA;
+    private static RedisClients clientsB;
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.start();
+        clientsA = new RedisClients(server);
+        clientsB = new RedisClients(server);
+    }
+
+    @AfterAll
+    static void stop() {
+        clientsA.close();
+        clientsB.close();
+        server.close();
+    }
+
+    private static final Policy ONE = new Policy("one-at-a-time", List.of(new Limit(1, 30_000_000L)), Strategy.CONCURRENCY,
+            "ip", false);
+
+    /** Two instances on one store. */
+    private record Fleet(SlotWaits a, SlotWaits b) {
+    }
+
+    private static Fleet fleet(String store) {
+        if (store.equals("memory")) {
+            MemoryStore shared = new MemoryStore(dev.slidegate.core.Clock.system(), 1000);
+            return new Fleet(new SlotWaits(shared, System::nanoTime), new SlotWaits(shared, System::nanoTime));
+        }
+        return new Fleet(new SlotWaits(new RedisStore(clientsA.dataSource(), Duration.ofSeconds(5)), System::nanoTime),
+                new SlotWaits(new RedisStore(clientsB.dataSource(), Duration.ofSeconds(5)), System::nanoTime));
+    }
+
+    private static Decision now(DecisionStore store, String key) {
+        return store.acquire(ONE, key, 1, 0).toCompletableFuture().join();
+    }
+
+    private static CompletableFuture<Decision> waiting(SlotWaits store, String key, long maxWaitMillis,
+            ConcurrentLinkedQueue<String> order, String name) throws InterruptedException {
+        CompletableFuture<Decision> d = store.acquire(ONE, key, 1, maxWaitMillis * 1000).toCompletableFuture()
+                .whenComplete((decision, e) -> {
+                    if (decision != null && decision.allowed()) {
+                        order.add(name);
+                    }
+                });
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (store.waiting(ONE, key) == 0 && !d.isDone() && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(SlotWaits.POLL_NANOS / 1_000_000); // its ticket asked for: the next call arrives after it
+        return d;
+    }
+
+    private static void leave(DecisionStore store, String key, Decision lease) {
+        assertEquals(List.of(), store.leave(ONE, key, List.of(lease.atMicros())).toCompletableFuture().join());
+    }
+
+    // calls of one key queued on two instances get the slot in the order they arrived, each as the one before leaves it,
+    // and a call that does not wait never takes a slot a queued call waits for
+    @ParameterizedTest
+    @ValueSource(strings = { "memory", "redis" })
+    void queuedCallsGetTheSlotInArrivalOrderAcrossInstances(String store) throws Exception {
+        Fleet fleet = fleet(store);
+        String key = UUID.randomUUID().toString();
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        Decision first = now(fleet.a(), key);
+        assertTrue(first.allowed());
+        CompletableFuture<Decision> w1 = waiting(fleet.a(), key, 10_000, order, "w1");
+        CompletableFuture<Decision> w2 = waiting(fleet.b(), key, 10_000, order, "w2");
+        CompletableFuture<Decision> w3 = waiting(fleet.a(), key, 10_000, order, "w3");
+        assertFalse(w1.isDone() || w2.isDone() || w3.isDone(), "the slot is held: all three wait");
+        leave(fleet.a(), key, first);
+        Decision d1 = w1.get(5, TimeUnit.SECONDS);
+        assertTrue(d1.allowed());
+        assertFalse(now(fleet.b(), key).allowed(), "the slot is w1's");
+        leave(fleet.a(), key, d1);
+        Decision d2 = w2.get(5, TimeUnit.SECONDS); // on the other instance: at its next turn
+        assertTrue(d2.allowed());
+        assertFalse(w3.isDone());
+        leave(fleet.b(), key, d2);
+        Decision d3 = w3.get(5, TimeUnit.SECONDS);
+        assertTrue(d3.allowed());
+        assertEquals(List.of("w1", "w2", "w3"), List.copyOf(order));
+        assertFalse(now(fleet.b(), key).allowed(), "w3 holds the slot");
+        leave(fleet.a(), key, d3);
+        Decision last = now(fleet.b(), key);
+        assertTrue(last.allowed(), "no one waits any more: a call that does not wait is admitted");
+        leave(fleet.b(), key, last);
+    }
+
+    // a call whose max-wait is over is refused, and leaves the queue: the call behind it gets the slot next
+    @ParameterizedTest
+    @ValueSource(strings = { "memory", "redis" })
+    void aCallRefusedAtItsMaxWaitLeavesTheQueue(String store) throws Exception {
+        Fleet fleet = fleet(store);
+        String key = UUID.randomUUID().toString();
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        Decision first = now(fleet.a(), key);
+        CompletableFuture<Decision> brief = waiting(fleet.a(), key, 200, order, "brief");
+        CompletableFuture<Decision> patient = waiting(fleet.b(), key, 10_000, order, "patient");
+        Decision refused = brief.get(5, TimeUnit.SECONDS);
+        assertFalse(refused.allowed(), "refused once its 200 ms were over");
+        assertEquals(DecisionStore.inFlightRetryMicros(ONE), refused.retryAfterMicros());
+        leave(fleet.a(), key, first);
+        assertTrue(patient.get(5, TimeUnit.SECONDS).allowed());
+        assertEquals(List.of("patient"), List.copyOf(order));
+        leave(fleet.b(), key, patient.join());
+        assertEquals(0, fleet.a().waiting(ONE, key) + fleet.b().waiting(ONE, key));
+    }
+
+    // an instance that stops asking (it died) holds its place for the lapse only: its ticket reserves the slot until
+    // then (a call that does not wait is refused), then the next in line gets it
+    @ParameterizedTest
+    @ValueSource(strings = { "memory", "redis" })
+    void theTicketOfAnInstanceThatStoppedAskingLapses(String store) throws Exception {
+        Fleet fleet = fleet(store);
+        String key = UUID.randomUUID().toString();
+        ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
+        Decision first = now(fleet.a(), key);
+        DecisionStore.Turn dead = fleet.b().delegate().queue(ONE, key, List.of(0L), SlotWaits.LAPSE_MICROS)
+                .toCompletableFuture().join(); // queued once, never asked for again
+        assertEquals(List.of(0L), dead.leases());
+        CompletableFuture<Decision> alive = waiting(fleet.a(), key, 10_000, order, "alive");
+        leave(fleet.a(), key, first);
+        assertFalse(now(fleet.b(), key).allowed(), "the slot waits for the first ticket while it has not lapsed");
+        Decision d = alive.get(5, TimeUnit.SECONDS);
+        assertTrue(d.allowed(), "the next in line, once the first ticket lapsed");
+        leave(fleet.a(), key, d);
+    }
+}
