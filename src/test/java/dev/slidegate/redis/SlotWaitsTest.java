@@ -28,7 +28,8 @@ import dev.slidegate.testing.RedisServer;
 
 /**
  * Waiting for a slot (issue 40): two instances share a store (one {@link MemoryStore}, or two {@link RedisStore}s on one
- * redis-server), each with its own {@link SlotWaits}. One slot per key; calls wait up to a max-wait. The oracle is the
+ * redis-server, or on one 6-node Redis Cluster), each with its own {@link SlotWaits}. One slot per key; calls wait up to a
+ * max-wait. The oracle is the
  * order the calls are admitted in and what a call that does not wait is told meanwhile.
  */
 class SlotWaitsTest {
@@ -36,12 +37,18 @@ class SlotWaitsTest {
     private static RedisServer server;
     private static RedisClients clientsA;
     private static RedisClients clientsB;
+    private static dev.slidegate.testing.RedisCluster cluster;
+    private static RedisClients clusterA;
+    private static RedisClients clusterB;
 
     @BeforeAll
     static void start() {
         server = RedisServer.start();
         clientsA = new RedisClients(server);
         clientsB = new RedisClients(server);
+        cluster = dev.slidegate.testing.RedisCluster.start(Duration.ofSeconds(15));
+        clusterA = new RedisClients(cluster);
+        clusterB = new RedisClients(cluster);
     }
 
     @AfterAll
@@ -49,6 +56,9 @@ class SlotWaitsTest {
         clientsA.close();
         clientsB.close();
         server.close();
+        clusterA.close();
+        clusterB.close();
+        cluster.close();
     }
 
     private static final Policy ONE = new Policy("one-at-a-time", List.of(new Limit(1, 30_000_000L)), Strategy.CONCURRENCY,
@@ -63,8 +73,13 @@ class SlotWaitsTest {
             MemoryStore shared = new MemoryStore(dev.slidegate.core.Clock.system(), 1000);
             return new Fleet(new SlotWaits(shared, System::nanoTime), new SlotWaits(shared, System::nanoTime));
         }
-        return new Fleet(new SlotWaits(new RedisStore(clientsA.dataSource(), Duration.ofSeconds(5)), System::nanoTime),
-                new SlotWaits(new RedisStore(clientsB.dataSource(), Duration.ofSeconds(5)), System::nanoTime));
+        RedisClients a = store.equals("cluster") ? clusterA : clientsA;
+        RedisClients b = store.equals("cluster") ? clusterB : clientsB;
+        return new Fleet(new SlotWaits(redis(a), System::nanoTime), new SlotWaits(redis(b), System::nanoTime));
+    }
+
+    private static RedisStore redis(RedisClients clients) {
+        return new RedisStore(clients.dataSource(), clients.nodes(), RedisStore.Options.of(Duration.ofSeconds(5)));
     }
 
     private static Decision now(DecisionStore store, String key) {
@@ -94,7 +109,7 @@ class SlotWaitsTest {
     // calls of one key queued on two instances get the slot in the order they arrived, each as the one before leaves it,
     // and a call that does not wait never takes a slot a queued call waits for
     @ParameterizedTest
-    @ValueSource(strings = { "memory", "redis" })
+    @ValueSource(strings = { "memory", "redis", "cluster" })
     void queuedCallsGetTheSlotInArrivalOrderAcrossInstances(String store) throws Exception {
         Fleet fleet = fleet(store);
         String key = UUID.randomUUID().toString();
@@ -126,7 +141,7 @@ class SlotWaitsTest {
 
     // a call whose max-wait is over is refused, and leaves the queue: the call behind it gets the slot next
     @ParameterizedTest
-    @ValueSource(strings = { "memory", "redis" })
+    @ValueSource(strings = { "memory", "redis", "cluster" })
     void aCallRefusedAtItsMaxWaitLeavesTheQueue(String store) throws Exception {
         Fleet fleet = fleet(store);
         String key = UUID.randomUUID().toString();
@@ -147,7 +162,7 @@ class SlotWaitsTest {
     // an instance that stops asking (it died) holds its place for the lapse only: its ticket reserves the slot until
     // then (a call that does not wait is refused), then the next in line gets it
     @ParameterizedTest
-    @ValueSource(strings = { "memory", "redis" })
+    @ValueSource(strings = { "memory", "redis", "cluster" })
     void theTicketOfAnInstanceThatStoppedAskingLapses(String store) throws Exception {
         Fleet fleet = fleet(store);
         String key = UUID.randomUUID().toString();
