@@ -43,6 +43,8 @@ public class Leases {
         /** When the store last confirmed these leases (monotonic), or they were taken. */
         volatile long renewedNanos;
         final AtomicBoolean renewing = new AtomicBoolean();
+        /** Leases of calls that ended in this turn of the event loop, ended in the store together after it; guarded by this. */
+        List<Long> ending;
 
         Group(String id, Policy policy, String key, long now) {
             this.id = id;
@@ -170,16 +172,46 @@ public class Leases {
         held.decrementAndGet();
         stats.left(g.policy.name(), false);
         forgetIfEmpty(g);
+        io.vertx.core.Context loop = Vertx.currentContext();
+        if (loop == null || !io.vertx.core.Context.isOnEventLoopThread()) {
+            leave(g, List.of(name));
+            return;
+        }
+        // on an event loop: the calls of this key that end in the same turn (responses written together) end in one
+        // store call, sent once the turn is over
+        boolean first;
+        synchronized (g) {
+            first = g.ending == null;
+            if (first) {
+                g.ending = new ArrayList<>(2);
+            }
+            g.ending.add(name);
+        }
+        if (first) {
+            loop.runOnContext(v -> {
+                List<Long> names;
+                synchronized (g) {
+                    names = g.ending;
+                    g.ending = null;
+                }
+                for (int from = 0; from < names.size(); from += 1_000) {
+                    leave(g, names.subList(from, Math.min(names.size(), from + 1_000)));
+                }
+            });
+        }
+    }
+
+    private void leave(Group g, List<Long> names) {
         try {
-            store.leave(g.policy, g.key, List.of(name)).whenComplete((lost, error) -> {
+            store.leave(g.policy, g.key, List.copyOf(names)).whenComplete((lost, error) -> {
                 if (error != null) {
-                    LOG.debugf("Slidegate: a lease of policy '%s' could not be ended (%s); it expires after %s",
+                    LOG.debugf("Slidegate: leases of policy '%s' could not be ended (%s); they expire after %s",
                             g.policy.name(),
                             error, dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000));
                 }
             });
         } catch (RuntimeException e) {
-            LOG.debugf("Slidegate: a lease of policy '%s' could not be ended (%s)", g.policy.name(), e);
+            LOG.debugf("Slidegate: leases of policy '%s' could not be ended (%s)", g.policy.name(), e);
         }
     }
 

@@ -33,11 +33,18 @@ class LeasesTest {
     private final ManualClock clock = new ManualClock();
     private final MemoryStore memory = new MemoryStore(clock, 100);
     private final List<List<Long>> renewals = new ArrayList<>();
+    private final List<List<Long>> releases = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final DecisionStore counted = new ForwardingStore(memory) {
         @Override
         public CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases) {
             renewals.add(leases);
             return super.renew(policy, key, leases);
+        }
+
+        @Override
+        public CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> leases) {
+            releases.add(leases);
+            return super.leave(policy, key, leases);
         }
     };
     private final DeciderTest.ManualTimers timers = new DeciderTest.ManualTimers();
@@ -60,6 +67,34 @@ class LeasesTest {
         for (long t = 0; t < micros; t += stepMicros) {
             timers.advance(clock, stepMicros);
         }
+    }
+
+    // calls of one key that end in one turn of an event loop (responses written together) end in one store call after
+    // it; off an event loop each ends at once
+    @Test
+    void callsEndingInOneTurnOfTheLoopEndTheirLeasesInOneStoreCall() throws Exception {
+        Outcome.Admitted a = assertInstanceOf(Outcome.Admitted.class, call("k"));
+        Outcome.Admitted b = assertInstanceOf(Outcome.Admitted.class, call("k"));
+        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+        try {
+            java.util.concurrent.CompletableFuture<Void> ended = new java.util.concurrent.CompletableFuture<>();
+            vertx.getOrCreateContext().runOnContext(v -> {
+                a.end();
+                b.end();
+                assertEquals(List.of(), releases, "nothing sent before the turn is over");
+                ended.complete(null);
+            });
+            ended.join();
+            dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(10), releases::size, n -> n == 1,
+                    "one release sent after the turn");
+            assertEquals(List.of(List.of(a.decisions().get(0).atMicros(), b.decisions().get(0).atMicros())), releases);
+        } finally {
+            vertx.close();
+        }
+        assertTrue(assertInstanceOf(Outcome.Admitted.class, call("k")).decisions().get(0).allowed(), "both slots free");
+        Outcome.Admitted c = assertInstanceOf(Outcome.Admitted.class, call("k"));
+        c.end();
+        assertEquals(2, releases.size(), "off an event loop: ended at once");
     }
 
     @Test
