@@ -293,4 +293,22 @@ class InFlightCallsTest {
         awaitLeasesEnded();
         InFlightResource.gate(gate).complete(null);
     }
+
+    // a call timed out by its caller (Mutiny's timeout cancels what it waits for): its slot comes back at the timeout,
+    // though the work it waited for never finished
+    @Test
+    void aCallTimedOutByItsCallerGivesItsSlotBack() {
+        String gate = newGate();
+        Throwable timedOut = work.run(gate).ifNoItem().after(Duration.ofMillis(300)).fail().subscribe().asCompletionStage()
+                .handle((r, e) -> e).join();
+        assertTrue(timedOut != null && timedOut.toString().contains("Timeout"), String.valueOf(timedOut));
+        awaitLeasesEnded();
+        String next = newGate();
+        var done = work.run(next).subscribe().asCompletionStage();
+        awaitRunning(next, 1);
+        InFlightResource.gate(next).complete(null);
+        assertEquals("done", done.join());
+        awaitLeasesEnded();
+        InFlightResource.gate(gate).complete(null);
+    }
 }
