@@ -27,7 +27,7 @@ import dev.slidegate.testing.RedisServer;
  * length under one API key, spread over the instances, and ask again soon after a refusal. The oracle is the archive
  * itself: each answer says when it started and ended ({@code startedAt}, {@code endedAt}: the wall clock every process
  * on this machine shares). At no instant do more than 2 of those intervals overlap, and while the clients keep asking,
- * 2 run at least 90% of the time. Before the measured 8 s, the same clients warm the instances up for 3 s under another
+ * 2 run at least 90% of the time. Before the measured 8 s, the same clients warm the instances up for 2 s under another
  * API key. Redis late enough that an instance's breaker opens is answered 503 by the fail mode (closed, the default of a
  * limit of calls in flight): counted, never an archive more.
  */
@@ -47,7 +47,7 @@ class InFlightFleetIT {
             List<ServiceProcess> instances = fleet.instances();
             // first a warm-up under another API key: the three JVMs compile the paths they run (a cold JVM on 2 shared
             // cores takes a few hundred ms per call at first, which is no part of what the limit keeps)
-            hammer(instances, "warm-up", 3_000_000_000L, new Clients());
+            hammer(instances, "warm-up", 2_000_000_000L, new Clients());
             Clients clients = new Clients();
             long stopWall = micros(Instant.now()) + 8_000_000; // when the clients stop asking, on the runs' clock
             hammer(instances, "fleet", 8_000_000_000L, clients);

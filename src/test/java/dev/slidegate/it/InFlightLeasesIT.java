@@ -27,7 +27,8 @@ import dev.slidegate.testing.RedisServer;
  * instances on one redis-server, the demo's {@code archives} (2 at once per API key) with leases of 3 s (renewed every
  * second). The instance that took both slots is killed ({@code kill -9}) or stopped ({@code SIGSTOP}) while its archives
  * run; the other instance is asked every 100 ms, and its answers (stamped by the test's clock before each is sent)
- * say when the slots came back.
+ * say when the slots came back. The two scenarios run side by side (each with its own instances): they mostly wait
+ * for leases to expire.
  */
 class InFlightLeasesIT {
 
@@ -41,6 +42,7 @@ class InFlightLeasesIT {
     // last renewal's lease could have run out (2 s after the kill at the earliest), and within the lease time and one
     // renewal of the kill
     @Test
+    @org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
     void theSlotsOfAKilledInstanceComeBackAfterTheLeaseTime() throws Exception {
         try (RedisServer redis = RedisServer.start(); ServiceProcess.Fleet fleet = fleet(redis)) {
             ServiceProcess holder = fleet.instances().get(0);
@@ -67,6 +69,7 @@ class InFlightLeasesIT {
     // cannot stop work that has started: 4 at once for a while, as docs/strategies.md says), it says so in one WARN line,
     // and the end of its calls releases nothing of the other's: the other's 2 still hold both slots after
     @Test
+    @org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
     void aStoppedInstanceLosesItsLeasesAndSaysSo() throws Exception {
         try (RedisServer redis = RedisServer.start(); ServiceProcess.Fleet fleet = fleet(redis)) {
             ServiceProcess holder = fleet.instances().get(0);
@@ -77,11 +80,11 @@ class InFlightLeasesIT {
             long stoppedAt = System.nanoTime();
             List<CompletableFuture<HttpResponse<String>>> meanwhile = new ArrayList<>();
             try {
-                long back = firstAdmission(other, key, stoppedAt, 14, meanwhile);
+                long back = firstAdmission(other, key, stoppedAt, 8, meanwhile);
                 long after = (back - stoppedAt) / 1_000_000;
                 System.out.printf("SIGSTOP: the other instance admitted again %d ms after the stop%n", after);
                 assertTrue(after <= LEASE_MILLIS + RENEWAL_MILLIS, "admitted only " + after + " ms after the stop");
-                meanwhile.add(archive(other, key, 14)); // the second slot
+                meanwhile.add(archive(other, key, 8)); // the second slot
                 eventually(() -> inFlight(other, key) == 2, "both slots held by the other instance");
                 assertEquals(429, archive(other, key, 0.1).join().statusCode(), "both slots held by the other instance");
                 Thread.sleep(LEASE_MILLIS); // past a lease time: the other's leases are renewed, still held

@@ -231,7 +231,10 @@ public final class ReferenceStore implements LimiterStore {
                 List.of(new LimitState(policy.limits().get(0), left - 1, left - 1 == 0 ? hint : 0)));
     }
 
-    /** Not modelled: waiting for a slot is checked against its oracle on the protected resource (SlotWaitsTest). */
+    /**
+     * Not modelled: waiting for a slot is checked against its oracle on the protected resource
+     * (RedisSlotWaitsStoreContractTest).
+     */
     @Override
     public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {
         throw new UnsupportedOperationException("the reference does not queue");

@@ -32,7 +32,7 @@ import dev.slidegate.testing.RedisServer;
  * max-wait. The oracle is the
  * order the calls are admitted in and what a call that does not wait is told meanwhile.
  */
-class SlotWaitsTest {
+class RedisSlotWaitsStoreContractTest {
 
     private static RedisServer server;
     private static RedisClients clientsA;
