@@ -74,14 +74,25 @@ public final class Overrides {
          * held for a permit (one reserved for it stays charged).
          */
         public static Decision exempted(Decision d) {
-            return d.allowed() && !d.waits() ? d
-                    : new Decision(d.policy(), true, -1, 0, d.atMicros() - d.waitMicros(), d.states(), d.fallback());
+            if (d.allowed() && !d.waits()) {
+                return d;
+            }
+            if (d.policy().strategy().inFlight()) { // a full key: it runs beside the others, holding no lease
+                return new Decision(d.policy(), true, -1, 0, UNLEASED, d.states(), d.fallback());
+            }
+            return new Decision(d.policy(), true, -1, 0, d.atMicros() - d.waitMicros(), d.states(), d.fallback());
         }
 
         boolean liveAt(long nowMicros) {
             return nowMicros < expiresMicros;
         }
     }
+
+    /**
+     * The instant of an exempt call of a policy of calls in flight admitted beside a full key: it holds no lease (the
+     * store granted none), so there is none to renew or end.
+     */
+    public static final long UNLEASED = Long.MIN_VALUE;
 
     /** The overrides of one policy: its own, its plans' (by plan policy name) and its keys'. */
     private static final class Scope {

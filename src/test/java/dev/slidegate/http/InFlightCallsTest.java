@@ -254,6 +254,57 @@ class InFlightCallsTest {
         awaitLeasesEnded();
     }
 
+    // overrides as on a rate policy: new limits for a key ("1/30s": 1 in flight, leases of 30 s) take effect for its
+    // next call; an exempt key runs beside a full one and takes no slot; a dry-run policy runs every call and holds
+    // leases only for those within its limit (none lost, none left)
+    @Test
+    void overridesAndDryRunApplyToCallsInFlight() {
+        String tenant = "t-" + newGate();
+        String override = "/admin/policies/in-flight/keys/hdr:" + tenant + "/override";
+        admin().contentType("application/json").body("{\"limits\": [\"1/30s\"]}").put(override).then().statusCode(200);
+        String gate = newGate();
+        var first = send("uni/" + gate, tenant);
+        awaitRunning(gate, 1);
+        HttpResponse<String> second = send("uni/" + newGate(), tenant).join();
+        assertEquals(429, second.statusCode(), "1 in flight for this key: " + second.body());
+        assertTrue(second.body().contains("1 call at once") || second.body().contains("1 in flight"), second.body());
+        admin().contentType("application/json").body("{\"exempt\": true}").put(override).then().statusCode(200);
+        String exempt = newGate();
+        var a = send("uni/" + exempt, tenant);
+        var b = send("uni/" + exempt, tenant);
+        awaitRunning(exempt, 2); // beside the first: 3 run, the key's 2 slots notwithstanding
+        InFlightResource.gate(exempt).complete(null);
+        assertEquals(200, a.join().statusCode());
+        assertEquals(200, b.join().statusCode());
+        InFlightResource.gate(gate).complete(null);
+        assertEquals(200, first.join().statusCode());
+        admin().delete(override).then().statusCode(204);
+        awaitLeasesEnded();
+        assertEquals(0.0, lostLeases(), "an exempt call beside a full key held no lease to lose");
+        assertTwoRunAgain("uni", tenant, 200);
+
+        String dry = newGate();
+        var c = send("dry/" + dry, tenant);
+        var d = send("dry/" + dry, tenant);
+        awaitRunning(dry, 2); // 1 at once in dry run: the second runs too
+        assertEquals(1, leases.inFlight(), "only the call within the limit holds a lease");
+        InFlightResource.gate(dry).complete(null);
+        assertEquals(200, c.join().statusCode());
+        assertEquals(200, d.join().statusCode());
+        awaitLeasesEnded();
+        assertEquals(0.0, lostLeases());
+    }
+
+    private static io.restassured.specification.RequestSpecification admin() {
+        return io.restassured.RestAssured.given().auth().preemptive().basic("admin", "slidegate-demo");
+    }
+
+    private static double lostLeases() {
+        String metrics = io.restassured.RestAssured.given().get("/q/metrics").asString();
+        return metrics.lines().filter(l -> l.startsWith("slidegate_leases_lost_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
     // limited by configuration alone (paths): 1 at once; the router ends the lease with the response
     @Test
     void aPathPolicyHoldsItsSlotUntilTheResponseEnds() {

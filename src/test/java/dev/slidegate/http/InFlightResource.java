@@ -103,6 +103,15 @@ public class InFlightResource {
         });
     }
 
+    /** 1 at a time per tenant, in dry run: every call runs, those beyond it logged as refusals would be. */
+    @GET
+    @Path("dry/{gate}")
+    @RateLimited(value = "in-flight-dry", maxInFlight = 1, key = "header:X-Tenant", dryRun = RateLimited.Toggle.ON)
+    public Uni<String> dry(@PathParam("gate") String gate) {
+        enter(gate);
+        return Uni.createFrom().completionStage(gate(gate)).map(v -> "done").onTermination().invoke(() -> exit(gate));
+    }
+
     /** A stream: one element at once, the last when its gate opens. */
     @GET
     @Path("stream/{gate}")
