@@ -273,6 +273,7 @@ class InFlightCallsTest {
         var a = send("uni/" + exempt, tenant);
         var b = send("uni/" + exempt, tenant);
         awaitRunning(exempt, 2); // beside the first: 3 run, the key's 2 slots notwithstanding
+        assertEquals(1, leases.inFlight(), "the exempt calls beside a full key hold no lease (the store granted none)");
         InFlightResource.gate(exempt).complete(null);
         assertEquals(200, a.join().statusCode());
         assertEquals(200, b.join().statusCode());
