@@ -120,7 +120,9 @@ class InFlightLeasesIT {
     }
 
     // max-wait across instances (packaged, so natively too): with both slots taken, calls that arrive on either
-    // instance wait instead of being refused, and run in the order they came as slots free, never more than 2 at once
+    // instance wait instead of being refused, and run in the order they came as slots free, never more than 2 at once.
+    // The runs are spaced so that one slot frees at a time (at 1.5 s, then every 1 s, and at 4.2 s): when two free at
+    // once the first two tickets get them, and which of the two starts first depends on when each instance asks
     @Test
     @org.junit.jupiter.api.parallel.Execution(org.junit.jupiter.api.parallel.ExecutionMode.CONCURRENT)
     void callsWaitForASlotInArrivalOrderAcrossInstances() throws Exception {
@@ -131,10 +133,10 @@ class InFlightLeasesIT {
             ServiceProcess b = fleet.instances().get(1);
             String key = UUID.randomUUID().toString();
             List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>(List.of(archive(a, key, 1.5),
-                    archive(a, key, 1.5)));
+                    archive(a, key, 4.2)));
             eventually(() -> inFlight(b, key) == 2, "2 archives running");
             for (ServiceProcess target : List.of(b, a, b, a)) { // each arrives once the one before is queued
-                all.add(archive(target, key, 0.5));
+                all.add(archive(target, key, 1));
                 Thread.sleep(300);
             }
             List<long[]> runs = new ArrayList<>();
