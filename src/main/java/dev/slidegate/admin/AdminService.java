@@ -270,8 +270,8 @@ public class AdminService {
         for (LimitState s : d.states()) {
             long used = s.limit().permits() - s.remaining();
             usage = Math.max(usage, used / (double) s.limit().permits());
-            limits.add(new LimitView(inFlight ? s.limit().permits() + " in flight" : s.limit().toString(), used, s.remaining(),
-                    (s.resetMicros() + 999) / 1000));
+            limits.add(new LimitView(inFlight ? s.limit().permits() + " in flight" : text(d.policy(), s.limit()), used,
+                    s.remaining(), (s.resetMicros() + 999) / 1000));
         }
         return new KeyView(key, usage, limits, waiting, oldestLeaseMs);
     }
@@ -281,6 +281,11 @@ public class AdminService {
         if (p.strategy().inFlight()) {
             return List.of(p.maxInFlight() + " in flight");
         }
-        return p.limits().stream().map(Limit::toString).toList();
+        return p.limits().stream().map(l -> text(p, l)).toList();
+    }
+
+    /** A limit as the admin shows it: {@code 500/2s}, or with the policy's own unit {@code 20000 tokens/1m}. */
+    private static String text(Policy p, Limit l) {
+        return p.countsOwnUnit() ? l.permits() + " " + p.unit() + "/" + l.windowText() : l.toString();
     }
 }

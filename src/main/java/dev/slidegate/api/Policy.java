@@ -21,9 +21,34 @@ import java.util.regex.Pattern;
  * @param maxWaitMicros how long a call may wait for its permit instead of being refused, 0 to one day; 0 (the
  *        default): refused at once. A call whose permit frees within it is admitted for that instant and held until
  *        then; one whose permit frees later is refused at once
+ * @param unit what a permit counts: {@value #REQUESTS} (the default), or a unit of the service's own ({@code tokens},
+ *        {@code bytes}: lower-case letters, digits and '-', at most 32); a policy of calls in flight counts
+ *        {@value #CONCURRENT_REQUESTS}. Said in the RateLimit fields (the draft's {@code qu}), problems, metrics and the
+ *        admin
  */
 public record Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
-        int cells, FailMode failMode, long maxWaitMicros) {
+        int cells, FailMode failMode, long maxWaitMicros, String unit) {
+
+    /** The unit of a policy that names none: one permit per call. */
+    public static final String REQUESTS = "requests";
+
+    /** The unit of a policy of calls in flight: one slot per call running. */
+    public static final String CONCURRENT_REQUESTS = "concurrent-requests";
+
+    private static final Pattern UNIT = Pattern.compile("[a-z][a-z0-9-]{0,31}");
+
+    /**
+     * Checks a unit's spelling.
+     *
+     * @throws IllegalArgumentException saying what a unit may be
+     */
+    public static String checkUnit(String unit) {
+        if (unit == null || !UNIT.matcher(unit).matches()) {
+            throw new IllegalArgumentException("'" + unit + "' is not a unit: use a lower-case word of at most 32 letters, "
+                    + "digits or '-' (requests, tokens, bytes, ...)");
+        }
+        return unit;
+    }
 
     /** The longest {@code max-wait} a policy may have: one day. */
     public static final long MAX_WAIT_LIMIT_MICROS = 86_400_000_000L;
@@ -66,6 +91,22 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
             throw new IllegalArgumentException("policy '" + name + "' has a max-wait of " + maxWaitMicros
                     + " us: expected 0 (refuse at once) to one day");
         }
+        if (unit == null) {
+            unit = strategy.inFlight() ? CONCURRENT_REQUESTS : REQUESTS;
+        }
+        checkUnit(unit);
+        if (strategy.inFlight() != unit.equals(CONCURRENT_REQUESTS)) {
+            throw new IllegalArgumentException(strategy.inFlight()
+                    ? "policy '" + name + "' limits calls in flight: it counts " + CONCURRENT_REQUESTS + ", not " + unit
+                    : "policy '" + name + "' counts calls per window: " + CONCURRENT_REQUESTS
+                            + " is the unit of max-in-flight");
+        }
+    }
+
+    /** A policy counting requests (or, for calls in flight, concurrent requests). */
+    public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
+            int cells, FailMode failMode, long maxWaitMicros) {
+        this(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, null);
     }
 
     /** A policy whose calls never wait: refused at once. */
@@ -92,22 +133,22 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
 
     /** This policy under another name (a plan's policy, the local share of the fail modes). */
     public Policy withName(String name) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
     }
 
     /** This policy with other limits (an override, the local share of the fail modes). */
     public Policy withLimits(List<Limit> limits) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
     }
 
     /** This policy, reporting only ({@code true}) or enforcing ({@code false}) its refusals. */
     public Policy withDryRun(boolean dryRun) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
     }
 
     /** This policy with another max-wait (a plan's own). */
     public Policy withMaxWait(long maxWaitMicros) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros);
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
     }
 
     /** The largest N of all limits: the most entries an exact log ever needs to keep. */
@@ -136,6 +177,16 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
     /** For a {@link Strategy#CONCURRENCY} policy: how long a lease lives unless its instance renews it. */
     public long leaseMicros() {
         return limits.get(0).windowMicros();
+    }
+
+    /** This policy counting another unit. */
+    public Policy withUnit(String unit) {
+        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
+    }
+
+    /** Whether its permits count something else than requests (tokens, bytes): said wherever its limits are. */
+    public boolean countsOwnUnit() {
+        return !strategy.inFlight() && !REQUESTS.equals(unit);
     }
 
     /** The quota name of limit {@code i} in the RateLimit fields: {@code products-2s}; a concurrency policy's own name. */

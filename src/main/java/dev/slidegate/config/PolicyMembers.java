@@ -20,7 +20,7 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
-        Map<String, Long> planMaxWaits, Optional<Boolean> outgoing) {
+        Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -87,9 +87,25 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             throw fail(prefix + "cells: '" + c + "' is not a number of cells: expected 1 to 100, e.g. 10");
         });
         Optional<FailMode> failMode = p.failMode();
+        Optional<String> unit = p.unit().map(u -> {
+            try {
+                dev.slidegate.api.Policy.checkUnit(u);
+            } catch (IllegalArgumentException e) {
+                throw fail(prefix + "unit: " + e.getMessage());
+            }
+            if (lease.isPresent()) {
+                throw fail(prefix + "unit: a policy with max-in-flight counts calls running (concurrent-requests): "
+                        + "leave its unit out");
+            }
+            if (u.equals(dev.slidegate.api.Policy.CONCURRENT_REQUESTS)) {
+                throw fail(prefix + "unit: concurrent-requests is the unit of max-in-flight; a policy of windows counts "
+                        + "requests, or a unit of its own (tokens, bytes, ...)");
+            }
+            return u;
+        });
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
-                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing());
+                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit);
     }
 
     /**

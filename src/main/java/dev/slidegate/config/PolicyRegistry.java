@@ -214,8 +214,14 @@ public class PolicyRegistry {
         long maxWait = cfg != null && cfg.maxWaitMicros().isPresent() ? cfg.maxWaitMicros().get()
                 : !declared.maxWait().isBlank() ? declaredMaxWait(declared.maxWait(), origin + "(maxWait)")
                         : defaults.maxWaitMicros().orElse(0L);
+        if (strategy.inFlight() && cfg != null && cfg.unit().isPresent()) {
+            throw fail(origin + ": policy '" + name + "' limits calls in flight, which count calls running "
+                    + "(concurrent-requests): leave slidegate.policies." + name + ".unit out");
+        }
+        String unit = strategy.inFlight() ? null
+                : cfg != null && cfg.unit().isPresent() ? cfg.unit().get() : defaults.unit().orElse(null);
         Policy own = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode,
-                maxWait), origin);
+                maxWait, unit), origin);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {
             cfg.plans().forEach((plan, planLimits) -> plans.put(plan,

@@ -35,7 +35,8 @@ public final class SettingsCheck {
     }
 
     private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
-            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing", "max-in-flight", "lease");
+            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing", "max-in-flight", "lease",
+            "unit");
 
     /**
      * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as

@@ -326,6 +326,13 @@ public interface SlidegateConfig {
         Optional<Boolean> outgoing();
 
         /**
+         * What a permit counts: {@code requests} (the default: one permit per call, or {@code cost} per call), or a unit
+         * of the service's own ({@code tokens}, {@code bytes}), said in the RateLimit fields ({@code qu}), problem bodies,
+         * metrics and the admin. Not for {@code max-in-flight}, which counts calls running.
+         */
+        Optional<String> unit();
+
+        /**
          * Limits per plan: {@code slidegate.policies.<name>.plans.<plan>.limits=10000/1h}. A caller's plan
          * comes from the {@code PlanResolver} bean; callers without one (or with a plan this policy does
          * not list) get the {@code default-plan}, or the policy's own {@code limits} without one.

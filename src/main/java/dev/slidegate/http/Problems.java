@@ -2,6 +2,7 @@ package dev.slidegate.http;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimitExceededException;
 
 /** The problem bodies Slidegate answers with, built in one place for the JAX-RS mappers and the path limiter. */
@@ -22,11 +23,12 @@ public final class Problems {
         Decision d = e.decision();
         String limit = d.trippedLimit().map(Limit::toString).orElse(null);
         long retry = d.retryAfterSeconds();
+        String permits = d.policy().countsOwnUnit() ? d.policy().unit() : "permits";
         String detail = e.neverAdmissible()
-                ? "This call costs " + e.cost() + " permits, more than policy '" + d.policy().name() + "' grants in " + limit
-                        + "; it can never be admitted."
+                ? "This call costs " + e.cost() + " " + permits + ", more than policy '" + d.policy().name() + "' grants in "
+                        + limit + "; it can never be admitted."
                 : "Policy '" + d.policy().name() + "' allows "
-                        + (limit == null ? "fewer calls" : describe(d.trippedLimit().get()))
+                        + (limit == null ? "fewer calls" : describe(d.policy(), d.trippedLimit().get()))
                         + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
                         + "; retry in " + retry + " s.";
         if (d.policy().strategy().inFlight()) { // (the limit's window is the lease time, which says nothing to the caller)
@@ -68,7 +70,10 @@ public final class Problems {
                 + policy + "' failed to find the caller's key or plan.");
     }
 
-    private static String describe(Limit l) {
+    private static String describe(Policy p, Limit l) {
+        if (p.countsOwnUnit()) { // 20000 tokens per 1m
+            return l.permits() + " " + p.unit() + " per " + l.windowText();
+        }
         return l.permits() + (l.permits() == 1 ? " call per " : " calls per ") + l.windowText();
     }
 }

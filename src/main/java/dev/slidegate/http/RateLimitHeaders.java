@@ -22,7 +22,8 @@ import io.vertx.core.MultiMap;
  * remaining and {@code t} the seconds until another permit becomes available (0: none in use). A policy
  * limiting calls in flight is one item named after it, in the draft's concurrency form: {@code q} the most
  * calls at once, {@code qu="concurrent-requests"} and no window; {@code r} the slots free, {@code t} when
- * none is, the seconds after which to ask again.
+ * none is, the seconds after which to ask again. A policy counting a unit of its own says it in each item:
+ * {@code "tokens-1m";q=20000;w=60;qu="tokens"}.
  * Quota names are {@code <policy>-<window>}; policy names are restricted to characters that need no
  * escaping in a structured-field string.
  */
@@ -122,12 +123,18 @@ public final class RateLimitHeaders {
         return field.toString();
     }
 
-    /** The rest of a quota item: its window, or for calls in flight the draft's unit ({@code qu}) and no window. */
+    /**
+     * The rest of a quota item: its window, and the draft's unit ({@code qu}) unless it counts requests; for calls in
+     * flight the unit and no window.
+     */
     private static void quota(StringBuilder item, Policy policy, Limit limit) {
         if (policy.strategy().inFlight()) {
-            item.append(";qu=\"concurrent-requests\"");
-        } else {
-            item.append(";w=").append(limit.windowSeconds());
+            item.append(";qu=\"").append(Policy.CONCURRENT_REQUESTS).append('"');
+            return;
+        }
+        item.append(";w=").append(limit.windowSeconds());
+        if (policy.countsOwnUnit()) {
+            item.append(";qu=\"").append(policy.unit()).append('"');
         }
     }
 

@@ -18,7 +18,8 @@ import io.micrometer.core.instrument.Timer;
  * A store that counts and times every decision for Prometheus, around the store that makes it:
  * {@code slidegate_decisions_total{policy, outcome}} with outcome admitted, refused, dry_run_refused,
  * fallback (the store could not decide; the policy's fail mode did) or error (nothing could decide:
- * a 503), and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
+ * a 503), {@code slidegate_charged_total{policy, unit}} (what the admitted calls were charged: their cost, in the
+ * policy's unit) and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
  * names (bounded by configuration) and fixed words, never a caller's key.
  */
 public final class MeteredStore implements DecisionStore {
@@ -31,7 +32,7 @@ public final class MeteredStore implements DecisionStore {
     private final Map<String, Counter[]> byPolicy = new ConcurrentHashMap<>();
     /** The counters of the policy objects decided lately, found without hashing the name (an override's is new). */
     private final ByIdentity<Policy, Counter[]> byObject = new ByIdentity<>(p -> byPolicy.computeIfAbsent(p.name(),
-            this::counters));
+            n -> counters(n, p.unit())));
 
     static final String[] OUTCOMES = { "admitted", "refused", "dry_run_refused", "fallback", "error" };
 
@@ -71,6 +72,9 @@ public final class MeteredStore implements DecisionStore {
             }
             (d.fallback() ? fallbackTimer : storeTimer).record(nanos, TimeUnit.NANOSECONDS);
             counters[d.fallback() ? 3 : d.allowed() ? 0 : d.policy().dryRun() ? 2 : 1].increment();
+            if (d.allowed()) {
+                counters[CHARGED].increment(cost);
+            }
         });
     }
 
@@ -115,13 +119,19 @@ public final class MeteredStore implements DecisionStore {
         return delegate.leave(policy, key, leases);
     }
 
-    private Counter[] counters(String policy) {
-        Counter[] c = new Counter[OUTCOMES.length];
-        for (int i = 0; i < c.length; i++) {
+    /** Where the counter of what admitted calls were charged is, after the outcomes'. */
+    private static final int CHARGED = OUTCOMES.length;
+
+    private Counter[] counters(String policy, String unit) {
+        Counter[] c = new Counter[OUTCOMES.length + 1];
+        for (int i = 0; i < OUTCOMES.length; i++) {
             c[i] = Counter.builder("slidegate.decisions").description("Rate-limit decisions by policy and outcome")
                     .tag("policy", policy)
                     .tag("outcome", OUTCOMES[i]).register(registry);
         }
+        c[CHARGED] = Counter.builder("slidegate.charged")
+                .description("What the calls admitted were charged, in the policy's unit (requests, tokens, ...)")
+                .tag("policy", policy).tag("unit", unit).register(registry);
         return c;
     }
 }

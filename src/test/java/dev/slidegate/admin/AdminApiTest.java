@@ -66,6 +66,7 @@ class AdminApiTest {
                 .body("store", equalTo("memory")).body("enabled", equalTo(true))
                 .body("policies.name", hasItem("products")).body("policies.name", hasItem("reports.pro"))
                 .body("policies.find { it.name == 'reports' }.limits", equalTo(java.util.List.of("3/1h")))
+                .body("policies.find { it.name == 'completions' }.limits", equalTo(java.util.List.of("100 tokens/1h")))
                 .body("policies.find { it.name == 'reports' }.strategy", equalTo("fixed-window"))
                 .body("policies.find { it.name == 'reports' }.key", equalTo("header:X-Api-Key"))
                 .body("policies.find { it.name == 'reports' }.admitted", equalTo((int) admittedBefore + 3))

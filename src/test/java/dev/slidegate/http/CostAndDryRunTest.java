@@ -49,6 +49,22 @@ class CostAndDryRunTest {
         }
     }
 
+    // a policy counting tokens says so: the draft's qu in RateLimit-Policy, the unit in the problem's text, and what the
+    // admitted calls were charged in slidegate_charged_total{unit="tokens"}
+    @Test
+    void aPolicyCountingTokensSaysSoWhereverItsLimitsAre() {
+        given().get("/test/completion").then().statusCode(200)
+                .header("RateLimit-Policy", "\"completions-1h\";q=100;w=3600;qu=\"tokens\"")
+                .header("RateLimit", "\"completions-1h\";r=60;t=3600");
+        given().get("/test/completion").then().statusCode(200).header("RateLimit", "\"completions-1h\";r=20;t=3600");
+        given().get("/test/completion").then().statusCode(429).contentType("application/problem+json")
+                .header("RateLimit-Policy", "\"completions-1h\";q=100;w=3600;qu=\"tokens\"")
+                .body("detail", containsString("Policy 'completions' allows 100 tokens per 1h per caller"));
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("slidegate_charged_total{policy=\"completions\",unit=\"tokens\"} 80.0"));
+        given().get("/test/export").then().header("RateLimit-Policy", "\"export-1h\";q=10;w=3600"); // requests: no qu
+    }
+
     // dry-run: never refuses, but the fields say r=0 once the limit is reached
     @Test
     void aDryRunPolicyNeverRefusesButReports() {

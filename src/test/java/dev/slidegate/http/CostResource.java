@@ -23,6 +23,14 @@ public class CostResource {
         return "never";
     }
 
+    /** A completion of 40 tokens, under a budget counted in tokens (the profile's {@code unit}). */
+    @GET
+    @Path("completion")
+    @RateLimited(value = "completions", limits = "100/1h", cost = 40)
+    public String completion() {
+        return "completion";
+    }
+
     @GET
     @Path("trial")
     @RateLimited(value = "trial", limits = "2/1h", dryRun = RateLimited.Toggle.ON)

@@ -34,6 +34,7 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.observed.key", "header:X-Api-Key");
         config.put("slidegate.policies.observed.paths", "/test/observed");
         // issue 40: calls in flight, attached by configuration to paths (InFlightCallsTest)
+        config.put("slidegate.policies.completions.unit", "tokens"); // (CostResource#completion)
         config.put("slidegate.policies.in-flight-path.max-in-flight", "1");
         config.put("slidegate.policies.in-flight-path.key", "header:X-Tenant");
         config.put("slidegate.policies.in-flight-path.paths", "/test/in-flight/path/*");

@@ -278,6 +278,35 @@ class PolicyResolutionTest {
         assertEquals("Sample#stream", binder(BASE).site(site("stream")).where());
     }
 
+    // a unit is a lower-case word; a policy of calls in flight counts calls running and takes none; a default unit
+    // applies to the policies of windows only
+    @Test
+    void unitsResolveAndBadOnesAreRefusedWithASentence() throws Exception {
+        Map<String, String> tokens = new java.util.HashMap<>(BASE);
+        tokens.put("slidegate.policies.products.unit", "tokens");
+        assertEquals("tokens", resolve(policies(tokens), "named").policy().unit());
+        assertEquals("requests", resolve(policies(BASE), "named").policy().unit());
+        Map<String, String> byDefault = new java.util.HashMap<>(BASE);
+        byDefault.put("slidegate.defaults.unit", "bytes");
+        assertEquals("bytes", resolve(policies(byDefault), "named").policy().unit());
+        assertEquals("concurrent-requests", resolve(policies(byDefault), "export").policy().unit());
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("slidegate.policies.e.limits=5/1s;slidegate.policies.e.unit=Tokens",
+                "slidegate.policies.e.unit: 'Tokens' is not a unit: use a lower-case word");
+        bad.put("slidegate.policies.e.limits=5/1s;slidegate.policies.e.unit=concurrent-requests",
+                "concurrent-requests is the unit of max-in-flight");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.unit=tokens",
+                "slidegate.policies.e.unit: a policy with max-in-flight counts calls running");
+        bad.forEach((settings, expected) -> {
+            Map<String, String> props = new java.util.HashMap<>();
+            for (String setting : settings.split(";")) {
+                props.put(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
+            }
+            String message = assertThrows(RuntimeException.class, () -> new PolicyRegistry(config(props))).getMessage();
+            assertTrue(message.contains(expected), settings + " -> " + message);
+        });
+    }
+
     // unset, a limit of calls in flight fails closed (no instance can keep M alone) while a rate policy fails local;
     // a fail mode the service sets, globally, in the defaults or on the policy, applies to both
     @Test
