@@ -30,8 +30,11 @@ import dev.slidegate.testing.RedisServer;
  * Waiting for a slot (issue 40): two instances share a store (one {@link MemoryStore}, or two {@link RedisStore}s on one
  * redis-server, or on one 6-node Redis Cluster), each with its own {@link SlotWaits}. One slot per key; calls wait up to a
  * max-wait. The oracle is the
- * order the calls are admitted in and what a call that does not wait is told meanwhile.
+ * order the calls are admitted in and what a call that does not wait is told meanwhile. It runs with the Redis store
+ * contracts but alone ({@code @Isolated}): starting its cluster beside their scenarios, which judge steps of a few tens
+ * of ms on the server's clock, made one of them diverge once.
  */
+@org.junit.jupiter.api.parallel.Isolated
 class RedisSlotWaitsStoreContractTest {
 
     private static RedisServer server;
