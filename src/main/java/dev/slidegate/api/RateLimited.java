@@ -75,6 +75,14 @@ public @interface RateLimited {
     String lease() default "";
 
     /**
+     * What a permit counts: {@code "tokens"}, {@code "bytes"}... (a lower-case word), said in the RateLimit fields, problem
+     * details, metrics and the admin. Empty (unset): the policy's {@code unit}, else {@code requests}. Not with
+     * {@link #maxInFlight()}, which counts calls running.
+     */
+    @Nonbinding
+    String unit() default "";
+
+    /**
      * {@code sliding-log} (exact), {@code sliding-counter} (exact, bounded memory), {@code fixed-window}
      * or {@code token-bucket}; see docs/strategies.md. Empty: the policy's, else {@code sliding-log}.
      */

@@ -69,7 +69,13 @@ public class PolicyRegistry {
      * {@code null} flag, a cost of 0.
      */
     public record Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
-            int cost, String maxWait, boolean outgoing, int maxInFlight, String lease) {
+            int cost, String maxWait, boolean outgoing, int maxInFlight, String lease, String unit) {
+
+        /** Members of an annotation that names no unit. */
+        public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
+                int cost, String maxWait, boolean outgoing, int maxInFlight, String lease) {
+            this(name, limits, strategy, key, countRejected, dryRun, cost, maxWait, outgoing, maxInFlight, lease, "");
+        }
 
         /** Members of an annotation that sets no concurrency limit. */
         public Declared(String name, List<String> limits, String strategy, String key, Boolean countRejected, Boolean dryRun,
@@ -214,12 +220,15 @@ public class PolicyRegistry {
         long maxWait = cfg != null && cfg.maxWaitMicros().isPresent() ? cfg.maxWaitMicros().get()
                 : !declared.maxWait().isBlank() ? declaredMaxWait(declared.maxWait(), origin + "(maxWait)")
                         : defaults.maxWaitMicros().orElse(0L);
-        if (strategy.inFlight() && cfg != null && cfg.unit().isPresent()) {
+        boolean declaresUnit = declared.unit() != null && !declared.unit().isBlank();
+        if (strategy.inFlight() && ((cfg != null && cfg.unit().isPresent()) || declaresUnit)) {
             throw fail(origin + ": policy '" + name + "' limits calls in flight, which count calls running "
-                    + "(concurrent-requests): leave slidegate.policies." + name + ".unit out");
+                    + "(concurrent-requests): leave its unit out");
         }
         String unit = strategy.inFlight() ? null
-                : cfg != null && cfg.unit().isPresent() ? cfg.unit().get() : defaults.unit().orElse(null);
+                : cfg != null && cfg.unit().isPresent() ? cfg.unit().get()
+                        : declaresUnit ? check(() -> Policy.checkUnit(declared.unit()), origin + "(unit)")
+                                : defaults.unit().orElse(null);
         Policy own = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode,
                 maxWait, unit), origin);
         Map<String, Policy> plans = new TreeMap<>();

@@ -67,7 +67,7 @@ final class PolicyBinder {
         String name = policyName(site.value(), site.className(), site.methodName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, site.limits(), site.strategy(), site.key(),
                 site.countRejected().value(), site.dryRun().value(), site.cost(), site.maxWait(), site.outgoing(),
-                site.maxInFlight(), site.lease());
+                site.maxInFlight(), site.lease(), site.unit());
         checkShape(site.where(), site.keyParameters(), site.returnType());
         return checked(declared, site.where());
     }
@@ -79,7 +79,7 @@ final class PolicyBinder {
         String name = policyName(ann.value(), owner, m.getName());
         PolicyRegistry.Declared declared = new PolicyRegistry.Declared(name, List.of(ann.limits()), ann.strategy(), ann.key(),
                 ann.countRejected().value(), ann.dryRun().value(), ann.cost(), ann.maxWait(),
-                RestClients.isWrapper(m.getDeclaringClass()), ann.maxInFlight(), ann.lease());
+                RestClients.isWrapper(m.getDeclaringClass()), ann.maxInFlight(), ann.lease(), ann.unit());
         checkShape(where, MethodShape.keyParameterCount(m), m.getGenericReturnType().getTypeName());
         return checked(declared, where);
     }

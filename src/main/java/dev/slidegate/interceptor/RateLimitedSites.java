@@ -161,7 +161,15 @@ public class RateLimitedSites implements BuildCompatibleExtension {
         /** One {@code @RateLimited} on one method. */
         public record Site(String where, String returnType, int keyParameters, String value, List<String> limits,
                 String strategy, String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost,
-                String maxWait, String signature, String client, int maxInFlight, String lease) {
+                String maxWait, String signature, String client, int maxInFlight, String lease, String unit) {
+
+            /** A site that names no unit. */
+            Site(String where, String returnType, int keyParameters, String value, List<String> limits, String strategy,
+                    String key, RateLimited.Toggle countRejected, RateLimited.Toggle dryRun, int cost, String maxWait,
+                    String signature, String client, int maxInFlight, String lease) {
+                this(where, returnType, keyParameters, value, limits, strategy, key, countRejected, dryRun, cost, maxWait,
+                        signature, client, maxInFlight, lease, "");
+            }
 
             /** A site that sets no concurrency limit. */
             Site(String where, String returnType, int keyParameters, String value, List<String> limits, String strategy,
@@ -175,7 +183,8 @@ public class RateLimitedSites implements BuildCompatibleExtension {
             static Site of(RateLimited a, String where, String returnType, int keyParameters, String signature,
                     String client) {
                 return new Site(where, returnType, keyParameters, a.value(), List.of(a.limits()), a.strategy(), a.key(),
-                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature, client, a.maxInFlight(), a.lease());
+                        a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), signature, client, a.maxInFlight(), a.lease(),
+                        a.unit());
             }
 
             /** Whether its calls go out to an upstream through a REST client. */

@@ -90,6 +90,21 @@ class PolicyResolutionTest {
             return "";
         }
 
+        @RateLimited(value = "completions", limits = "100/1h", cost = 40, unit = "tokens")
+        public String tokens() {
+            return "";
+        }
+
+        @RateLimited(value = "shouting", limits = "100/1h", unit = "Tokens")
+        public String badUnit() {
+            return "";
+        }
+
+        @RateLimited(value = "running", maxInFlight = 2, unit = "tokens")
+        public String unitInFlight() {
+            return "";
+        }
+
         @RateLimited(value = "leaseAlone", limits = "5/1s", lease = "10s")
         public String leaseAlone() {
             return "";
@@ -259,7 +274,7 @@ class PolicyResolutionTest {
                 .filter(p -> java.util.Arrays.stream(p).anyMatch(x -> x instanceof RateLimitKey)).count();
         return new RateLimitedSites.Sites.Site("Sample#" + method, m.getGenericReturnType().getTypeName(), keys, a.value(),
                 List.of(a.limits()), a.strategy(), a.key(), a.countRejected(), a.dryRun(), a.cost(), a.maxWait(), m.toString(),
-                "", a.maxInFlight(), a.lease());
+                "", a.maxInFlight(), a.lease(), a.unit());
     }
 
     // calls in flight, inline and configured; a stream is decided when it is subscribed to, like a Uni
@@ -305,6 +320,15 @@ class PolicyResolutionTest {
             String message = assertThrows(RuntimeException.class, () -> new PolicyRegistry(config(props))).getMessage();
             assertTrue(message.contains(expected), settings + " -> " + message);
         });
+        // inline, on the annotation; configuration wins over it
+        assertEquals("tokens", resolve(policies(BASE), "tokens").policy().unit());
+        Map<String, String> bytes = new java.util.HashMap<>(BASE);
+        bytes.put("slidegate.policies.completions.unit", "bytes");
+        assertEquals("bytes", resolve(policies(bytes), "tokens").policy().unit());
+        assertTrue(failure(BASE, "badUnit").contains("Sample#badUnit: @RateLimited(unit): 'Tokens' is not a unit"),
+                failure(BASE, "badUnit"));
+        assertTrue(failure(BASE, "unitInFlight").contains("policy 'running' limits calls in flight, which count calls running"),
+                failure(BASE, "unitInFlight"));
     }
 
     // unset, a limit of calls in flight fails closed (no instance can keep M alone) while a rate policy fails local;
@@ -324,7 +348,8 @@ class PolicyResolutionTest {
     // the check start-up runs without reflection (a native executable) fails as resolving the method does
     @Test
     void whatTheBuildFoundIsCheckedAsTheMethodWouldBe() throws Exception {
-        for (String method : List.of("missing", "badLimit", "badKey", "twoKeys", "inFlightAndLimits", "leaseAlone")) {
+        for (String method : List.of("missing", "badLimit", "badKey", "twoKeys", "inFlightAndLimits", "leaseAlone", "badUnit",
+                "unitInFlight")) {
             RateLimitedSites.Sites.Site site = site(method);
             String fromSite = assertThrows(ConfigurationException.class, () -> binder(BASE).site(site)).getMessage();
             assertEquals(failure(BASE, method), fromSite, method);
