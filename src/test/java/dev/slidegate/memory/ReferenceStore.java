@@ -233,7 +233,7 @@ public final class ReferenceStore implements LimiterStore {
 
     /**
      * Not modelled: waiting for a slot is checked against its oracle on the protected resource
-     * (RedisSlotWaitsStoreContractTest).
+     * (SlotQueueScenarios).
      */
     @Override
     public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {

@@ -160,6 +160,29 @@ abstract class RedisContract extends StoreContract {
     // Overrides come and go as an operator makes them: the limits in force switch between the policy's
     // own and two others (random N and W, a window new or shared), and back, at random steps; every
     // key's windows go on as docs/strategies.md "When limits change" says, exactly as in the reference
+    /** Two instances on this contract's Redis, each with its own store and slot queue (issue 40). */
+    private dev.slidegate.testing.SlotQueueScenarios.Fleet slotFleet() {
+        RedisStore other = new RedisStore(clients.dataSource(), clients.nodes(), RedisStore.Options.of(Duration.ofSeconds(5)));
+        return new dev.slidegate.testing.SlotQueueScenarios.Fleet(
+                new dev.slidegate.core.SlotWaits(store, System::nanoTime),
+                new dev.slidegate.core.SlotWaits(other, System::nanoTime));
+    }
+
+    @Test
+    void queuedCallsGetTheSlotInArrivalOrderAcrossInstances() throws Exception {
+        dev.slidegate.testing.SlotQueueScenarios.queuedCallsGetTheSlotInArrivalOrderAcrossInstances(slotFleet());
+    }
+
+    @Test
+    void aCallRefusedAtItsMaxWaitLeavesTheQueue() throws Exception {
+        dev.slidegate.testing.SlotQueueScenarios.aCallRefusedAtItsMaxWaitLeavesTheQueue(slotFleet());
+    }
+
+    @Test
+    void theTicketOfAnInstanceThatStoppedAskingLapses() throws Exception {
+        dev.slidegate.testing.SlotQueueScenarios.theTicketOfAnInstanceThatStoppedAskingLapses(slotFleet());
+    }
+
     @Test
     void agreesWithTheReferenceOnRandomTimelines() {
         Random random = new Random(20261125);

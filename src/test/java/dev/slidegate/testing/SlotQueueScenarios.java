@@ -1,20 +1,14 @@
-package dev.slidegate.redis;
+package dev.slidegate.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
@@ -22,67 +16,23 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.SlotWaits;
-import dev.slidegate.memory.MemoryStore;
-import dev.slidegate.testing.RedisClients;
-import dev.slidegate.testing.RedisServer;
 
 /**
- * Waiting for a slot (issue 40): two instances share a store (one {@link MemoryStore}, or two {@link RedisStore}s on one
- * redis-server, or on one 6-node Redis Cluster), each with its own {@link SlotWaits}. One slot per key; calls wait up to a
- * max-wait. The oracle is the
- * order the calls are admitted in and what a call that does not wait is told meanwhile. It runs with the Redis store
- * contracts but alone ({@code @Isolated}): starting its cluster beside their scenarios, which judge steps of a few tens
- * of ms on the server's clock, made one of them diverge once.
+ * Waiting for a slot (issue 40), as a contract every store that queues keeps: two instances share a store, each with
+ * its own {@link SlotWaits}; one slot per key; calls wait up to a max-wait. The oracle is the order the calls are
+ * admitted in and what a call that does not wait is told meanwhile. Run on memory by {@code SlotWaitsTest} and on
+ * Redis 7, Redis 6.2 and a cluster by the Redis store contracts (on their own servers).
  */
-@org.junit.jupiter.api.parallel.Isolated
-class RedisSlotWaitsStoreContractTest {
+public final class SlotQueueScenarios {
 
-    private static RedisServer server;
-    private static RedisClients clientsA;
-    private static RedisClients clientsB;
-    private static dev.slidegate.testing.RedisCluster cluster;
-    private static RedisClients clusterA;
-    private static RedisClients clusterB;
-
-    @BeforeAll
-    static void start() {
-        server = RedisServer.start();
-        clientsA = new RedisClients(server);
-        clientsB = new RedisClients(server);
-        cluster = dev.slidegate.testing.RedisCluster.start(Duration.ofSeconds(15));
-        clusterA = new RedisClients(cluster);
-        clusterB = new RedisClients(cluster);
-    }
-
-    @AfterAll
-    static void stop() {
-        clientsA.close();
-        clientsB.close();
-        server.close();
-        clusterA.close();
-        clusterB.close();
-        cluster.close();
+    private SlotQueueScenarios() {
     }
 
     private static final Policy ONE = new Policy("one-at-a-time", List.of(new Limit(1, 30_000_000L)), Strategy.CONCURRENCY,
             "ip", false);
 
     /** Two instances on one store. */
-    private record Fleet(SlotWaits a, SlotWaits b) {
-    }
-
-    private static Fleet fleet(String store) {
-        if (store.equals("memory")) {
-            MemoryStore shared = new MemoryStore(dev.slidegate.core.Clock.system(), 1000);
-            return new Fleet(new SlotWaits(shared, System::nanoTime), new SlotWaits(shared, System::nanoTime));
-        }
-        RedisClients a = store.equals("cluster") ? clusterA : clientsA;
-        RedisClients b = store.equals("cluster") ? clusterB : clientsB;
-        return new Fleet(new SlotWaits(redis(a), System::nanoTime), new SlotWaits(redis(b), System::nanoTime));
-    }
-
-    private static RedisStore redis(RedisClients clients) {
-        return new RedisStore(clients.dataSource(), clients.nodes(), RedisStore.Options.of(Duration.ofSeconds(5)));
+    public record Fleet(SlotWaits a, SlotWaits b) {
     }
 
     private static Decision now(DecisionStore store, String key) {
@@ -111,10 +61,7 @@ class RedisSlotWaitsStoreContractTest {
 
     // calls of one key queued on two instances get the slot in the order they arrived, each as the one before leaves it,
     // and a call that does not wait never takes a slot a queued call waits for
-    @ParameterizedTest
-    @ValueSource(strings = { "memory", "redis", "cluster" })
-    void queuedCallsGetTheSlotInArrivalOrderAcrossInstances(String store) throws Exception {
-        Fleet fleet = fleet(store);
+    public static void queuedCallsGetTheSlotInArrivalOrderAcrossInstances(Fleet fleet) throws Exception {
         String key = UUID.randomUUID().toString();
         ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
         Decision first = now(fleet.a(), key);
@@ -143,10 +90,7 @@ class RedisSlotWaitsStoreContractTest {
     }
 
     // a call whose max-wait is over is refused, and leaves the queue: the call behind it gets the slot next
-    @ParameterizedTest
-    @ValueSource(strings = { "memory", "redis", "cluster" })
-    void aCallRefusedAtItsMaxWaitLeavesTheQueue(String store) throws Exception {
-        Fleet fleet = fleet(store);
+    public static void aCallRefusedAtItsMaxWaitLeavesTheQueue(Fleet fleet) throws Exception {
         String key = UUID.randomUUID().toString();
         ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
         Decision first = now(fleet.a(), key);
@@ -164,10 +108,7 @@ class RedisSlotWaitsStoreContractTest {
 
     // an instance that stops asking (it died) holds its place for the lapse only: its ticket reserves the slot until
     // then (a call that does not wait is refused), then the next in line gets it
-    @ParameterizedTest
-    @ValueSource(strings = { "memory", "redis", "cluster" })
-    void theTicketOfAnInstanceThatStoppedAskingLapses(String store) throws Exception {
-        Fleet fleet = fleet(store);
+    public static void theTicketOfAnInstanceThatStoppedAskingLapses(Fleet fleet) throws Exception {
         String key = UUID.randomUUID().toString();
         ConcurrentLinkedQueue<String> order = new ConcurrentLinkedQueue<>();
         Decision first = now(fleet.a(), key);
