@@ -27,20 +27,19 @@ import dev.slidegate.api.Policy;
  * Everything else goes to the store beneath unchanged. When the store cannot queue (it is down, or skipped while it
  * recovers), the waiting calls are decided by asking it once more without a wait: their fail mode decides.
  */
-public final class SlotWaits implements DecisionStore {
+public final class SlotWaits extends ForwardingStore {
 
     /** How often a key with calls waiting on this instance asks for their turn: a slot freed elsewhere is this late. */
     public static final long POLL_NANOS = 50_000_000L;
     /** How long a ticket stays queued without being named again (ten turns missed). */
     public static final long LAPSE_MICROS = 500_000L;
 
-    private final DecisionStore delegate;
     private final LongSupplier nanoTime;
     private final ScheduledThreadPoolExecutor timer;
     private final Map<Group.Id, Group> groups = new ConcurrentHashMap<>();
 
     public SlotWaits(DecisionStore delegate, LongSupplier nanoTime) {
-        this.delegate = delegate;
+        super(delegate);
         this.nanoTime = nanoTime;
         this.timer = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "slidegate-slot-waits");
@@ -287,50 +286,5 @@ public final class SlotWaits implements DecisionStore {
             left.whenComplete((lost, error) -> ask(g));
         }
         return left;
-    }
-
-    @Override
-    public CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases) {
-        return delegate.renew(policy, key, leases);
-    }
-
-    @Override
-    public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {
-        return delegate.queue(policy, key, tickets, lapseMicros);
-    }
-
-    @Override
-    public CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets) {
-        return delegate.unqueue(policy, key, tickets);
-    }
-
-    @Override
-    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-        return delegate.hold(policy, key, forMicros);
-    }
-
-    @Override
-    public CompletionStage<Long> heldFor(Policy policy, String key) {
-        return delegate.heldFor(policy, key);
-    }
-
-    @Override
-    public CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros) {
-        return delegate.learn(policy, key, limits, forMicros);
-    }
-
-    @Override
-    public CompletionStage<List<Limit>> learned(Policy policy, String key) {
-        return delegate.learned(policy, key);
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    /** The store beneath. */
-    public DecisionStore delegate() {
-        return delegate;
     }
 }

@@ -87,17 +87,9 @@ final class InFlight {
         long hint = DecisionStore.inFlightRetryMicros(policy);
         int n = policy.maxInFlight();
         while (true) {
-            Leases leases = keys.get(key);
+            Leases leases = leasesOf(key, now);
             if (leases == null) {
-                if (count.get() >= maxKeys && !sweep(now)) {
-                    return null; // (calls racing here may pass the bound by a few: it bounds memory, not a limit)
-                }
-                Leases created = new Leases();
-                leases = keys.putIfAbsent(key, created);
-                if (leases == null) {
-                    count.incrementAndGet();
-                    leases = created;
-                }
+                return null;
             }
             synchronized (leases) {
                 if (leases.retired) {
@@ -115,6 +107,27 @@ final class InFlight {
         }
     }
 
+    /**
+     * The state of {@code key}, made when it has none; {@code null} when the store already holds {@code maxKeys} keys in
+     * flight. The caller checks it is not retired under its monitor.
+     */
+    private Leases leasesOf(String key, long now) {
+        Leases leases = keys.get(key);
+        if (leases != null) {
+            return leases;
+        }
+        if (count.get() >= maxKeys && !sweep(now)) {
+            return null; // (calls racing here may pass the bound by a few: it bounds memory, not a limit)
+        }
+        Leases created = new Leases();
+        leases = keys.putIfAbsent(key, created);
+        if (leases == null) {
+            count.incrementAndGet();
+            leases = created;
+        }
+        return leases;
+    }
+
     private static long grant(Leases leases, Policy policy, long now) {
         long name = Math.max(now, leases.lastName + 1);
         long expiry = now + policy.leaseMicros();
@@ -130,17 +143,9 @@ final class InFlight {
      */
     DecisionStore.Turn queue(Policy policy, String key, List<Long> tickets, long lapseMicros, long now) {
         while (true) {
-            Leases leases = keys.get(key);
+            Leases leases = leasesOf(key, now);
             if (leases == null) {
-                if (count.get() >= maxKeys && !sweep(now)) {
-                    return null;
-                }
-                Leases created = new Leases();
-                leases = keys.putIfAbsent(key, created);
-                if (leases == null) {
-                    count.incrementAndGet();
-                    leases = created;
-                }
+                return null;
             }
             synchronized (leases) {
                 if (leases.retired) {

@@ -22,9 +22,7 @@ import io.micrometer.core.instrument.Timer;
  * policy's unit) and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
  * names (bounded by configuration) and fixed words, never a caller's key.
  */
-public final class MeteredStore implements DecisionStore {
-
-    private final DecisionStore delegate;
+public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
 
     private final MeterRegistry registry;
     private final Timer storeTimer;
@@ -37,7 +35,7 @@ public final class MeteredStore implements DecisionStore {
     static final String[] OUTCOMES = { "admitted", "refused", "dry_run_refused", "fallback", "error" };
 
     public MeteredStore(DecisionStore delegate, MeterRegistry registry) {
-        this.delegate = delegate;
+        super(delegate);
         this.registry = registry;
         this.storeTimer = timer(delegate.name());
         this.fallbackTimer = timer("fallback");
@@ -47,16 +45,6 @@ public final class MeteredStore implements DecisionStore {
         return Timer.builder("slidegate.decision.latency").description("Time to decide one call, by the store that decided it")
                 .tag("store", store).publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(500))
                 .maximumExpectedValue(Duration.ofSeconds(2)).register(registry);
-    }
-
-    /** The store that decides. */
-    public DecisionStore delegate() {
-        return delegate;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
     }
 
     @Override
@@ -76,47 +64,6 @@ public final class MeteredStore implements DecisionStore {
                 counters[CHARGED].increment(cost);
             }
         });
-    }
-
-    @Override
-    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-        return delegate.hold(policy, key, forMicros);
-    }
-
-    @Override
-    public CompletionStage<Long> heldFor(Policy policy, String key) {
-        return delegate.heldFor(policy, key);
-    }
-
-    @Override
-    public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
-            long forMicros) {
-        return delegate.learn(policy, key, limits, forMicros);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
-        return delegate.learned(policy, key);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
-        return delegate.renew(policy, key, leases);
-    }
-
-    @Override
-    public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
-        return delegate.queue(policy, key, tickets, lapseMicros);
-    }
-
-    @Override
-    public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
-        return delegate.unqueue(policy, key, tickets);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
-        return delegate.leave(policy, key, leases);
     }
 
     /** Where the counter of what admitted calls were charged is, after the outcomes'. */

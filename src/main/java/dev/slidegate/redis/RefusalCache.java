@@ -38,7 +38,7 @@ import dev.slidegate.core.DecisionStore;
  * during a reset is not remembered. Memory is bounded: at most {@code maxEntries} refusals, each
  * dropped when it expires.
  */
-public final class RefusalCache implements DecisionStore {
+public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
 
     /** One remembered refusal: the store's answer, when the request was sent, and until when it holds. */
     private record Entry(Decision refusal, long sentNanos, long untilNanos) {
@@ -63,7 +63,6 @@ public final class RefusalCache implements DecisionStore {
      */
     static final long IN_FLIGHT_MEMORY_NANOS = 20_000_000L;
 
-    private final DecisionStore delegate;
     private final Cache<String, Entry> refusals;
     private final LongSupplier nanoTime;
     /** Counts resets: a refusal asked before the latest reset is not remembered. */
@@ -76,7 +75,7 @@ public final class RefusalCache implements DecisionStore {
      * @param nanoTime the monotonic clock ({@code System::nanoTime}; tests set their own)
      */
     public RefusalCache(DecisionStore store, int maxEntries, LongSupplier nanoTime) {
-        this.delegate = store;
+        super(store);
         this.nanoTime = nanoTime;
         this.refusals = Caffeine.newBuilder().maximumSize(maxEntries).ticker(nanoTime::getAsLong)
                 .expireAfter(new Expiry<String, Entry>() {
@@ -100,37 +99,6 @@ public final class RefusalCache implements DecisionStore {
     @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         return delegate.hold(policy, key, forMicros); // a refusal remembered meanwhile only answers a shorter wait
-    }
-
-    @Override
-    public CompletionStage<Long> heldFor(Policy policy, String key) {
-        return delegate.heldFor(policy, key);
-    }
-
-    @Override
-    public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
-            long forMicros) {
-        return delegate.learn(policy, key, limits, forMicros);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<dev.slidegate.api.Limit>> learned(Policy policy, String key) {
-        return delegate.learned(policy, key);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
-        return delegate.renew(policy, key, leases);
-    }
-
-    @Override
-    public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
-        return delegate.queue(policy, key, tickets, lapseMicros);
-    }
-
-    @Override
-    public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
-        return delegate.unqueue(policy, key, tickets);
     }
 
     @Override
@@ -169,11 +137,6 @@ public final class RefusalCache implements DecisionStore {
     /** What a refusal is remembered under: the policy, the cost and the caller's key. */
     private static String id(Policy policy, int cost, String key) {
         return policy.name() + '\u0000' + cost + '\u0000' + key;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
     }
 
     /**

@@ -1,69 +1,11 @@
 package dev.slidegate.testing;
 
-import java.util.List;
-import java.util.concurrent.CompletionStage;
-
-import dev.slidegate.api.Decision;
-import dev.slidegate.api.Limit;
-import dev.slidegate.api.Policy;
 import dev.slidegate.core.DecisionStore;
 
 /** A store that asks another for everything: a test overrides the one call it watches or delays. */
-public class ForwardingStore implements DecisionStore {
-
-    protected final DecisionStore delegate;
+public class ForwardingStore extends dev.slidegate.core.ForwardingStore {
 
     public ForwardingStore(DecisionStore delegate) {
-        this.delegate = delegate;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        return delegate.acquire(policy, key, cost, maxWaitMicros);
-    }
-
-    @Override
-    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-        return delegate.hold(policy, key, forMicros);
-    }
-
-    @Override
-    public CompletionStage<Long> heldFor(Policy policy, String key) {
-        return delegate.heldFor(policy, key);
-    }
-
-    @Override
-    public CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros) {
-        return delegate.learn(policy, key, limits, forMicros);
-    }
-
-    @Override
-    public CompletionStage<List<Limit>> learned(Policy policy, String key) {
-        return delegate.learned(policy, key);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
-        return delegate.renew(policy, key, leases);
-    }
-
-    @Override
-    public CompletionStage<Turn> queue(Policy policy, String key, java.util.List<Long> tickets, long lapseMicros) {
-        return delegate.queue(policy, key, tickets, lapseMicros);
-    }
-
-    @Override
-    public CompletionStage<Void> unqueue(Policy policy, String key, java.util.List<Long> tickets) {
-        return delegate.unqueue(policy, key, tickets);
-    }
-
-    @Override
-    public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
-        return delegate.leave(policy, key, leases);
+        super(delegate);
     }
 }
