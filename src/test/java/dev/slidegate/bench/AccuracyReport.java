@@ -54,15 +54,18 @@ public class AccuracyReport {
         int windows = Integer.getInteger("accuracy.windows", 10);
         List<Integer> memoryN = java.util.Arrays.stream(System.getProperty("accuracy.memory-n", "100,10000").split(","))
                 .map(String::trim).map(Integer::valueOf).toList();
-        String table = run(n, w, windows, Long.getLong("accuracy.hammer-ms", 3000), memoryN);
+        String table = run(n, w, windows, Long.getLong("accuracy.hammer-ms", 3000), memoryN, 2_000_000);
         Path out = Path.of("target", "accuracy.md");
         Files.createDirectories(out.getParent());
         Files.writeString(out, table);
         System.out.println(table);
     }
 
-    /** Measures everything and returns the Markdown tables. */
-    public static String run(int n, long w, int windows, long hammerMillis, List<Integer> memoryN)
+    /**
+     * Measures everything and returns the Markdown tables; the memory table fills windows of {@code memoryWindowMicros}
+     * (the figures depend on the spread's share of the window, not on its length).
+     */
+    public static String run(int n, long w, int windows, long hammerMillis, List<Integer> memoryN, long memoryWindowMicros)
             throws InterruptedException, IOException {
         long hammerNanos = hammerMillis * 1_000_000;
         StringBuilder md = new StringBuilder();
@@ -104,8 +107,8 @@ public class AccuracyReport {
 
             md.append(String.format(Locale.ROOT,
                     "%nRedis `MEMORY USAGE` per (policy, key) at saturation: N permits spread over 90%% of a "
-                            + "2 s window; all keys of the decision, `SAMPLES 0`; Redis %s.%n%n",
-                    server.version()));
+                            + "%s ms window; all keys of the decision, `SAMPLES 0`; Redis %s.%n%n",
+                    memoryWindowMicros / 1000, server.version()));
             md.append("| strategy |");
             memoryN.forEach(m -> md.append(" N = ").append(m).append(" |"));
             md.append("\n|---|");
@@ -115,9 +118,9 @@ public class AccuracyReport {
                 for (Strategy s : Strategy.rates()) {
                     md.append("| ").append(s.configName()).append(" |");
                     for (int m : memoryN) {
-                        Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, 2_000_000)), s, "ip",
-                                false);
-                        fill(redis, p, "k", m, 1_800_000);
+                        Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, memoryWindowMicros)), s,
+                                "ip", false);
+                        fill(redis, p, "k", m, memoryWindowMicros * 9 / 10);
                         long bytes = RedisLayout.keys(p, "k").stream().mapToLong(k -> {
                             Object usage = resp.call("MEMORY", "USAGE", k, "SAMPLES", "0");
                             return usage == null ? 0 : (Long) usage;

@@ -24,8 +24,8 @@ import dev.slidegate.testing.Resp;
 /**
  * Chaos against real processes: three instances of the packaged service on one redis-server, one per
  * fail mode (open, closed, local), each under load on its own key (products at 20/1s, the production
- * budget of 50 ms). Faults in turn: Redis killed (kill -9) for 5 s then restarted empty on its port;
- * Redis frozen (SIGSTOP) for 5 s; SCRIPT FLUSH every 500 ms for 5 s. It asserts behaviour (no
+ * budget of 50 ms). Faults in turn: Redis killed (kill -9) for 3.5 s then restarted empty on its port;
+ * Redis frozen (SIGSTOP) for 3.5 s; SCRIPT FLUSH every 500 ms for 3.5 s. It asserts behaviour (no
  * unexpected 5xx, each mode's bound, coming back) and reports times (p99 during the fault, time back
  * on Redis) in target/chaos.md, asserting none of them.
  */
@@ -34,6 +34,8 @@ class ChaosIT {
     private static final int N = 20;
     private static final long W = 1_000_000_000L;
     private static final String[] MODES = { "open", "closed", "local" };
+    /** How long each fault lasts: past the 1.3 s settle margin below, with over a second of steady fault after it. */
+    private static final long FAULT_MILLIS = 3500;
 
     /**
      * One answered request: when sent and answered (nanoTime), its status, whether it carried RateLimit
@@ -73,14 +75,14 @@ class ChaosIT {
                         "-Dslidegate.policies.products.fail-mode=" + mode });
             }
             services.addAll(ServiceProcess.fleet(each).instances()); // started side by side, closed below
-            scenario("Redis killed 5 s, restarted empty", services, report, () -> redis.signal("KILL"), () -> {
+            scenario("Redis killed 3.5 s, restarted empty", services, report, () -> redis.signal("KILL"), () -> {
                 redis = RedisServer.startOn(port);
-            }, 5000);
-            scenario("Redis frozen 5 s (SIGSTOP)", services, report, () -> redis.signal("STOP"), () -> redis.signal("CONT"),
-                    5000);
+            }, FAULT_MILLIS);
+            scenario("Redis frozen 3.5 s (SIGSTOP)", services, report, () -> redis.signal("STOP"), () -> redis.signal("CONT"),
+                    FAULT_MILLIS);
             AtomicBoolean flushing = new AtomicBoolean();
             Thread[] flusher = new Thread[1];
-            scenario("SCRIPT FLUSH every 500 ms for 5 s", services, report, () -> {
+            scenario("SCRIPT FLUSH every 500 ms for 3.5 s", services, report, () -> {
                 flushing.set(true);
                 flusher[0] = new Thread(() -> {
                     try (Resp r = redis.connect()) {
@@ -100,7 +102,7 @@ class ChaosIT {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
-            }, 5000);
+            }, FAULT_MILLIS);
         } finally {
             services.forEach(ServiceProcess::close);
             redis.close();
@@ -156,7 +158,7 @@ class ChaosIT {
                 load.add(th);
             }
         }
-        Thread.sleep(1500);
+        Thread.sleep(1000);
         fault.run();
         // the fault counts from when it is in effect: on a loaded machine spawning `kill` alone can take
         // longer than the settle margin below, and requests before that are still Redis's to decide
