@@ -39,6 +39,20 @@ public enum Strategy {
         return new Strategy[] { SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET };
     }
 
+    /**
+     * Whether a call counted this way can be settled after it ran (charged its actual usage instead of its estimate):
+     * every strategy that counts per window or per cell. Not {@link #SLIDING_LOG}, which keeps one entry per permit, so a
+     * usage known afterwards (tokens, bytes) would cost memory in proportion to it; not {@link #CONCURRENCY}.
+     */
+    public boolean settles() {
+        return this == FIXED_WINDOW || this == SLIDING_COUNTER || this == TOKEN_BUCKET;
+    }
+
+    /** The strategies that settle, for error messages. */
+    public static String settlingNames() {
+        return "sliding-counter (never more than N in any window, as the sliding log), fixed-window or token-bucket";
+    }
+
     /** Whether this strategy counts calls in flight ({@link #CONCURRENCY}) rather than calls per window. */
     public boolean inFlight() {
         return this == CONCURRENCY;

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletionStage;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
 
 /**
  * The decisions SPI: what every call on a limited path asks of the store. Each call decides every limit
@@ -70,6 +71,41 @@ public interface DecisionStore {
      * @param maxWaitMicros 0 (refuse at once) to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day)
      */
     CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
+
+    /** The most a call may be settled at: a usage beyond it is a bug of the code reporting it, not a cost. */
+    long MAX_SETTLED = 1L << 40;
+
+    /**
+     * Checks a settlement as every store requires it: a strategy that can settle ({@link Strategy#settles()}), an
+     * estimate of 1 permit at least, and an actual usage of 0 to {@link #MAX_SETTLED}.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static long settlement(Policy policy, int estimate, long actual) {
+        if (!policy.strategy().settles()) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' counts with " + policy.strategy().configName()
+                    + ", which cannot settle a call after it ran: use " + Strategy.settlingNames());
+        }
+        if (estimate < 1 || actual < 0 || actual > MAX_SETTLED) {
+            throw new IllegalArgumentException("a call is settled from an estimate of 1 permit at least to an actual usage of "
+                    + "0 to " + MAX_SETTLED + ", not from " + estimate + " to " + actual);
+        }
+        return actual - estimate;
+    }
+
+    /**
+     * Settles a call admitted at {@code admittedAtMicros} ({@link Decision#atMicros()}) against an estimate of
+     * {@code estimate} permits, now that its actual usage is known: the difference is charged (more used) or refunded
+     * (less used) where the estimate was charged, on every limit of the key, so that the windows that hold the
+     * admission hold its actual usage from now on. A window that no longer counts the admission is left alone; a token
+     * bucket is charged or refunded now (never above full). Settling takes nothing back from a call already admitted: a
+     * larger usage can put the key over its limit, and later calls wait or are refused until the windows have room.
+     * Settle each admission once.
+     *
+     * @return the store's instant the settlement was made at (µs since the epoch)
+     * @throws IllegalArgumentException (or a failed stage) when {@link #settlement} refuses it
+     */
+    CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual);
 
     /**
      * Checks the length of a hold as every store requires it: 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day).

@@ -107,6 +107,38 @@ public final class FallbackStore implements DecisionStore {
     }
 
     /**
+     * Settles in the store; while it cannot be reached (the breaker is open, or the call fails), in the local store under
+     * the policy's share, where a call decided by the fail mode {@code local} was charged. A call admitted by the fail
+     * mode {@code open} was charged nowhere: its caller does not settle it.
+     */
+    @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        DecisionStore.settlement(policy, estimate, actual);
+        if (!breaker.allowRequest()) {
+            return local.settle(share(policy).windows(), key, admittedAtMicros, estimate, actual);
+        }
+        long sentAt = breaker.now();
+        CompletionStage<Long> remote;
+        try {
+            remote = delegate.settle(policy, key, admittedAtMicros, estimate, actual);
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((at, error) -> {
+            if (error == null) {
+                breaker.success(sentAt);
+                return CompletableFuture.completedFuture(at);
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause()
+                    : error;
+            breaker.failure(cause);
+            onError.accept(cause);
+            return local.settle(share(policy).windows(), key, admittedAtMicros, estimate, actual);
+        }).thenCompose(stage -> stage);
+    }
+
+    /**
      * Holds the key in the store, and in the local one too (a policy that fails {@code local} then decides there
      * within the hold as well); when the store cannot, the local hold answers.
      */

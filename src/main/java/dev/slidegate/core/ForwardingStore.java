@@ -35,6 +35,11 @@ public class ForwardingStore implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        return delegate.settle(policy, key, admittedAtMicros, estimate, actual);
+    }
+
+    @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         return delegate.hold(policy, key, forMicros);
     }

@@ -71,6 +71,15 @@ final class FixedWindowState extends KeyState {
     }
 
     @Override
+    protected void settleSlots(long now, long at, long delta) {
+        for (int j = 0; j < permits.length; j++) {
+            if (current(j, at)) {
+                counts[j] = Math.max(0, counts[j] + delta);
+            }
+        }
+    }
+
+    @Override
     protected void standing(int i, long now) {
         long used = used(i, now);
         left = Math.max(0, permits[i] - used);

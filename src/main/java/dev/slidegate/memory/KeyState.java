@@ -382,6 +382,26 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         return true;
     }
 
+    /**
+     * Charges {@code delta} more permits (refunds, below 0) where a call admitted at {@code at} was charged
+     * ({@link dev.slidegate.core.DecisionStore#settle}); a refusal remembered before is forgotten, since a refund may
+     * leave room sooner.
+     *
+     * @return false (nothing done) for a retired state: what it counted counts nowhere
+     */
+    final synchronized boolean settle(long now, long at, long delta) {
+        if (retired) {
+            return false;
+        }
+        now = observe(now);
+        settleSlots(now, at, delta);
+        refuseUntil(Long.MIN_VALUE, now);
+        return true;
+    }
+
+    /** Charges {@code delta} (refunds, below 0) in every slot where the charge made at {@code at} went, as of {@code now}. */
+    protected abstract void settleSlots(long now, long at, long delta);
+
     /** Microseconds from {@code now} until the hold ends, 0 when the key is not held. */
     final synchronized long heldFor(long now) {
         long at = Math.max(now, lastMicros);

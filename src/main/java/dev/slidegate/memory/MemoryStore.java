@@ -348,6 +348,34 @@ public final class MemoryStore implements LimiterStore {
         }
     }
 
+    /**
+     * Settles into the key's window, or the overflow window its call was decided in; a key no longer kept counts the
+     * admission nowhere, so there is nothing to settle.
+     */
+    @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        try {
+            long delta = DecisionStore.settlement(policy, estimate, actual);
+            long now = clock.nowMicros();
+            Keys keys = policies.get(policy.name());
+            KeyState state = keys == null ? null : keys.states.get(key);
+            if (state == null && keys != null) {
+                state = keys.states.get(OVERFLOW);
+            }
+            if (state == null && delta > 0 && policy.strategy() == dev.slidegate.api.Strategy.TOKEN_BUCKET) {
+                // a bucket full again is no longer kept: an overage is charged from full
+                while (!(state = stateOf(policy, key, now)).settle(now, admittedAtMicros, delta)) {
+                    forget(policy, key);
+                }
+            } else if (state != null && delta != 0) {
+                state.settle(now, admittedAtMicros, delta);
+            }
+            return CompletableFuture.completedFuture(now);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     @Override
     public CompletionStage<Long> heldFor(Policy policy, String key) {
         Keys keys = policies.get(policy.name());

@@ -173,6 +173,18 @@ final class SlidingCounterState extends KeyState {
     }
 
     @Override
+    protected void settleSlots(long now, long at, long delta) {
+        for (int j = 0; j < permits.length; j++) {
+            long k = at / cellSize[j];
+            int slot = j * slots + (int) (k % slots);
+            if (cellIndex[slot] == k) {
+                counts[slot] = Math.max(0, counts[slot] + delta);
+                summedCell[j] = Long.MIN_VALUE; // summed again when next asked
+            }
+        }
+    }
+
+    @Override
     protected void standing(int i, long now) {
         long k = cell(i, now);
         long used = windowSum(i, k);

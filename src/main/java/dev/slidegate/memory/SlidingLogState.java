@@ -152,6 +152,12 @@ final class SlidingLogState extends KeyState {
         head = size;
     }
 
+    /** Not reached: {@link dev.slidegate.core.DecisionStore#settlement} refuses a sliding log first. */
+    @Override
+    protected void settleSlots(long now, long at, long delta) {
+        throw new UnsupportedOperationException("a sliding log does not settle");
+    }
+
     @Override
     protected void standing(int i, long now) {
         // the entries not yet free among the newest permits[i] (more never matter); when even the oldest one kept still

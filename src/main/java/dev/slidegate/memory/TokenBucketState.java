@@ -75,6 +75,21 @@ final class TokenBucketState extends KeyState {
         }
     }
 
+    /** The most debt a settlement puts on a bucket: 2^50 µs (35 years), as {@code settle.lua}. */
+    static final long MAX_DEBT = 1L << 50;
+
+    @Override
+    protected void settleSlots(long now, long at, long delta) {
+        for (int j = 0; j < permits.length; j++) {
+            if (delta > 0) {
+                long debt = delta > MAX_DEBT / interval[j] ? MAX_DEBT : delta * interval[j];
+                tat[j] = Math.max(tat[j], now) + debt;
+            } else if (tat[j] > now) { // a refund fills the bucket at most to full
+                tat[j] = Math.max(now, tat[j] + delta * interval[j]);
+            }
+        }
+    }
+
     @Override
     protected void standing(int i, long now) {
         long ahead = Math.max(tat[i], now) - now;

@@ -19,7 +19,9 @@ import io.micrometer.core.instrument.Timer;
  * {@code slidegate_decisions_total{policy, outcome}} with outcome admitted, refused, dry_run_refused,
  * fallback (the store could not decide; the policy's fail mode did) or error (nothing could decide:
  * a 503), {@code slidegate_charged_total{policy, unit}} (what the admitted calls were charged: their cost, in the
- * policy's unit) and {@code slidegate_decision_latency_seconds{store}} as a histogram. Labels are policy
+ * policy's unit, and what settlements charged beyond it), {@code slidegate_refunded_total{policy, unit}} (what
+ * settlements gave back: charged less refunded is what the calls used) and {@code slidegate_decision_latency_seconds{store}} as
+ * a histogram. Labels are policy
  * names (bounded by configuration) and fixed words, never a caller's key.
  */
 public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
@@ -66,11 +68,33 @@ public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
         });
     }
 
-    /** Where the counter of what admitted calls were charged is, after the outcomes'. */
+    /** Where the counter of what admitted calls were charged is, after the outcomes'; then what settlements refunded. */
     private static final int CHARGED = OUTCOMES.length;
+    private static final int REFUNDED = CHARGED + 1;
+
+    @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        return delegate.settle(policy, key, admittedAtMicros, estimate, actual).whenComplete((at, error) -> {
+            if (error == null && actual != estimate) {
+                Counter[] counters = byObject.get(policy);
+                if (actual > estimate) {
+                    counters[CHARGED].increment(actual - estimate);
+                } else {
+                    Counter refunded = counters[REFUNDED];
+                    if (refunded == null) { // only policies that settle have one
+                        refunded = Counter.builder("slidegate.refunded")
+                                .description("What settlements gave back of the estimates charged, in the policy's unit")
+                                .tag("policy", policy.name()).tag("unit", policy.unit()).register(registry);
+                        counters[REFUNDED] = refunded;
+                    }
+                    refunded.increment(estimate - actual);
+                }
+            }
+        });
+    }
 
     private Counter[] counters(String policy, String unit) {
-        Counter[] c = new Counter[OUTCOMES.length + 1];
+        Counter[] c = new Counter[OUTCOMES.length + 2];
         for (int i = 0; i < OUTCOMES.length; i++) {
             c[i] = Counter.builder("slidegate.decisions").description("Rate-limit decisions by policy and outcome")
                     .tag("policy", policy)

@@ -71,9 +71,12 @@ final class DecisionScripts {
     /** The suffix of the key that keeps what a (policy, key) learned from its upstream, beside its state. */
     static final String LEARNED_SUFFIX = ":up";
 
+    /** Charges or refunds the difference between a call's actual usage and its estimate ({@code settle.lua}). */
+    static final LuaScript SETTLE = LuaScript.load("settle.lua");
+
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
     static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH,
-            HOLD, LEARNED, LEASE, SLOT_WAIT);
+            HOLD, LEARNED, LEASE, SLOT_WAIT, SETTLE);
 
     /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
     private static LuaScript batchOf(List<LuaScript> scripts) {
@@ -162,6 +165,27 @@ final class DecisionScripts {
         }
         return new String[] { HOLD.sha1(), "1", keyPrefix + shape.keySuffixes().get(0), Long.toString(forMicros),
                 log ? "log" : "hash", slots.toString() };
+    }
+
+    /**
+     * {@code EVALSHA} arguments of {@link #SETTLE} for the state of {@code shape} (a strategy that settles): charges
+     * {@code delta} more permits (refunds, below 0) where the call admitted at {@code admittedAtMicros} was charged.
+     */
+    static String[] settle(Shape shape, String keyPrefix, long admittedAtMicros, long delta) {
+        boolean bucket = shape.script() == TOKEN_BUCKET;
+        String kind = shape.script() == FIXED_WINDOW ? "f" : shape.script() == SLIDING_COUNTER ? "c" : "t";
+        String[] cmd = new String[7 + (bucket ? shape.limitArgs().size() : 0)];
+        cmd[0] = SETTLE.sha1();
+        cmd[1] = "1";
+        cmd[2] = keyPrefix + shape.keySuffixes().get(0);
+        cmd[3] = kind;
+        cmd[4] = Long.toString(admittedAtMicros);
+        cmd[5] = Long.toString(delta);
+        cmd[6] = shape.script() == SLIDING_COUNTER ? shape.parameter() : "0";
+        for (int i = 7; i < cmd.length; i++) {
+            cmd[i] = shape.limitArgs().get(i - 7);
+        }
+        return cmd;
     }
 
     /**

@@ -233,6 +233,21 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     }
 
     @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        String[] cmd;
+        try {
+            long delta = DecisionStore.settlement(policy, estimate, actual);
+            cmd = DecisionScripts.settle(prepared(policy).shape(), DecisionScripts.keyPrefix(policy, key), admittedAtMicros,
+                    delta);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Lateness.Call<Long> call = lateness.start(DecisionScripts.SETTLE);
+        calls.call(DecisionScripts.SETTLE, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
+        return call.result;
+    }
+
+    @Override
     public CompletionStage<Long> heldFor(Policy policy, String key) {
         return policy.strategy().inFlight() ? CompletableFuture.completedFuture(0L) : held(policy, key, 0);
     }

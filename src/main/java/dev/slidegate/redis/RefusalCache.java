@@ -101,6 +101,20 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
         return delegate.hold(policy, key, forMicros); // a refusal remembered meanwhile only answers a shorter wait
     }
 
+    /**
+     * A refund may leave room sooner than a refusal remembered here says: the key's refusals of one permit and of the
+     * settled call's estimate (the costs its calls are asked at) are forgotten. Another cost's stays until its
+     * retry-after, refusing a little longer, never admitting more.
+     */
+    @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        if (actual < estimate) {
+            refusals.invalidate(id(policy, 1, key));
+            refusals.invalidate(id(policy, estimate, key));
+        }
+        return delegate.settle(policy, key, admittedAtMicros, estimate, actual);
+    }
+
     @Override
     public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
         refusals.invalidate(id(policy, 1, key)); // a slot frees: this instance sees it at once

@@ -129,6 +129,11 @@ class DeciderTest {
             }
 
             @Override
+            public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
             public CompletionStage<Long> heldFor(Policy policy, String key) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }

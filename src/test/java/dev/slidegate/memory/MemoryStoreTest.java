@@ -134,6 +134,101 @@ class MemoryStoreTest {
         }
     }
 
+    // issue 41: calls settled after they ran. 450 random timelines (the strategies that settle, random limits, costs,
+    // keys, cells, count-rejected, a third of the calls waiting): admitted calls are settled at random later steps with
+    // a usage below their estimate (to 0: a refund), equal, above it (up to 4 times, now and then 1 000 times: the key
+    // goes over its limit) or not at all. Every decision, peek and settlement equals the reference's, which changes the
+    // charge made at the admission's instant and counts by scanning
+    @Test
+    void settlementsAgreeWithTheReferenceOnRandomTimelines() {
+        Random random = new Random(20261126);
+        Strategy[] settling = { Strategy.FIXED_WINDOW, Strategy.SLIDING_COUNTER, Strategy.TOKEN_BUCKET };
+        for (int run = 0; run < 450; run++) {
+            ManualClock c = new ManualClock();
+            MemoryStore store = new MemoryStore(c, 1000);
+            ReferenceStore reference = new ReferenceStore(c);
+            Strategy strategy = settling[run % settling.length];
+            List<Limit> limits = new ArrayList<>();
+            for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
+                limits.add(new Limit(2 + random.nextInt(30), (i + 1) * (100_000L + random.nextInt(900_000))));
+            }
+            Policy p = new Policy("s" + run, limits, strategy, "ip", random.nextInt(4) == 0, false, 1 + random.nextInt(12));
+            record Admitted(String key, long at, int estimate) {
+            }
+            List<Admitted> running = new ArrayList<>();
+            StringBuilder history = new StringBuilder();
+            for (int step = 0; step < 300; step++) {
+                c.advanceMicros(random.nextInt(4) == 0 ? 0 : random.nextInt(60_000));
+                int r = run;
+                int st = step;
+                java.util.function.Supplier<String> where = () -> "run " + r + " step " + st + " policy " + p + "\nafter"
+                        + history;
+                if (!running.isEmpty() && random.nextInt(3) == 0) {
+                    Admitted a = running.remove(random.nextInt(running.size()));
+                    long actual = switch (random.nextInt(6)) {
+                        case 0 -> 0; // a call that failed, refunded
+                        case 1 -> a.estimate();
+                        case 2 -> random.nextInt(a.estimate() + 1);
+                        case 3 -> random.nextInt(20) == 0 ? 1000L * a.estimate()
+                                : a.estimate() + random.nextInt(3 * a.estimate() + 1);
+                        default -> a.estimate() + random.nextInt(a.estimate() + 1);
+                    };
+                    assertEquals(reference.settle(p, a.key(), a.at(), a.estimate(), actual).toCompletableFuture().join(),
+                            store.settle(p, a.key(), a.at(), a.estimate(), actual).toCompletableFuture().join(),
+                            () -> "settle " + a + " at " + actual + ", " + where.get());
+                    history.append("\n  at ").append(c.nowMicros()).append(" settle ").append(a).append(" to ").append(actual);
+                    continue;
+                }
+                String key = "k" + random.nextInt(2);
+                int cost = 1 + (random.nextInt(3) == 0 ? random.nextInt(6) : 0);
+                if (random.nextInt(8) == 0) {
+                    assertEquals(reference.peek(p, key).toCompletableFuture().join(),
+                            store.peek(p, key).toCompletableFuture().join(), () -> "peek, " + where.get());
+                }
+                long maxWait = random.nextInt(3) == 0 ? random.nextInt(400_000) : 0;
+                Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                assertEquals(expected, store.decide(p, key, cost, maxWait), () -> where.get() + "\nmax wait " + maxWait);
+                history.append("\n  at ").append(c.nowMicros()).append(' ').append(key).append(" cost ").append(cost)
+                        .append(" wait ").append(maxWait).append(": ").append(expected.allowed()).append(" at ")
+                        .append(expected.atMicros()).append(' ').append(expected.states());
+                if (expected.allowed() && random.nextInt(5) != 0) { // a fifth are never settled: their estimate stands
+                    running.add(new Admitted(key, expected.atMicros(), cost));
+                }
+            }
+        }
+    }
+
+    // a settlement checks what it is given, on every strategy: the sliding log and calls in flight do not settle, and an
+    // estimate or a usage out of range is refused with a sentence; nothing is changed by a refused settlement
+    @Test
+    void aSettlementTheStoreCannotMakeIsRefusedWithASentence() {
+        MemoryStore store = new MemoryStore(clock, 100);
+        Policy log = policy("log", Strategy.SLIDING_LOG, false, "5/1s");
+        Decision d = store.decide(log, "k", 1, 0);
+        Throwable e = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class,
+                () -> store.settle(log, "k", d.atMicros(), 1, 5).toCompletableFuture().join()).getCause();
+        assertEquals("policy 'log' counts with sliding-log, which cannot settle a call after it ran: use "
+                + Strategy.settlingNames(), e.getMessage());
+        assertEquals(3, store.decide(log, "k", 1, 0).remaining(), "nothing charged by the refused settlement");
+        Policy counter = policy("counter", Strategy.SLIDING_COUNTER, false, "5/1s");
+        Decision c = store.decide(counter, "k", 2, 0);
+        for (long[] bad : new long[][] { { 0, 1 }, { 2, -1 }, { 2, dev.slidegate.core.DecisionStore.MAX_SETTLED + 1 } }) {
+            Throwable t = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.CompletionException.class,
+                    () -> store.settle(counter, "k", c.atMicros(), (int) bad[0], bad[1]).toCompletableFuture().join())
+                    .getCause();
+            assertTrue(t.getMessage().startsWith("a call is settled from an estimate of 1 permit at least"), t.getMessage());
+        }
+        assertEquals(3, store.peek(counter, "k").toCompletableFuture().join().remaining());
+        store.settle(counter, "k", c.atMicros(), 2, 0).toCompletableFuture().join();
+        assertEquals(5, store.peek(counter, "k").toCompletableFuture().join().remaining(), "refunded");
+        store.settle(counter, "unknown", c.atMicros(), 2, 9).toCompletableFuture().join(); // a key never decided: nothing
+        assertEquals(5, store.peek(counter, "unknown").toCompletableFuture().join().remaining());
+        // a token bucket's overage is charged now, even to a bucket full again (no longer kept): it owes 2 permits
+        Policy bucket = policy("bucket", Strategy.TOKEN_BUCKET, false, "5/1s");
+        store.settle(bucket, "gone", c.atMicros(), 1, 3).toCompletableFuture().join();
+        assertEquals(3, store.peek(bucket, "gone").toCompletableFuture().join().remaining());
+    }
+
     // lowering N mid-window refuses at once against the permits recorded; raising it admits at once;
     // neither restarts the window (its reset stays that of the permits recorded before)
     @ParameterizedTest

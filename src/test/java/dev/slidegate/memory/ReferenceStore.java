@@ -33,7 +33,7 @@ import dev.slidegate.core.LimiterStore;
 public final class ReferenceStore implements LimiterStore {
 
     /** One recorded charge: its sequence number for the key, instant and cost. */
-    private record Charge(long seq, long at, int cost) {
+    private record Charge(long seq, long at, long cost) {
     }
 
     /** One limit counted: where it started (charges before it are in its carry) and, for a bucket, its level. */
@@ -158,6 +158,52 @@ public final class ReferenceStore implements LimiterStore {
         }
         return CompletableFuture.completedFuture(
                 new Decision(policy, false, tripped, retry, now, states(d, policy, from, from - now)));
+    }
+
+    /**
+     * Settles by changing the charges made at {@code admittedAtMicros} by the difference (a refund from the newest on,
+     * none below 0): every count that scans the charges sees it from now on; a token bucket's level
+     * moves now.
+     */
+    @Override
+    public synchronized CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate,
+            long actual) {
+        long delta = DecisionStore.settlement(policy, estimate, actual);
+        KeyData d = data.get(policy.name() + "\u0000" + key);
+        long now = clock.nowMicros();
+        if (d == null && delta > 0 && policy.strategy() == Strategy.TOKEN_BUCKET) { // charged from full
+            d = data.computeIfAbsent(policy.name() + "\u0000" + key, k -> new KeyData());
+            follow(d, policy, now);
+        }
+        if (d == null || delta == 0) {
+            return CompletableFuture.completedFuture(now);
+        }
+        now = Math.max(now, d.last);
+        d.last = now;
+        if (policy.strategy() == Strategy.TOKEN_BUCKET) {
+            for (Slot s : d.slots) {
+                long t = interval(s.limit);
+                long level = level(s, now);
+                if (delta > 0) {
+                    level += delta > (1L << 50) / t ? 1L << 50 : delta * t;
+                } else {
+                    level = Math.max(0, level + delta * t);
+                }
+                s.level = level;
+                s.levelAt = now;
+            }
+        } else {
+            long left = delta; // the charges made at that instant hold its charge, whichever call each was
+            for (int i = d.charges.size() - 1; i >= 0 && left != 0; i--) {
+                Charge c = d.charges.get(i);
+                if (c.at() == admittedAtMicros) {
+                    long cost = Math.max(0, c.cost() + left);
+                    left -= cost - c.cost();
+                    d.charges.set(i, new Charge(c.seq(), c.at(), cost));
+                }
+            }
+        }
+        return CompletableFuture.completedFuture(now);
     }
 
     @Override
@@ -411,7 +457,8 @@ public final class ReferenceStore implements LimiterStore {
                 long size = cell(policy, l);
                 long from = now / size - policy.cells();
                 long used = countFromCell(d, policy, s, from);
-                long oldest = since(d, s).stream().mapToLong(c -> c.at() / size).filter(c -> c >= from).min()
+                long oldest = since(d, s).stream().filter(c -> c.cost() > 0).mapToLong(c -> c.at() / size)
+                        .filter(c -> c >= from).min()
                         .orElse(Long.MAX_VALUE);
                 if (s.carry > 0 && s.startAt / size >= from) {
                     oldest = Math.min(oldest, s.startAt / size);

@@ -229,6 +229,57 @@ abstract class RedisContract extends StoreContract {
         }
     }
 
+    // issue 41: the settle script agrees with the reference on random timelines (the strategies that settle, random limits,
+    // costs, keys and cells, a third of the calls waiting; admitted calls settled at random later steps below, at or
+    // above their estimate, now and then 1 000 times over, or never): each call and settlement is replayed into the
+    // reference at the instant Redis made it, so the two agree to the microsecond
+    @Test
+    void settlementsAgreeWithTheReferenceOnRandomTimelines() {
+        Random random = new Random(20261126);
+        ManualClock clock = new ManualClock();
+        ReferenceStore reference = new ReferenceStore(clock);
+        record Admitted(String key, long at, int estimate) {
+        }
+        for (Strategy strategy : new Strategy[] { Strategy.FIXED_WINDOW, Strategy.SLIDING_COUNTER, Strategy.TOKEN_BUCKET }) {
+            for (int run = 0; run < 2; run++) {
+                List<Limit> limits = new ArrayList<>();
+                for (int i = 0, count = 1 + random.nextInt(2); i < count; i++) {
+                    limits.add(new Limit(2 + random.nextInt(12), (i + 1) * (40 + random.nextInt(60)) * 1000L));
+                }
+                Policy p = new Policy("st-" + newKey(), limits, strategy, "ip", random.nextInt(4) == 0, false,
+                        1 + random.nextInt(6));
+                List<Admitted> running = new ArrayList<>();
+                for (int step = 0; step < 60; step++) {
+                    if (random.nextInt(4) != 0) {
+                        sleepMicros(random.nextInt(12_000));
+                    }
+                    if (!running.isEmpty() && random.nextInt(3) == 0) {
+                        Admitted a = running.remove(random.nextInt(running.size()));
+                        long actual = switch (random.nextInt(5)) {
+                            case 0 -> 0;
+                            case 1 -> random.nextInt(a.estimate() + 1);
+                            case 2 -> random.nextInt(20) == 0 ? 1000L * a.estimate() : a.estimate() + random.nextInt(8);
+                            default -> a.estimate();
+                        };
+                        clock.set(store().settle(p, a.key(), a.at(), a.estimate(), actual).toCompletableFuture().join());
+                        reference.settle(p, a.key(), a.at(), a.estimate(), actual).toCompletableFuture().join();
+                        continue;
+                    }
+                    String key = "k" + random.nextInt(2);
+                    int cost = 1 + (random.nextInt(4) == 0 ? random.nextInt(3) : 0);
+                    long maxWait = random.nextInt(3) == 0 ? random.nextInt(150_000) : 0;
+                    Decision actual = store().acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                    clock.set(actual.atMicros() - actual.waitMicros());
+                    Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                    assertEquals(expected, actual, "step " + step + " of " + p + ", max wait " + maxWait);
+                    if (actual.allowed() && random.nextInt(5) != 0) {
+                        running.add(new Admitted(key, actual.atMicros(), cost));
+                    }
+                }
+            }
+        }
+    }
+
     private static void sleepUntil(long nanoTime) {
         long left = nanoTime - System.nanoTime();
         if (left > 0) {
