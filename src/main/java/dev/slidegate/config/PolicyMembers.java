@@ -20,7 +20,8 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
-        Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit) {
+        Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
+        Optional<Boolean> refundFailures) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -103,9 +104,12 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             }
             return u;
         });
+        if (lease.isPresent() && p.settle().orElse(false)) {
+            throw fail(prefix + "settle: a policy with max-in-flight counts calls running, which have no usage to settle");
+        }
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
-                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit);
+                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures());
     }
 
     /**

@@ -41,7 +41,13 @@ public class PolicyRegistry {
      * @param outgoing whether it paces calls this service makes to an upstream (a REST client's, or configured
      *        {@code outgoing}) rather than limiting requests it answers
      */
-    public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing) {
+    public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
+            dev.slidegate.core.Settlement settlement) {
+
+        /** A policy whose calls are not settled. */
+        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing) {
+            this(name, policy, key, plans, cost, outgoing, dev.slidegate.core.Settlement.OFF);
+        }
 
         /** A policy of requests this service answers. */
         public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost) {
@@ -54,7 +60,7 @@ public class PolicyRegistry {
          */
         boolean sameDefinition(Resolved other) {
             return policy.equals(other.policy) && key.equals(other.key) && plans.equals(other.plans)
-                    && outgoing == other.outgoing;
+                    && outgoing == other.outgoing && settlement == other.settlement;
         }
 
         /** The policy for a caller on {@code plan} ({@code null}: none); an unknown plan gets the default. */
@@ -239,7 +245,28 @@ public class PolicyRegistry {
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
         boolean outgoing = declared.outgoing() || (cfg != null && cfg.outgoing().orElse(false));
-        return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing);
+        return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin));
+    }
+
+    /** Whether the policy's calls are settled after they ran, checked against its strategy. */
+    private dev.slidegate.core.Settlement settlement(PolicyMembers cfg, String name, Strategy strategy, String origin) {
+        boolean settle = cfg != null && cfg.settle().isPresent() ? cfg.settle().get()
+                : !strategy.inFlight() && defaults.settle().orElse(false);
+        boolean refund = cfg != null && cfg.refundFailures().isPresent() ? cfg.refundFailures().get()
+                : defaults.refundFailures().orElse(false);
+        if (!settle) {
+            if (cfg != null && cfg.refundFailures().orElse(false)) {
+                throw fail("slidegate.policies." + name + ".refund-failures: only a policy with settle=true refunds; set "
+                        + "slidegate.policies." + name + ".settle=true too");
+            }
+            return dev.slidegate.core.Settlement.OFF;
+        }
+        if (!strategy.settles()) {
+            throw fail(origin + ": policy '" + name + "' settles its calls (settle=true), but counts with "
+                    + strategy.configName() + (strategy.inFlight() ? ", calls in flight, which have no usage to settle"
+                            : ", which keeps one entry per permit: use " + Strategy.settlingNames()));
+        }
+        return refund ? dev.slidegate.core.Settlement.REPORTED_OR_REFUND : dev.slidegate.core.Settlement.REPORTED;
     }
 
     /**

@@ -333,6 +333,20 @@ public interface SlidegateConfig {
         Optional<String> unit();
 
         /**
+         * {@code true}: a call is admitted against its cost as an estimate, and settled when it ends with the usage its
+         * code reported ({@code dev.slidegate.api.Usage}): a larger one is charged in full, a smaller one refunded at
+         * once. For sliding-counter, fixed-window and token-bucket. Default false.
+         */
+        Optional<Boolean> settle();
+
+        /**
+         * With {@code settle}: a call that fails or is cancelled without reporting its usage is refunded in full, instead
+         * of being charged its estimate. Default false.
+         */
+        @WithName("refund-failures")
+        Optional<Boolean> refundFailures();
+
+        /**
          * Limits per plan: {@code slidegate.policies.<name>.plans.<plan>.limits=10000/1h}. A caller's plan
          * comes from the {@code PlanResolver} bean; callers without one (or with a plan this policy does
          * not list) get the {@code default-plan}, or the policy's own {@code limits} without one.

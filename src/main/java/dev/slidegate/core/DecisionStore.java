@@ -73,7 +73,7 @@ public interface DecisionStore {
     CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
 
     /** The most a call may be settled at: a usage beyond it is a bug of the code reporting it, not a cost. */
-    long MAX_SETTLED = 1L << 40;
+    long MAX_SETTLED = dev.slidegate.api.Usage.MAX;
 
     /**
      * Checks a settlement as every store requires it: a strategy that can settle ({@link Strategy#settles()}), an

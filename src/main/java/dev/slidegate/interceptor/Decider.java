@@ -87,10 +87,12 @@ class Decider {
     private final WaitStats waitStats;
     private final Upstreams upstreams;
     private final Leases leases;
+    private final Settlements settlements;
 
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
             WaitStats waitStats, Upstreams upstreams, Leases leases) {
         this.leases = leases;
+        this.settlements = new Settlements(store);
         this.waitStats = waitStats;
         this.upstreams = upstreams;
         this.keys = keys;
@@ -139,7 +141,7 @@ class Decider {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         Ask[] asks = { ask };
         acquire(asks, 0, onCallersContext ? resumeOn(Vertx.currentContext()) : Runnable::run, pending(asks), outcome, rc);
-        return settled(outcome, asks);
+        return settled(outcome, asks, rc);
     }
 
     /**
@@ -173,23 +175,42 @@ class Decider {
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         acquire(asks, 0, resume, pending(asks), outcome, rc);
-        return settled(outcome, asks);
+        return settled(outcome, asks, rc);
     }
 
     /**
      * The outcome with the leases its decisions took (policies with {@code max-in-flight}, asked first): the admitted
      * call holds them until it is done; any other outcome ends them at once. Nothing when no policy counts calls in flight.
      */
-    private CompletionStage<Outcome> settled(CompletableFuture<Outcome> outcome, Ask[] asks) {
+    private CompletionStage<Outcome> settled(CompletableFuture<Outcome> outcome, Ask[] asks, RoutingContext rc) {
         boolean inFlight = false;
+        boolean settles = false;
         for (Ask a : asks) {
             inFlight |= a.policy().strategy().inFlight();
+            settles |= a.mp().settlement().settles();
         }
-        if (!inFlight) {
+        if (!inFlight && !settles) {
             return outcome;
         }
         String[] keys = keysOf(asks);
-        return outcome.thenApply(o -> leases.settle(o, keys));
+        boolean leased = inFlight;
+        boolean settled = settles;
+        return outcome.thenApply(o -> {
+            Outcome held = leased ? leases.settle(o, keys) : o;
+            return settled && held instanceof Outcome.Admitted a ? withSettling(a, asks, keys, rc) : held;
+        });
+    }
+
+    /** The admitted call with what it settles when it ends (policies with {@code settle}). */
+    private Outcome withSettling(Outcome.Admitted a, Ask[] asks, String[] keys, RoutingContext rc) {
+        int[] estimates = new int[asks.length];
+        dev.slidegate.core.Settlement[] each = new dev.slidegate.core.Settlement[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            estimates[j] = asks[j].cost();
+            each[j] = asks[j].mp().settlement();
+        }
+        Settlements.Settling s = settlements.of(a.decisions(), keys, estimates, each, rc);
+        return s == null ? a : new Outcome.Admitted(a.decisions(), a.leases(), s);
     }
 
     /** The caller key of each ask, in order: what each decision's lease is kept under. */

@@ -21,17 +21,23 @@ final class HttpOutcomes {
     }
 
     /**
-     * Ends the leases of an admitted request (policies with {@code max-in-flight}) when its response is done: written in
-     * full (a streamed body too), failed, or its connection closed (the client gone, a timeout).
+     * Ends the leases of an admitted request (policies with {@code max-in-flight}) and settles it (policies with
+     * {@code settle}) when its response is done: written in full (a streamed body too), failed, or its connection closed
+     * (the client gone, a timeout).
      */
     static void endWithResponse(Outcome o, RoutingContext rc) {
-        if (o instanceof Outcome.Admitted a && a.leases() != null) {
+        if (o instanceof Outcome.Admitted a && a.endMatters()) {
             if (rc.response().ended() || rc.response().closed()) {
-                a.end();
+                a.end(failed(rc, !rc.response().ended()));
             } else {
-                rc.addEndHandler(done -> a.end());
+                rc.addEndHandler(done -> a.end(failed(rc, done.failed())));
             }
         }
+    }
+
+    /** Whether a request failed: its response was not written in full (the connection closed), or is a 5xx. */
+    private static boolean failed(RoutingContext rc, boolean unfinished) {
+        return unfinished || rc.response().getStatusCode() >= 500;
     }
 
     /** The answer to a call that was not admitted: 429, 400, 503 or 500. */

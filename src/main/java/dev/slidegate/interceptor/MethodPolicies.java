@@ -169,7 +169,7 @@ public class MethodPolicies {
         PolicyCatalog.Bound b = binder.attached(policy);
         PolicyRegistry.Resolved r = b.resolved();
         return new MethodPolicy(null, b.where(), r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN,
-                r.cost(), pattern, binder.resolversOf(r, b.where()));
+                r.cost(), pattern, binder.resolversOf(r, b.where()), null, false, r.settlement());
     }
 
     /** The policy of {@code method} with a single binding. */
@@ -214,6 +214,6 @@ public class MethodPolicies {
         }
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
                 MethodShape.kind(m), r.cost(), client == null ? MethodShape.route(m, where) : where.replace('#', '.'),
-                binder.resolversOf(r, where), client, r.outgoing());
+                binder.resolversOf(r, where), client, r.outgoing(), r.settlement());
     }
 }

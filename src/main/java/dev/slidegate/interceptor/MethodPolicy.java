@@ -31,9 +31,17 @@ import dev.slidegate.config.KeySource;
 record MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
         int keyParameter,
         Kind kind, int cost, String route,
-        Map<String, KeyResolver> resolvers, String client, boolean outgoing) {
+        Map<String, KeyResolver> resolvers, String client, boolean outgoing, dev.slidegate.core.Settlement settlement) {
 
-    /** A policy of a method of this service (no REST client). */
+    /** A policy whose calls are not settled after they ran. */
+    MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
+            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers, String client,
+            boolean outgoing) {
+        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, client, outgoing,
+                dev.slidegate.core.Settlement.OFF);
+    }
+
+    /** A policy of a method of this service (no REST client), not settled. */
     MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
             int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers) {
         this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, null, false);

@@ -30,11 +30,16 @@ sealed interface Outcome {
      *
      * @param leases the leases the call holds while it runs (policies with {@code max-in-flight}), or {@code null}: who
      *        runs the call ends them when it is done ({@link #end})
+     * @param settling what the call settles when it is done (policies with {@code settle}), or {@code null}
      */
-    record Admitted(List<Decision> decisions, Leases.Held leases) implements Outcome {
+    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling) implements Outcome {
+
+        Admitted(List<Decision> decisions, Leases.Held leases) {
+            this(decisions, leases, null);
+        }
 
         Admitted(List<Decision> decisions) {
-            this(decisions, null);
+            this(decisions, null, null);
         }
 
         @Override
@@ -42,10 +47,26 @@ sealed interface Outcome {
             return null;
         }
 
-        /** The call is done (answered, failed, cancelled, its client gone): its leases end. Again: nothing. */
+        /** Whether the call's end must be told ({@link #end}): it holds leases, or settles. */
+        boolean endMatters() {
+            return leases != null || settling != null;
+        }
+
+        /** The call is done and succeeded. */
         void end() {
+            end(false);
+        }
+
+        /**
+         * The call is done (answered, failed, cancelled, its client gone): its leases end, and it is settled with the usage
+         * it reported ({@code failed}: it failed or was cancelled). Again: nothing.
+         */
+        void end(boolean failed) {
             if (leases != null) {
                 leases.end();
+            }
+            if (settling != null) {
+                settling.settle(failed);
             }
         }
     }

@@ -44,7 +44,8 @@ class ProgrammaticLimiter implements RateLimiter {
         this.plans = plans;
         Map<String, MethodPolicy> all = new HashMap<>();
         catalog.policies().forEach((n, r) -> all.put(n, new MethodPolicy(null, "RateLimiter.acquire(\"" + n + "\")", r.name(),
-                r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE, r.cost(), null, Map.of(), null, r.outgoing())));
+                r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE, r.cost(), null, Map.of(), null, r.outgoing(),
+                r.settlement())));
         this.policies = Map.copyOf(all);
     }
 

@@ -82,7 +82,9 @@ public class RateLimitInterceptor {
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         Uni<?> call = (Uni<?>) proceed(ctx, outgoing, a);
                         call = outgoing == null ? call : subscribedWith(call, outgoing);
-                        return a.leases() == null ? call : call.onTermination().invoke(a::end);
+                        return !a.endMatters() ? call
+                                : call.onTermination()
+                                        .invoke((item, failure, cancelled) -> a.end(failure != null || cancelled));
                     });
             case MULTI -> Multi.createFrom().completionStage(() -> decider.decide(decided, args, rc))
                     .onItem().transformToMultiAndConcatenate(v -> {
@@ -93,7 +95,8 @@ public class RateLimitInterceptor {
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         Multi<?> call = (Multi<?>) proceed(ctx, outgoing, a);
                         // a stream is in flight until it ends, fails or is cancelled
-                        return a.leases() == null ? call : call.onTermination().invoke(a::end);
+                        return !a.endMatters() ? call
+                                : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled));
                     });
             case STAGE -> decider.decide(mps, args, rc)
                     .thenCompose(v -> {
@@ -104,7 +107,7 @@ public class RateLimitInterceptor {
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         CompletionStage<Object> call = stage(proceed(ctx, outgoing, a));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
-                        return a.leases() == null ? call : call.whenComplete((r, error) -> a.end());
+                        return !a.endMatters() ? call : call.whenComplete((r, error) -> a.end(error != null));
                     })
                     .toCompletableFuture();
         };
@@ -115,7 +118,7 @@ public class RateLimitInterceptor {
         try {
             return proceed(ctx, outgoing);
         } catch (RuntimeException e) {
-            admitted.end();
+            admitted.end(true);
             throw e;
         }
     }

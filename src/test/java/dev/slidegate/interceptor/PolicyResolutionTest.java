@@ -328,6 +328,31 @@ class PolicyResolutionTest {
      * Each entry's settings ({@code a=1;b=2}) stop start-up with one line containing the expected words; a key that
      * SmallRye itself rejects may span lines after its own heading.
      */
+    // issue 41: settle=true resolves to a settlement (refund-failures: failures refunded); a strategy that cannot settle,
+    // calls in flight, or refund-failures without settle are one-line errors naming the setting
+    @Test
+    void settlementsResolveAndImpossibleOnesAreRefusedWithASentence() throws Exception {
+        Map<String, String> settled = new java.util.HashMap<>(BASE);
+        settled.put("slidegate.policies.products.strategy", "sliding-counter");
+        settled.put("slidegate.policies.products.settle", "true");
+        assertEquals(dev.slidegate.core.Settlement.REPORTED, resolve(policies(settled), "named").settlement());
+        settled.put("slidegate.policies.products.refund-failures", "true");
+        assertEquals(dev.slidegate.core.Settlement.REPORTED_OR_REFUND, resolve(policies(settled), "named").settlement());
+        assertEquals(dev.slidegate.core.Settlement.OFF, resolve(policies(BASE), "named").settlement());
+        Map<String, String> log = new java.util.HashMap<>(BASE);
+        log.put("slidegate.policies.products.settle", "true");
+        assertTrue(failure(log, "named").contains("policy 'products' settles its calls (settle=true), but counts with "
+                + "sliding-log, which keeps one entry per permit: use sliding-counter"), failure(log, "named"));
+        Map<String, String> refundAlone = new java.util.HashMap<>(BASE);
+        refundAlone.put("slidegate.policies.products.refund-failures", "true");
+        assertTrue(failure(refundAlone, "named").contains("slidegate.policies.products.refund-failures: only a policy with "
+                + "settle=true refunds"), failure(refundAlone, "named"));
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.settle=true",
+                "slidegate.policies.e.settle: a policy with max-in-flight counts calls running, which have no usage to settle");
+        assertRefused(bad);
+    }
+
     private static void assertRefused(Map<String, String> bad) {
         bad.forEach((settings, expected) -> {
             Map<String, String> props = new java.util.HashMap<>();

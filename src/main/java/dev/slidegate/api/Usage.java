@@ -1,0 +1,57 @@
+package dev.slidegate.api;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the current call used, in its policies' unit (tokens, bytes, rows), known only once it ran: inject it into the
+ * code of a call whose policy has {@code settle=true} and report it. When the call ends (its response written, a stream
+ * ended, the method returned or threw), Slidegate charges the reported usage instead of the estimate the call was
+ * admitted against (its {@code cost}): more is charged in full, less refunded at once. A call that reports nothing keeps
+ * its estimate (or, failing, is refunded with {@code refund-failures=true}).
+ *
+ * <p>
+ * One instance per request (request scoped); every settled policy of the call is settled with it. Safe to call from any
+ * thread of the request, a streamed response's included.
+ */
+public class Usage {
+
+    private static final long NONE = -1;
+
+    private final AtomicLong used = new AtomicLong(NONE);
+
+    /**
+     * Says how much the call used in all, replacing what was reported before.
+     *
+     * @param total 0 or more
+     * @throws IllegalArgumentException below 0
+     */
+    public void report(long total) {
+        used.set(check(total));
+    }
+
+    /**
+     * Adds to what the call used (a streamed response's chunks, one by one).
+     *
+     * @param amount 0 or more
+     * @throws IllegalArgumentException below 0
+     */
+    public void add(long amount) {
+        long a = check(amount);
+        used.updateAndGet(u -> u == NONE ? a : u + a > MAX ? MAX : u + a);
+    }
+
+    /** What was reported so far, or -1 when nothing was. */
+    public long reported() {
+        return used.get();
+    }
+
+    /** The most a call is settled at: 2^40 (a usage beyond it is a bug of the code reporting it). */
+    public static final long MAX = 1L << 40;
+
+    private static long check(long amount) {
+        if (amount < 0 || amount > MAX) {
+            throw new IllegalArgumentException("a usage is 0 to " + MAX + ", not " + amount);
+        }
+        return amount;
+    }
+}

@@ -1,0 +1,151 @@
+package dev.slidegate.interceptor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.FailMode;
+import dev.slidegate.api.Usage;
+import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.Settlement;
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.ClientProxy;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Settles the calls of policies with {@code settle=true} when they end: each admission is charged the usage the call's
+ * code reported ({@link Usage}) instead of its estimate, in the store that admitted it.
+ */
+final class Settlements {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
+    /** Where a request's {@link Usage} is kept in its routing context, for a call decided before its endpoint ran. */
+    static final String USAGE = Usage.class.getName();
+    private static final long WARN_EVERY_NANOS = 60_000_000_000L;
+
+    private final DecisionStore store;
+    private final AtomicLong warnedAt = new AtomicLong(Long.MIN_VALUE);
+
+    Settlements(DecisionStore store) {
+        this.store = store;
+    }
+
+    /** Makes the request-scoped {@link Usage} a service injects. */
+    @Singleton
+    static class UsageProducer {
+
+        /** The request's {@link Usage}: one per request, found by the end of a call decided before its endpoint ran. */
+        @Produces
+        @RequestScoped
+        Usage usage(CurrentVertxRequest request) {
+            Usage usage = new Usage();
+            RoutingContext rc = request.getCurrent();
+            if (rc != null) {
+                rc.put(USAGE, usage);
+            }
+            return usage;
+        }
+    }
+
+    /** One admission to settle: where its estimate went. */
+    private record Admission(Decision decision, String key, int estimate, Settlement settlement) {
+    }
+
+    /** What one admitted call settles when it ends, exactly once. */
+    final class Settling {
+        private final List<Admission> admissions;
+        private final Usage usage;
+        private final RoutingContext rc;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        private Settling(List<Admission> admissions, Usage usage, RoutingContext rc) {
+            this.admissions = admissions;
+            this.usage = usage;
+            this.rc = rc;
+        }
+
+        /** Settles every admission with the usage reported, else as {@link Settlement#unreported} says. Again: nothing. */
+        void settle(boolean failed) {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
+            long reported = u == null ? -1 : u.reported();
+            for (Admission a : admissions) {
+                long actual = reported >= 0 ? reported : a.settlement().unreported(a.estimate(), failed);
+                if (actual == a.estimate()) {
+                    continue;
+                }
+                Decision d = a.decision();
+                try {
+                    store.settle(d.policy(), a.key(), d.atMicros(), a.estimate(), actual)
+                            .whenComplete((at, error) -> {
+                                if (error != null) {
+                                    warn(d, error);
+                                }
+                            });
+                } catch (RuntimeException e) {
+                    warn(d, e);
+                }
+            }
+        }
+    }
+
+    /**
+     * What a call admitted with {@code decisions} settles when it ends, or {@code null} when none of its policies settles
+     * (or none charged anything: refused by a dry run, admitted by the fail mode {@code open}).
+     *
+     * @param keys the key of each decision, in order
+     * @param estimates the cost each decision was asked at
+     * @param settlements each decision's policy's settlement
+     * @param rc the request the call answers, if any
+     */
+    Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, RoutingContext rc) {
+        List<Admission> admissions = null;
+        for (int j = 0; j < decisions.size(); j++) {
+            Decision d = decisions.get(j);
+            if (!settlements[j].settles() || !d.allowed() || (d.fallback() && d.policy().failMode() == FailMode.OPEN)) {
+                continue;
+            }
+            if (admissions == null) {
+                admissions = new ArrayList<>(2);
+            }
+            admissions.add(new Admission(d, keys[j], estimates[j], settlements[j]));
+        }
+        if (admissions == null) {
+            return null;
+        }
+        // during a request, its Usage is found in its routing context when the call ends (the producer puts it there):
+        // a call decided before its endpoint ran may be decided outside the request context the endpoint reports in
+        return new Settling(admissions, rc == null ? current() : null, rc);
+    }
+
+    /** The request's Usage itself (not its proxy), when a request context is active here; else null. */
+    private static Usage current() {
+        if (!Arc.container().requestContext().isActive()) {
+            return null;
+        }
+        return ClientProxy.unwrap(Arc.container().instance(Usage.class).get());
+    }
+
+    private void warn(Decision d, Throwable error) {
+        long now = System.nanoTime();
+        long last = warnedAt.get();
+        if ((last == Long.MIN_VALUE || now - last >= WARN_EVERY_NANOS) && warnedAt.compareAndSet(last, now)) {
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause()
+                    : error;
+            LOG.warnf("Slidegate could not settle a call of policy '%s' (%s): it keeps the estimate it was admitted against "
+                    + "(said once a minute)", d.policy().name(), cause.getMessage());
+        }
+    }
+}

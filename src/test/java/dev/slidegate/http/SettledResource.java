@@ -1,0 +1,81 @@
+package dev.slidegate.http;
+
+import java.time.Duration;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.QueryParam;
+
+import dev.slidegate.api.RateLimited;
+import dev.slidegate.api.Usage;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+
+/** Endpoints whose usage is known once they ran (issue 41): each reports what it used, as a model's client would. */
+@Path("/test/settled")
+public class SettledResource {
+
+    @Inject
+    Usage usage;
+    @Inject
+    Model model;
+
+    /** Reports {@code used} tokens, unless it is negative; fails after reporting with {@code fail}. */
+    @GET
+    @Path("blocking")
+    @RateLimited("llm")
+    public String blocking(@QueryParam("used") long used, @QueryParam("fail") boolean fail) {
+        if (used >= 0) {
+            usage.report(used);
+        }
+        if (fail) {
+            throw new IllegalStateException("the model failed");
+        }
+        return "used " + used;
+    }
+
+    /** Streams {@code chunks} chunks of {@code each} tokens, adding each one to the usage as it goes out. */
+    @GET
+    @Path("stream")
+    @RateLimited("llm")
+    public Multi<String> stream(@QueryParam("chunks") int chunks, @QueryParam("each") int each) {
+        return Multi.createFrom().range(0, chunks).onItem().call(i -> Uni.createFrom().voidItem().onItem()
+                .delayIt().by(Duration.ofMillis(5))).map(i -> {
+                    usage.add(each);
+                    return "chunk " + i + "\n";
+                });
+    }
+
+    /** Fails without reporting: refunded under {@code llm-refund}, whose failures refund. */
+    @GET
+    @Path("refund")
+    @RateLimited("llm-refund")
+    public String refund(@QueryParam("fail") boolean fail) {
+        if (fail) {
+            throw new IllegalStateException("the model failed");
+        }
+        return "estimate";
+    }
+
+    /** A bean method the endpoint calls: decided by the interceptor during the request, settled when it returns. */
+    @GET
+    @Path("bean")
+    public Uni<String> bean(@QueryParam("used") long used) {
+        return model.complete(used);
+    }
+
+    @ApplicationScoped
+    public static class Model {
+
+        @Inject
+        Usage usage;
+
+        @RateLimited("llm-bean")
+        public Uni<String> complete(long used) {
+            usage.report(used);
+            return Uni.createFrom().item("completed " + used);
+        }
+    }
+}
