@@ -43,6 +43,25 @@ public abstract class DemoApiContract {
         }
     }
 
+    // issue 41, the demo's LLM endpoint: admitted against an estimate of 500 tokens, settled with the tokens it streamed
+    // (the oracle: the lines of the answer); a request the model never saw (max-tokens=0, a 400) is refunded, so such
+    // probes show where the key stands once the completion was settled
+    @Test
+    void aCompletionIsChargedTheTokensItStreamedNotItsEstimate() {
+        String key = "llm-" + System.nanoTime();
+        String body = given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=30").then()
+                .statusCode(200).header("RateLimit", containsString("\"completion-tokens-1m\";r=19500;"))
+                .header("RateLimit-Policy", containsString("\"completion-tokens-1m\";q=20000;w=60;qu=\"tokens\""))
+                .extract().asString();
+        long tokens = body.lines().count();
+        org.junit.jupiter.api.Assertions.assertTrue(tokens >= 1 && tokens <= 30, body);
+        String settled = "\"completion-tokens-1m\";r=" + (20000 - tokens - 500) + ";";
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(5),
+                () -> given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=0").then()
+                        .statusCode(400).extract().header("RateLimit"),
+                field -> field.contains(settled), "the completion settled at " + tokens + " tokens");
+    }
+
     @Test
     void theCallBeyondTheLimitGets429WithRetryAfterAndAProblemBody() {
         for (int i = 0; i < 3; i++) {

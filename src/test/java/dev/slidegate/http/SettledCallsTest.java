@@ -3,6 +3,7 @@ package dev.slidegate.http;
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.containsString;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 
@@ -79,6 +80,26 @@ class SettledCallsTest {
         String body = given().get("/test/settled/stream?chunks=6&each=7").then().statusCode(200).extract().asString();
         assertEquals(6, body.lines().count(), body);
         eventuallyLeft("llm", CALLER, 1000 - 42);
+    }
+
+    // a caller that cuts a stream short pays what was streamed until then: the tokens the code reported, not nothing
+    // (the stream's cancellation is a failure, and llm charges a failed call what it reported)
+    @Test
+    void aStreamCutShortIsChargedWhatItStreamed() throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.http.HttpResponse<java.io.InputStream> r = http.send(java.net.http.HttpRequest
+                .newBuilder(java.net.URI.create("http://localhost:" + io.restassured.RestAssured.port
+                        + "/test/settled/stream?chunks=400&each=1"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofInputStream());
+        try (java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(r.body()))) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals("chunk " + i, lines.readLine());
+            }
+        } // the connection is closed with the stream still running
+        long left = Eventually.eventually(Duration.ofSeconds(5),
+                () -> stack.inspection().peek(policy("llm"), CALLER).toCompletableFuture().join().remaining(),
+                l -> l > 900, "settled below the estimate");
+        assertTrue(left <= 997, "charged at least the 3 tokens read: " + (1000 - left));
     }
 
     // a call that reports nothing keeps its estimate; one that failed after reporting is charged what it reported

@@ -98,4 +98,30 @@ public final class Brackets {
         }
         return max;
     }
+
+    /**
+     * The most weight of grants whose brackets all lie in one half-open interval [s, s + window), as
+     * {@link #maxProvable(long[], long[], long)} counts them: grant {@code i} weighs {@code weight[i]} (the usage a settled
+     * call is held to).
+     */
+    public static long maxProvableWeight(long[] before, long[] after, long[] weight, long window) {
+        int n = before.length;
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (x, y) -> Long.compare(before[x], before[y]));
+        long max = 0;
+        for (int a = 0; a < n; a++) {
+            long end = before[order[a]] + window;
+            long sum = 0;
+            for (int b = a; b < n && before[order[b]] < end; b++) {
+                if (after[order[b]] < end) {
+                    sum += weight[order[b]];
+                }
+            }
+            max = Math.max(max, sum);
+        }
+        return max;
+    }
 }
