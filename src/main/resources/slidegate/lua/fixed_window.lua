@@ -12,7 +12,10 @@
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused (0): the strategy has no parameter
--- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
+-- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit; a limit counted per calendar period has for W
+--          '<name>@<longest>,<b1>,<b2>,...': the longest a period can be, then the instants its periods start and
+--          end around now, from the service (which knows the time zone's rules); the server's clock picks the period. Its slot is '<name>' with field 'e:<name>' = the
+--          end of the period it counts, and 'i:<name>' = that period's start.
 --
 -- Returns {allowed (1|0), tripped limit (0-based, -1 when allowed), retry-after us when refused or the
 --          wait when admitted (the permits are recorded that long after now), now us,
@@ -35,23 +38,64 @@ if reserved > now then now = reserved end
 -- exact integer division (math.fmod is exact on doubles)
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end
 
--- the slots stored, by window (as ARGV writes it)
+-- the period boundaries of the limits counted per calendar period, by slot name
+local bounds, names, longest = {}, {}, {}
+for i = 1, nlimits do
+  local w = ARGV[3 + 2 * i]
+  local at = string.find(w, '@', 1, true)
+  if at then
+    local name = string.sub(w, 1, at - 1)
+    local b = {}
+    for v in string.gmatch(string.sub(w, at + 1), '[^,]+') do b[#b + 1] = tonumber(v) end
+    longest[name] = table.remove(b, 1)
+    bounds[name] = b
+    names[i] = name
+  else
+    names[i] = w
+  end
+end
+
+-- the slots stored, by window (as ARGV writes it) or period name
 local stored = {}
 local all = redis.call('HGETALL', key)
 for j = 1, #all, 2 do
   if all[j] ~= 'r' and all[j] ~= 'h' then
     local w = string.sub(all[j], 3)
     stored[w] = stored[w] or {idx = -1, count = 0}
-    if string.sub(all[j], 1, 1) == 'i' then stored[w].idx = tonumber(all[j + 1]) else stored[w].count = tonumber(all[j + 1]) end
+    local kind = string.sub(all[j], 1, 1)
+    if kind == 'i' then stored[w].idx = tonumber(all[j + 1])
+    elseif kind == 'e' then stored[w].ends = tonumber(all[j + 1])
+    else stored[w].count = tonumber(all[j + 1]) end
   end
 end
 
--- the window index a slot counts in now and what it holds there: never step back into an older
+-- the window of slot w that holds instant t: its index (a period's start) and its end (exclusive)
+local function window_of(w, t)
+  local b = bounds[w]
+  if b then
+    for k = 1, #b - 1 do
+      if t >= b[k] and t < b[k + 1] then return b[k], b[k + 1] end
+    end
+    return error('the calendar periods given do not hold the server time ' .. string.format('%d', t))
+  end
+  local size = tonumber(w)
+  if size == nil then return nil, nil end -- a calendar slot no longer in force: only its stored period is known
+  local idx = idiv(t, size)
+  return idx, (idx + 1) * size
+end
+
+-- the window a slot counts in now, what it holds there and when it ends: never step back into an older
 -- window (a primary whose clock is behind)
 local function current(w, s)
-  local idx = idiv(now, tonumber(w))
-  if s and s.idx >= idx then return s.idx, s.count end
-  return idx, 0
+  local idx, ends = window_of(w, now)
+  if idx == nil then -- kept calendar slot: its stored period, while it lasts
+    if s and s.ends and now < s.ends then return s.idx, s.count, s.ends end
+    return -1, 0, now
+  end
+  if s and s.idx >= idx then
+    return s.idx, s.count, s.ends or (s.idx + 1) * tonumber(w)
+  end
+  return idx, 0, ends
 end
 
 local carry = 0
@@ -60,20 +104,21 @@ for w, s in pairs(stored) do
   if used > carry then carry = used end
 end
 
-local permits, window, index, used, in_force, fresh = {}, {}, {}, {}, {}, {}
+local permits, window, index, used, ending, in_force, fresh = {}, {}, {}, {}, {}, {}, {}
 local possible = true
 -- each limit in force as it stands at now
 local function stand()
   for i = 1, nlimits do
-    local w = ARGV[3 + 2 * i]
-    permits[i], window[i] = tonumber(ARGV[2 + 2 * i]), tonumber(w)
+    local w = names[i]
+    permits[i] = tonumber(ARGV[2 + 2 * i])
     in_force[w] = true
     if cost > permits[i] then possible = false end
-    index[i], used[i] = current(w, stored[w])
+    index[i], used[i], ending[i] = current(w, stored[w])
+    window[i] = longest[w] or tonumber(w)
     if not stored[w] then
       used[i] = carry -- a window not counted before starts from the carry, in the window it is taken in
       fresh[i] = carry > 0
-      stored[w] = {idx = index[i], count = carry}
+      stored[w] = {idx = index[i], count = carry, ends = bounds[w] and ending[i] or nil}
     end
   end
 end
@@ -86,7 +131,7 @@ local function waits()
     if cost > permits[i] then
       wait = window[i]
     elseif used[i] + cost > permits[i] then
-      wait = (index[i] + 1) * window[i] - now
+      wait = ending[i] - now
     end
     if wait > retry then tripped, retry = i - 1, wait end
   end
@@ -118,9 +163,8 @@ if cost > 0 then
   local args, forgotten, ends = {}, {}, 0
   local charging = allowed or count_rejected
   for w, s in pairs(stored) do
-    local idx, held = current(w, s)
+    local idx, held, e = current(w, s)
     if held > 0 then -- the key must outlive every window a slot holds something in
-      local e = (idx + 1) * tonumber(w)
       if e > ends then ends = e end
     end
     -- every slot is charged; one not in force that holds nothing is forgotten instead
@@ -128,6 +172,7 @@ if cost > 0 then
       if held == 0 then
         forgotten[#forgotten + 1] = 'i:' .. w
         forgotten[#forgotten + 1] = 'c:' .. w
+        if s.ends then forgotten[#forgotten + 1] = 'e:' .. w end
       else
         args[#args + 1] = 'c:' .. w
         args[#args + 1] = string.format('%d', held + cost)
@@ -137,12 +182,15 @@ if cost > 0 then
   for i = 1, nlimits do
     if charging then used[i] = used[i] + cost end
     if charging or fresh[i] then -- a carry is written when it is taken, whatever this call's outcome
-      args[#args + 1] = 'i:' .. ARGV[3 + 2 * i]
+      args[#args + 1] = 'i:' .. names[i]
       args[#args + 1] = string.format('%d', index[i])
-      args[#args + 1] = 'c:' .. ARGV[3 + 2 * i]
+      args[#args + 1] = 'c:' .. names[i]
       args[#args + 1] = string.format('%d', used[i])
-      local e = (index[i] + 1) * window[i]
-      if e > ends then ends = e end
+      if bounds[names[i]] then
+        args[#args + 1] = 'e:' .. names[i]
+        args[#args + 1] = string.format('%d', ending[i])
+      end
+      if ending[i] > ends then ends = ending[i] end
     end
   end
   if #forgotten > 0 then redis.call('HDEL', key, unpack(forgotten)) end
@@ -171,7 +219,7 @@ for i = 1, nlimits do
   local remaining = permits[i] - used[i]
   if remaining < 0 then remaining = 0 end
   local reset = 0
-  if used[i] > 0 then reset = (index[i] + 1) * window[i] - now end
+  if used[i] > 0 then reset = ending[i] - now end
   out[#out + 1] = remaining
   out[#out + 1] = reset + ahead
 end

@@ -6,8 +6,9 @@
 -- ARGV[2]  the instant the call was admitted at (us): where its estimate was charged
 -- ARGV[3]  actual usage - estimate (permits): more than 0 charges the rest, less than 0 refunds
 -- ARGV[4]  cells per window (sliding counter), else 0
--- ARGV[5], ARGV[6], ...  N and W (microseconds) of each limit in force (token bucket): a bucket that is full again
---          (its key expired) is charged an overage too
+-- ARGV[5], ARGV[6], ...  token bucket: N and W (microseconds) of each limit in force, so that a bucket full again
+--          (its key expired) is charged an overage too; fixed window: '<name>=<start>' for each limit counted per
+--          calendar period, the start of the period that holds the admission
 --
 -- The difference goes where the estimate went, in every slot the hash keeps: the fixed window's counter when it still
 -- counts the window of that instant; the sliding counter's cell of that instant when it is still kept; a token bucket
@@ -29,11 +30,19 @@ local function idiv(a, b) return (a - math.fmod(a, b)) / b end -- exact on doubl
 
 local all = redis.call('HGETALL', key)
 if kind == 'f' then
+  local starts = {} -- a calendar slot's name: the start of the period that holds the admission
+  for i = 5, #ARGV do
+    local sep = string.find(ARGV[i], '=', 1, true)
+    starts[string.sub(ARGV[i], 1, sep - 1)] = tonumber(string.sub(ARGV[i], sep + 1))
+  end
   for j = 1, #all, 2 do
     local f = all[j]
     if string.sub(f, 1, 2) == 'i:' then
       local w = string.sub(f, 3)
-      if tonumber(all[j + 1]) == idiv(at, tonumber(w)) then
+      local size = tonumber(w)
+      local period = starts[w]
+      if size then period = idiv(at, size) end
+      if period and tonumber(all[j + 1]) == period then
         if redis.call('HINCRBY', key, 'c:' .. w, delta) < 0 then redis.call('HSET', key, 'c:' .. w, '0') end
       end
     end

@@ -6,28 +6,51 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One quota: at most {@code permits} in any interval of length {@code window}, written {@code 500/2s}.
+ * One quota: at most {@code permits} in any interval of length {@code window}, written {@code 500/2s}; or, with
+ * {@code periods}, at most {@code permits} in each calendar period, written {@code 1000000/month}.
  *
  * <p>
  * Windows are held in microseconds, the resolution of Redis {@code TIME}.
  *
  * @param permits the quota N, at least 1
- * @param windowMicros the window W in microseconds, at least 1 ms
+ * @param windowMicros the window W in microseconds, at least 1 ms; with periods, the longest a period can be
+ * @param periods how a limit counted per calendar period cuts time ({@link Calendar}), or {@code null} for a window of
+ *        one length
  */
-public record Limit(int permits, long windowMicros) {
+public record Limit(int permits, long windowMicros, Periods periods) {
 
     private static final Pattern FORMAT = Pattern.compile("\\s*(\\d{1,10})\\s*/\\s*(\\d{0,12})\\s*(ms|s|m|h|d)\\s*");
+    private static final Pattern CALENDAR = Pattern.compile("\\s*(\\d{1,10})\\s*/\\s*(day|week|month)\\s*");
     private static final long MAX_WINDOW_MICROS = Duration.ofDays(366).toNanos() / 1000;
     /** What a valid limit looks like, for error messages. */
-    public static final String EXPECTED = "<permits>/<duration> with permits >= 1 and a unit of ms, s, m, h or d, e.g. 500/2s";
+    public static final String EXPECTED = "<permits>/<duration> with permits >= 1 and a unit of ms, s, m, h or d, e.g. 500/2s, "
+            + "or <permits>/day, /week or /month for a calendar period";
 
     public Limit {
         if (permits < 1) {
             throw new IllegalArgumentException("permits must be at least 1, was " + permits);
         }
+        if (periods != null) {
+            windowMicros = periods.longestMicros();
+        }
         if (windowMicros < 1000 || windowMicros > MAX_WINDOW_MICROS) {
             throw new IllegalArgumentException("window must be between 1ms and 366d");
         }
+    }
+
+    /** A window of one length. */
+    public Limit(int permits, long windowMicros) {
+        this(permits, windowMicros, null);
+    }
+
+    /** A quota per calendar period (or other periods). */
+    public Limit(int permits, Periods periods) {
+        this(permits, periods.longestMicros(), periods);
+    }
+
+    /** Whether this limit counts per calendar period rather than in a sliding window of one length. */
+    public boolean calendar() {
+        return periods != null;
     }
 
     /**
@@ -36,6 +59,16 @@ public record Limit(int permits, long windowMicros) {
      * @throws IllegalArgumentException with a message saying what would be valid
      */
     public static Limit parse(String text) {
+        Matcher c = CALENDAR.matcher(text == null ? "" : text.toLowerCase(Locale.ROOT));
+        if (c.matches()) {
+            long permits = Long.parseLong(c.group(1));
+            if (permits < 1 || permits > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("'" + text + "' is not a limit: permits must be between 1 and "
+                        + Integer.MAX_VALUE + "; expected " + EXPECTED);
+            }
+            return new Limit((int) permits,
+                    new Calendar(Calendar.Unit.valueOf(c.group(2).toUpperCase(Locale.ROOT)), null));
+        }
         Matcher m = FORMAT.matcher(text == null ? "" : text.toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a limit: expected " + EXPECTED);
@@ -70,9 +103,14 @@ public record Limit(int permits, long windowMicros) {
         return Math.max(1, (windowMicros + 999_999) / 1_000_000);
     }
 
-    /** The window in its largest exact unit: {@code 2s}, {@code 1m}, {@code 500ms}. */
+    /** The window in its largest exact unit: {@code 2s}, {@code 1m}, {@code 500ms}; a calendar period's name: {@code month}. */
     public String windowText() {
-        return durationText(windowMicros / 1000);
+        return periods != null ? periods.name() : durationText(windowMicros / 1000);
+    }
+
+    /** A calendar limit without a zone of its own in {@code zone}; any other limit as it is. */
+    public Limit inZone(java.time.ZoneId zone) {
+        return periods instanceof Calendar c && c.zone() == null ? new Limit(permits, c.in(zone)) : this;
     }
 
     /** A duration in its largest exact unit: {@code 2s}, {@code 1m}, {@code 500ms}. */

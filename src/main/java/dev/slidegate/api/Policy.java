@@ -66,9 +66,18 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         if (limits == null || limits.isEmpty()) {
             throw new IllegalArgumentException("policy '" + name + "' has no limits");
         }
-        limits = List.copyOf(limits);
+        List<Limit> zoned = new java.util.ArrayList<>(limits.size());
+        for (Limit l : limits) { // a calendar limit no zone was given for counts in UTC
+            zoned.add(l == null ? null : l.inZone(java.time.ZoneOffset.UTC));
+        }
+        limits = List.copyOf(zoned);
         Set<Long> windows = new HashSet<>();
         for (Limit l : limits) {
+            if (l.calendar() && strategy != Strategy.FIXED_WINDOW) {
+                throw new IllegalArgumentException("policy '" + name + "' counts " + l + " per calendar period, which "
+                        + "only strategy fixed-window counts (a period is a fixed window of its own length); it has "
+                        + (strategy == null ? "none" : strategy.configName()));
+            }
             if (!windows.add(l.windowMicros())) {
                 throw new IllegalArgumentException("policy '" + name + "' has two limits with the window " + l.windowText()
                         + ": merge them into one");
@@ -138,7 +147,9 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
 
     /** This policy with other limits (an override, the local share of the fail modes). */
     public Policy withLimits(List<Limit> limits) {
-        return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
+        java.time.ZoneId zone = zone();
+        List<Limit> zoned = limits.stream().map(l -> l.inZone(zone)).toList(); // a calendar limit counts in this zone
+        return new Policy(name, zoned, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
     }
 
     /** This policy, reporting only ({@code true}) or enforcing ({@code false}) its refusals. */
@@ -177,6 +188,16 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
     /** For a {@link Strategy#CONCURRENCY} policy: how long a lease lives unless its instance renews it. */
     public long leaseMicros() {
         return limits.get(0).windowMicros();
+    }
+
+    /** The time zone its calendar limits count in (the first one's), UTC when it has none. */
+    public java.time.ZoneId zone() {
+        for (Limit l : limits) {
+            if (l.periods() instanceof Calendar c && c.zone() != null) {
+                return c.zone();
+            }
+        }
+        return java.time.ZoneOffset.UTC;
     }
 
     /** This policy counting another unit. */

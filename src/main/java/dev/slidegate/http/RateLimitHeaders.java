@@ -124,15 +124,17 @@ public final class RateLimitHeaders {
     }
 
     /**
-     * The rest of a quota item: its window, and the draft's unit ({@code qu}) unless it counts requests; for calls in
-     * flight the unit and no window.
+     * The rest of a quota item: its window (none for a calendar period), and the draft's unit ({@code qu}) unless it
+     * counts requests; for calls in flight the unit and no window.
      */
     private static void quota(StringBuilder item, Policy policy, Limit limit) {
         if (policy.strategy().inFlight()) {
             item.append(";qu=\"").append(Policy.CONCURRENT_REQUESTS).append('"');
             return;
         }
-        item.append(";w=").append(limit.windowSeconds());
+        if (!limit.calendar()) { // a calendar period has no one length: its reset (t) says when it ends
+            item.append(";w=").append(limit.windowSeconds());
+        }
         if (policy.countsOwnUnit()) {
             item.append(";qu=\"").append(policy.unit()).append('"');
         }

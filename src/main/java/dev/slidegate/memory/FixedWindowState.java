@@ -13,39 +13,54 @@ import dev.slidegate.api.Policy;
  */
 final class FixedWindowState extends KeyState {
 
-    /** The end (exclusive) of the window each counter counts; {@link Long#MIN_VALUE} before its first charge. */
+    /** The start and end (exclusive) of the window each counter counts; {@link Long#MIN_VALUE} before its first charge. */
+    private long[] windowStart;
     private long[] windowEnd;
     private long[] counts;
 
     FixedWindowState(Policy policy) {
         super(policy);
+        windowStart = new long[n];
         windowEnd = new long[n];
+        java.util.Arrays.fill(windowStart, Long.MIN_VALUE);
         java.util.Arrays.fill(windowEnd, Long.MIN_VALUE);
         counts = new long[n];
     }
 
-    /** The end (exclusive) of the window of length {@code w} that holds {@code now}. */
-    private static long endOf(long now, long w) {
-        return (now / w + 1) * w;
+    /** The end (exclusive) of the window of slot {@code j} that holds {@code now}: epoch-aligned, or its period's. */
+    private long endOf(int j, long now) {
+        return periods[j] != null ? periods[j].endOf(now) : (now / windows[j] + 1) * windows[j];
+    }
+
+    /** The start of the window of slot {@code j} that holds {@code now}. */
+    private long startOf(int j, long now) {
+        return periods[j] != null ? periods[j].startOf(now) : now / windows[j] * windows[j];
     }
 
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
+        long[] start = new long[from.length];
         long[] end = new long[from.length];
         long[] count = new long[from.length];
         for (int s = 0; s < from.length; s++) {
             int j = from[s];
-            end[s] = j < 0 ? endOf(now, nw[s]) : windowEnd[j];
+            if (j < 0) { // (periods already holds the new slots')
+                start[s] = periods[s] != null ? periods[s].startOf(now) : now / nw[s] * nw[s];
+                end[s] = periods[s] != null ? periods[s].endOf(now) : (now / nw[s] + 1) * nw[s];
+            } else {
+                start[s] = windowStart[j];
+                end[s] = windowEnd[j];
+            }
             count[s] = j < 0 ? carry : counts[j];
         }
+        windowStart = start;
         windowEnd = end;
         counts = count;
     }
 
     /** Whether counter {@code j} counts the window that holds {@code now}. */
     private boolean current(int j, long now) {
-        long end = windowEnd[j];
-        return now < end && now >= end - windows[j];
+        return now < windowEnd[j] && now >= windowStart[j];
     }
 
     @Override
@@ -63,7 +78,8 @@ final class FixedWindowState extends KeyState {
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
             if (!current(j, now)) {
-                windowEnd[j] = endOf(now, windows[j]);
+                windowStart[j] = startOf(j, now);
+                windowEnd[j] = endOf(j, now);
                 counts[j] = 0;
             }
             counts[j] += cost;

@@ -6,6 +6,7 @@ import java.util.List;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Periods;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.DecisionBuffer;
 
@@ -32,6 +33,8 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     /** N and W of every slot: {@code [0, n)} the limits in force, the rest kept from before. */
     protected int[] permits;
     protected long[] windows;
+    /** The periods of every slot counted per calendar period ({@code null} for a window of one length). */
+    protected dev.slidegate.api.Periods[] periods;
     /** How many slots are the limits in force. */
     protected int n;
     /** The newest "now" this key has seen: time never steps backwards for a key. */
@@ -80,9 +83,11 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         n = limits.size();
         permits = new int[n];
         windows = new long[n];
+        periods = new dev.slidegate.api.Periods[n];
         for (int i = 0; i < n; i++) {
             permits[i] = limits.get(i).permits();
             windows[i] = limits.get(i).windowMicros();
+            periods[i] = limits.get(i).periods();
         }
     }
 
@@ -110,6 +115,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         int[] from = new int[k + m0];
         int[] np = new int[k + m0];
         long[] nw = new long[k + m0];
+        dev.slidegate.api.Periods[] npp = new dev.slidegate.api.Periods[k + m0];
         boolean[] taken = new boolean[m0];
         long carry = 0;
         for (int j = 0; j < m0; j++) {
@@ -129,16 +135,18 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
             }
             from[m] = match;
             np[m] = l.permits();
+            npp[m] = l.periods();
             nw[m++] = l.windowMicros();
         }
         for (int j = 0; j < m0; j++) {
             if (!taken[j]) {
                 from[m] = j;
                 np[m] = permits[j];
+                npp[m] = periods[j];
                 nw[m++] = windows[j];
             }
         }
-        setSlots(Arrays.copyOf(from, m), Arrays.copyOf(np, m), Arrays.copyOf(nw, m), carry, now);
+        setSlots(Arrays.copyOf(from, m), Arrays.copyOf(np, m), Arrays.copyOf(nw, m), Arrays.copyOf(npp, m), carry, now);
         n = k;
     }
 
@@ -160,16 +168,25 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         }
         int[] np = new int[m];
         long[] nw = new long[m];
+        dev.slidegate.api.Periods[] npp = new dev.slidegate.api.Periods[m];
         for (int s = 0; s < m; s++) {
             np[s] = permits[from[s]];
             nw[s] = windows[from[s]];
+            npp[s] = periods[from[s]];
         }
-        setSlots(Arrays.copyOf(from, m), np, nw, 0, now);
+        setSlots(Arrays.copyOf(from, m), np, nw, npp, 0, now);
     }
 
-    /** Replaces the slots ({@link #rebuild}), then their N and W. */
-    private void setSlots(int[] from, int[] np, long[] nw, long carry, long now) {
-        rebuild(from, np, nw, carry, now);
+    /** Replaces the slots ({@link #rebuild}), then their N, W and periods. */
+    private void setSlots(int[] from, int[] np, long[] nw, dev.slidegate.api.Periods[] npp, long carry, long now) {
+        Periods[] before = periods;
+        periods = npp; // read by rebuild for the new slots (a calendar slot's period)
+        try {
+            rebuild(from, np, nw, carry, now);
+        } catch (RuntimeException e) {
+            periods = before;
+            throw e;
+        }
         permits = np;
         windows = nw;
     }
@@ -187,7 +204,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /** Whether slot {@code j} counts permits as limit {@code l} would, so that {@code l} can go on from it. */
     protected boolean counts(int j, Limit l) {
-        return windows[j] == l.windowMicros();
+        return windows[j] == l.windowMicros() && java.util.Objects.equals(periods[j], l.periods());
     }
 
     /** The permits slot {@code j} holds at {@code now}: what a limit starting now carries over from it. */

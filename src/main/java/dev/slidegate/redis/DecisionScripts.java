@@ -103,11 +103,34 @@ final class DecisionScripts {
      * @param batchHead what precedes this decision's ARGV inside {@link #BATCH}: script number, key count, ARGV count
      */
     record Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs,
-            List<String> batchHead) {
+            List<String> batchHead, List<dev.slidegate.api.Periods> periods) {
 
         Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs) {
+            this(script, keySuffixes, parameter, limitArgs, null);
+        }
+
+        /** @param periods per limit, its calendar periods or {@code null}; {@code null} when no limit has any */
+        Shape(LuaScript script, List<String> keySuffixes, String parameter, List<String> limitArgs,
+                List<dev.slidegate.api.Periods> periods) {
             this(script, keySuffixes, parameter, limitArgs, List.of(Integer.toString(STRATEGIES.indexOf(script) + 1),
-                    Integer.toString(keySuffixes.size()), Integer.toString(3 + limitArgs.size())));
+                    Integer.toString(keySuffixes.size()), Integer.toString(3 + limitArgs.size())), periods);
+        }
+
+        /**
+         * The W argument of a limit counted per calendar period, for a call now: {@code <name>@<longest>,<b1>,...}, the
+         * starts of the previous, current and next two periods and the end of the last (the server's clock picks among
+         * them, and a call may wait up to a day, which a period of 23 hours at least and the next one cover).
+         */
+        static String calendarArg(dev.slidegate.api.Periods p, long nowMicros) {
+            long current = p.startOf(nowMicros);
+            StringBuilder b = new StringBuilder(p.name()).append('@').append(p.longestMicros()).append(',')
+                    .append(p.startOf(current - 1)).append(',').append(current);
+            long end = p.endOf(nowMicros);
+            for (int k = 0; k < 3; k++) {
+                b.append(',').append(end);
+                end = p.endOf(end);
+            }
+            return b.toString();
         }
 
         static Shape of(Policy policy) {
@@ -118,7 +141,11 @@ final class DecisionScripts {
             });
             return switch (policy.strategy()) {
                 case SLIDING_LOG -> new Shape(SLIDING_LOG, List.of(":log"), Integer.toString(policy.maxPermits()), limits);
-                case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits);
+                case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits,
+                        policy.limits().stream().anyMatch(Limit::calendar)
+                                ? java.util.Collections.unmodifiableList(new ArrayList<>(
+                                        policy.limits().stream().map(Limit::periods).toList()))
+                                : null);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
                 case CONCURRENCY -> new Shape(CONCURRENCY, List.of(IN_FLIGHT_SUFFIX, QUEUE_SUFFIX, LAPSES_SUFFIX),
@@ -145,6 +172,15 @@ final class DecisionScripts {
             cmd[i++] = parameter;
             for (String a : limitArgs) {
                 cmd[i++] = a;
+            }
+            if (periods != null) { // the periods around now, on this instance's clock
+                long now = System.currentTimeMillis() * 1000;
+                int first = i - limitArgs.size();
+                for (int k = 0; k < periods.size(); k++) {
+                    if (periods.get(k) != null) {
+                        cmd[first + 2 * k + 1] = calendarArg(periods.get(k), now);
+                    }
+                }
             }
             return cmd;
         }
@@ -174,7 +210,15 @@ final class DecisionScripts {
     static String[] settle(Shape shape, String keyPrefix, long admittedAtMicros, long delta) {
         boolean bucket = shape.script() == TOKEN_BUCKET;
         String kind = shape.script() == FIXED_WINDOW ? "f" : shape.script() == SLIDING_COUNTER ? "c" : "t";
-        String[] cmd = new String[7 + (bucket ? shape.limitArgs().size() : 0)];
+        List<String> periods = new ArrayList<>(0);
+        if (shape.periods() != null) {
+            for (dev.slidegate.api.Periods p : shape.periods()) {
+                if (p != null) {
+                    periods.add(p.name() + "=" + p.startOf(admittedAtMicros));
+                }
+            }
+        }
+        String[] cmd = new String[7 + (bucket ? shape.limitArgs().size() : periods.size())];
         cmd[0] = SETTLE.sha1();
         cmd[1] = "1";
         cmd[2] = keyPrefix + shape.keySuffixes().get(0);
@@ -183,7 +227,7 @@ final class DecisionScripts {
         cmd[5] = Long.toString(delta);
         cmd[6] = shape.script() == SLIDING_COUNTER ? shape.parameter() : "0";
         for (int i = 7; i < cmd.length; i++) {
-            cmd[i] = shape.limitArgs().get(i - 7);
+            cmd[i] = bucket ? shape.limitArgs().get(i - 7) : periods.get(i - 7);
         }
         return cmd;
     }

@@ -198,6 +198,83 @@ class MemoryStoreTest {
         }
     }
 
+    // issue 41, calendar periods: 300 random timelines of a fixed-window policy with a limit per day, week or month in
+    // Europe/Berlin (and now and then a window of one length beside it), a settable clock walking hours and days at a
+    // time from just before a change of summer time, a month end or a leap day; calls wait now and then, settle now and
+    // then, and overrides switch the limits (the same periods with another N, or none). Every decision and peek equals
+    // the reference's, which counts the charges of the period that holds each instant by scanning
+    @Test
+    void calendarPeriodsAgreeWithTheReferenceOnRandomTimelines() {
+        Random random = new Random(20261127);
+        java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+        String[] starts = { "2026-03-27T10:00:00Z", "2026-10-22T10:00:00Z", "2026-12-29T10:00:00Z", "2028-02-26T10:00:00Z",
+                "2027-02-25T10:00:00Z" };
+        for (int run = 0; run < 300; run++) {
+            ManualClock c = new ManualClock();
+            java.time.Instant start = java.time.Instant.parse(starts[run % starts.length]);
+            c.set(start.getEpochSecond() * 1_000_000);
+            MemoryStore store = new MemoryStore(c, 1000);
+            ReferenceStore reference = new ReferenceStore(c);
+            dev.slidegate.api.Calendar.Unit unit = dev.slidegate.api.Calendar.Unit.values()[random.nextInt(3)];
+            List<Policy> policies = new ArrayList<>();
+            for (int k = 0; k < 2; k++) {
+                List<Limit> limits = new ArrayList<>();
+                limits.add(new Limit(5 + random.nextInt(40), new dev.slidegate.api.Calendar(unit, berlin)));
+                if (random.nextBoolean()) {
+                    limits.add(new Limit(2 + random.nextInt(5), (1 + random.nextInt(6)) * 3_600_000_000L));
+                }
+                policies.add(new Policy("cal" + run, limits, Strategy.FIXED_WINDOW, "ip", random.nextInt(4) == 0, false, 10));
+            }
+            Policy p = policies.get(0);
+            long step = unit == dev.slidegate.api.Calendar.Unit.DAY ? 1_800_000_000L : 6 * 3_600_000_000L;
+            for (int i = 0; i < 160; i++) {
+                if (random.nextInt(30) == 0) {
+                    p = policies.get(p == policies.get(0) ? 1 : 0);
+                }
+                c.advanceMicros(random.nextInt(4) == 0 ? 0 : (long) (random.nextDouble() * step));
+                String key = "k" + random.nextInt(2);
+                int cost = 1 + (random.nextInt(4) == 0 ? random.nextInt(3) : 0);
+                long maxWait = random.nextInt(4) == 0 ? (long) (random.nextDouble() * 86_400_000_000L) : 0;
+                String where = "run " + run + " step " + i + " at " + java.time.Instant.ofEpochMilli(c.nowMicros() / 1000)
+                        + " " + p;
+                if (random.nextInt(8) == 0) {
+                    assertEquals(reference.peek(p, key).toCompletableFuture().join(),
+                            store.peek(p, key).toCompletableFuture().join(), "peek, " + where);
+                }
+                Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                assertEquals(expected, store.decide(p, key, cost, maxWait), where + " max wait " + maxWait);
+                if (expected.allowed() && random.nextInt(4) == 0) {
+                    long actual = random.nextInt(3 * cost + 1);
+                    assertEquals(reference.settle(p, key, expected.atMicros(), cost, actual).toCompletableFuture().join(),
+                            store.settle(p, key, expected.atMicros(), cost, actual).toCompletableFuture().join(), where);
+                }
+            }
+        }
+    }
+
+    // a monthly budget in Berlin, as a tenant sees it: used up on the evening of 31 March, refused until midnight in
+    // Berlin (22:00 UTC, summer time), when April starts whole; the limit's reset says how long until then
+    @Test
+    void aMonthlyBudgetStartsAgainAtMidnightInItsZone() {
+        ManualClock c = new ManualClock();
+        c.set(java.time.Instant.parse("2026-03-31T18:00:00Z").getEpochSecond() * 1_000_000);
+        MemoryStore store = new MemoryStore(c, 100);
+        Policy p = new Policy("budget", List.of(Limit.parse("1000/month").inZone(java.time.ZoneId.of("Europe/Berlin"))),
+                Strategy.FIXED_WINDOW, "ip", false, false, 10);
+        Decision all = store.decide(p, "tenant", 1000, 0);
+        assertTrue(all.allowed());
+        assertEquals(4L * 3_600_000_000L, all.states().get(0).resetMicros(), "4 h to midnight in Berlin");
+        c.advanceMicros(3 * 3_600_000_000L + 3_599_000_000L); // 21:59:59 UTC: 23:59:59 in Berlin, still March
+        Decision refused = store.decide(p, "tenant", 1, 0);
+        assertFalse(refused.allowed());
+        assertEquals(1_000_000L, refused.retryAfterMicros());
+        c.advanceMicros(1_000_000L); // 22:00 UTC: April in Berlin
+        Decision april = store.decide(p, "tenant", 1, 0);
+        assertTrue(april.allowed());
+        assertEquals(999, april.remaining());
+        assertEquals(30L * 86_400_000_000L, april.states().get(0).resetMicros(), "April: 30 days of 24 h");
+    }
+
     // a settlement checks what it is given, on every strategy: the sliding log and calls in flight do not settle, and an
     // estimate or a usage out of range is refused with a sentence; nothing is changed by a refused settlement
     @Test

@@ -348,7 +348,7 @@ public final class ReferenceStore implements LimiterStore {
         for (Limit l : policy.limits()) {
             Slot match = null;
             for (Slot s : old) {
-                if (s.limit.windowMicros() == l.windowMicros()
+                if (s.limit.windowMicros() == l.windowMicros() && java.util.Objects.equals(s.limit.periods(), l.periods())
                         && (s.limit.permits() == l.permits() || !perBucket(policy.strategy()))) {
                     match = s;
                     break;
@@ -383,10 +383,10 @@ public final class ReferenceStore implements LimiterStore {
         Limit l = s.limit;
         return switch (policy.strategy()) {
             case FIXED_WINDOW -> {
-                long idx = now / l.windowMicros();
-                long used = s.startAt / l.windowMicros() == idx ? s.carry : 0;
+                long idx = period(l, now);
+                long used = period(l, s.startAt) == idx ? s.carry : 0;
                 for (Charge c : since(d, s)) {
-                    if (c.at() / l.windowMicros() == idx) {
+                    if (period(l, c.at()) == idx) {
                         used += c.cost();
                     }
                 }
@@ -397,6 +397,16 @@ public final class ReferenceStore implements LimiterStore {
             case SLIDING_LOG -> Math.min(l.permits(), d.log.stream().filter(t -> t >= now - l.windowMicros()).count());
             case CONCURRENCY -> throw new IllegalArgumentException("calls in flight have no windows");
         };
+    }
+
+    /** Which fixed window holds {@code t}: its index, or the start of its calendar period. */
+    private static long period(Limit l, long t) {
+        return l.periods() != null ? l.periods().startOf(t) : t / l.windowMicros();
+    }
+
+    /** The end (exclusive) of the fixed window or calendar period that holds {@code t}. */
+    private static long periodEnd(Limit l, long t) {
+        return l.periods() != null ? l.periods().endOf(t) : (t / l.windowMicros() + 1) * l.windowMicros();
     }
 
     private static List<Charge> since(KeyData d, Slot s) {
@@ -411,7 +421,7 @@ public final class ReferenceStore implements LimiterStore {
         }
         switch (policy.strategy()) {
             case FIXED_WINDOW:
-                return used(d, policy, s, now) + cost > l.permits() ? (now / l.windowMicros() + 1) * l.windowMicros() - now : 0;
+                return used(d, policy, s, now) + cost > l.permits() ? periodEnd(l, now) - now : 0;
             case SLIDING_COUNTER: {
                 long size = cell(policy, l);
                 long k = now / size;
@@ -450,7 +460,7 @@ public final class ReferenceStore implements LimiterStore {
         switch (policy.strategy()) {
             case FIXED_WINDOW: {
                 long used = used(d, policy, s, now);
-                long reset = used == 0 ? 0 : (now / l.windowMicros() + 1) * l.windowMicros() - now;
+                long reset = used == 0 ? 0 : periodEnd(l, now) - now;
                 return new LimitState(l, Math.max(0, l.permits() - used), reset);
             }
             case SLIDING_COUNTER: {

@@ -280,6 +280,52 @@ abstract class RedisContract extends StoreContract {
         }
     }
 
+    // issue 41, calendar periods on Redis: the service hands the script the periods around now, and the server's clock
+    // picks one. Periods of unequal lengths (150, 260 and 190 ms, repeating: months and days of 23 or 25 hours, made
+    // short) go by while random calls (waiting now and then, across several periods), settlements and overrides run;
+    // each is replayed into the reference at the instant Redis made it, so the two agree to the microsecond
+    @Test
+    void calendarPeriodsAgreeWithTheReferenceOnRandomTimelines() {
+        Random random = new Random(20261127);
+        ManualClock clock = new ManualClock();
+        ReferenceStore reference = new ReferenceStore(clock);
+        dev.slidegate.api.Periods irregular = new dev.slidegate.testing.IrregularPeriods(0,
+                new long[] { 150_000, 260_000, 190_000 }, "irregular");
+        for (int run = 0; run < 3; run++) {
+            String name = "cal-" + newKey();
+            List<Policy> policies = new ArrayList<>();
+            for (int k = 0; k < 2; k++) {
+                List<Limit> limits = new ArrayList<>();
+                limits.add(new Limit(3 + random.nextInt(8), irregular));
+                if (random.nextBoolean()) {
+                    limits.add(new Limit(2 + random.nextInt(4), (40 + random.nextInt(60)) * 1000L));
+                }
+                policies.add(new Policy(name, limits, Strategy.FIXED_WINDOW, "ip", random.nextInt(4) == 0, false, 10));
+            }
+            Policy p = policies.get(0);
+            for (int step = 0; step < 60; step++) {
+                if (random.nextInt(20) == 0) {
+                    p = policies.get(p == policies.get(0) ? 1 : 0);
+                }
+                if (random.nextInt(4) != 0) {
+                    sleepMicros(random.nextInt(30_000));
+                }
+                String key = "k" + random.nextInt(2);
+                int cost = 1 + (random.nextInt(4) == 0 ? random.nextInt(3) : 0);
+                long maxWait = random.nextInt(3) == 0 ? random.nextInt(400_000) : 0;
+                Decision actual = store().acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                clock.set(actual.atMicros() - actual.waitMicros());
+                Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
+                assertEquals(expected, actual, "step " + step + " of " + p + ", max wait " + maxWait);
+                if (actual.allowed() && random.nextInt(4) == 0) {
+                    long used = random.nextInt(3 * cost + 1);
+                    clock.set(store().settle(p, key, actual.atMicros(), cost, used).toCompletableFuture().join());
+                    reference.settle(p, key, actual.atMicros(), cost, used).toCompletableFuture().join();
+                }
+            }
+        }
+    }
+
     private static void sleepUntil(long nanoTime) {
         long left = nanoTime - System.nanoTime();
         if (left > 0) {
