@@ -284,8 +284,13 @@ public class AdminService {
         return p.limits().stream().map(l -> text(p, l)).toList();
     }
 
-    /** A limit as the admin shows it: {@code 500/2s}, or with the policy's own unit {@code 20000 tokens/1m}. */
+    /**
+     * A limit as the admin shows it: {@code 500/2s}, with the policy's own unit {@code 20000 tokens/1m}, and a calendar
+     * period with its zone: {@code 1000000 tokens/month (Europe/Berlin)} (its {@code used} is then the period to date).
+     */
     private static String text(Policy p, Limit l) {
-        return p.countsOwnUnit() ? l.permits() + " " + p.unit() + "/" + l.windowText() : l.toString();
+        String text = p.countsOwnUnit() ? l.permits() + " " + p.unit() + "/" + l.windowText() : l.toString();
+        return l.periods() instanceof dev.slidegate.api.Calendar c && c.zone() != null ? text + " (" + c.zone().getId() + ")"
+                : text;
     }
 }

@@ -21,7 +21,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
-        Optional<Boolean> refundFailures) {
+        Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -107,9 +107,21 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         if (lease.isPresent() && p.settle().orElse(false)) {
             throw fail(prefix + "settle: a policy with max-in-flight counts calls running, which have no usage to settle");
         }
+        Optional<java.time.ZoneId> zone = p.zone().map(z -> {
+            try {
+                return java.time.ZoneId.of(z.trim());
+            } catch (java.time.DateTimeException e) {
+                throw fail(prefix + "zone: '" + z + "' is not a time zone: use a region such as Europe/Berlin or "
+                        + "America/New_York, or UTC");
+            }
+        });
+        if (lease.isPresent() && zone.isPresent()) {
+            throw fail(prefix + "zone: a policy with max-in-flight has no calendar periods to count in a zone");
+        }
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
-                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures());
+                p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
+                zone);
     }
 
     /**

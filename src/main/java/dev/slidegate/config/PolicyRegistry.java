@@ -235,7 +235,10 @@ public class PolicyRegistry {
                 : cfg != null && cfg.unit().isPresent() ? cfg.unit().get()
                         : declaresUnit ? check(() -> Policy.checkUnit(declared.unit()), origin + "(unit)")
                                 : defaults.unit().orElse(null);
-        Policy own = check(() -> new Policy(name, limits, strategy, key.spec(), countRejected, dryRun, cells, failMode,
+        java.time.ZoneId zone = cfg != null && cfg.zone().isPresent() ? cfg.zone().get()
+                : defaults.zone().orElse(java.time.ZoneOffset.UTC);
+        List<Limit> zoned = limits.stream().map(l -> l.inZone(zone)).toList(); // calendar periods start in the zone
+        Policy own = check(() -> new Policy(name, zoned, strategy, key.spec(), countRejected, dryRun, cells, failMode,
                 maxWait, unit), origin);
         Map<String, Policy> plans = new TreeMap<>();
         if (cfg != null) {

@@ -333,6 +333,13 @@ public interface SlidegateConfig {
         Optional<String> unit();
 
         /**
+         * The time zone the policy's limits per calendar period ({@code 1000000/month}, {@code /week}, {@code /day}) start
+         * their periods in: a region such as {@code Europe/Berlin} (its changes of summer time followed), or {@code UTC}.
+         * Default UTC.
+         */
+        Optional<String> zone();
+
+        /**
          * {@code true}: a call is admitted against its cost as an estimate, and settled when it ends with the usage its
          * code reported ({@code dev.slidegate.api.Usage}): a larger one is charged in full, a smaller one refunded at
          * once. For sliding-counter, fixed-window and token-bucket. Default false.

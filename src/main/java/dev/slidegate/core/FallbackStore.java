@@ -300,7 +300,8 @@ public final class FallbackStore implements DecisionStore {
         int k = Math.max(1, instances.getAsInt());
         Share s = shares.get(p.name());
         if (s == null || !s.of().equals(p) || s.instances() != k) {
-            List<Limit> limits = p.limits().stream().map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros()))
+            List<Limit> limits = p.limits().stream()
+                    .map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros(), l.periods()))
                     .toList();
             Policy reported = k == 1 ? p : p.withLimits(limits);
             Policy windows = p.withLimits(limits).withName(localName(p.name(), k));

@@ -266,7 +266,7 @@ public class Upstreams {
 
     private Limit margin(Limit l) {
         try {
-            return new Limit(l.permits(), l.windowMicros() + marginMicros);
+            return l.calendar() ? l : new Limit(l.permits(), l.windowMicros() + marginMicros);
         } catch (IllegalArgumentException e) { // a window of 366 days has no room for more
             return l;
         }
@@ -429,7 +429,7 @@ public class Upstreams {
                 continue;
             }
             if (n < base.get(at).permits()) {
-                paced.set(at, new Limit((int) n, base.get(at).windowMicros()));
+                paced.set(at, new Limit((int) n, base.get(at).windowMicros(), base.get(at).periods()));
             }
         }
         String id = id(configured.name(), key);

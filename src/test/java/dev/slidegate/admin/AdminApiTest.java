@@ -93,6 +93,32 @@ class AdminApiTest {
         given().header("X-Api-Key", apiKey).get("/api/reports").then().statusCode(200);
     }
 
+    // issue 41: a monthly budget in Berlin shows the month to date; its reset is the end of the month there, as the
+    // calendar says (java.time), and the RateLimit fields give no window for it, only the time to its end
+    @Test
+    void aMonthlyBudgetShowsTheMonthToDate() {
+        String apiKey = "month-" + UUID.randomUUID();
+        java.time.ZonedDateTime now = java.time.ZonedDateTime.now(java.time.ZoneId.of("Europe/Berlin"));
+        long toMonthEnd = java.time.Duration.between(now, now.toLocalDate().withDayOfMonth(1).plusMonths(1)
+                .atStartOfDay(now.getZone())).toSeconds();
+        String fields = given().header("X-Api-Key", apiKey).get("/api/completions?prompt=hello&max-tokens=20").then()
+                .statusCode(200).header("RateLimit-Policy", org.hamcrest.Matchers.containsString(
+                        "\"completion-tokens-month\";q=1000000;qu=\"tokens\""))
+                .extract().header("RateLimit");
+        java.util.regex.Matcher t = java.util.regex.Pattern.compile("\"completion-tokens-month\";r=999500;t=(\\d+)")
+                .matcher(fields);
+        org.junit.jupiter.api.Assertions.assertTrue(t.find(), fields);
+        org.junit.jupiter.api.Assertions.assertTrue(Math.abs(Long.parseLong(t.group(1)) - toMonthEnd) <= 3,
+                fields + ": the month ends in Berlin in " + toMonthEnd + " s");
+        String body = given().header("X-Api-Key", apiKey).get("/api/completions?prompt=hello&max-tokens=20").asString();
+        long tokens = body.lines().count();
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(5),
+                () -> admin().get("/admin/policies/completion-tokens/keys/hdr:" + apiKey).jsonPath(),
+                view -> view.getLong("limits[1].used") == 2 * tokens, "both completions settled: " + 2 * tokens);
+        admin().get("/admin/policies/completion-tokens/keys/hdr:" + apiKey).then()
+                .body("limits[1].limit", equalTo("1000000 tokens/month (Europe/Berlin)"));
+    }
+
     @Test
     void keysArePagedAndSortableByUsage() {
         String busy = "busy-" + UUID.randomUUID();

@@ -353,6 +353,39 @@ class PolicyResolutionTest {
         assertRefused(bad);
     }
 
+    // issue 41: limits per calendar period start in the policy's zone (else the defaults', else UTC), its plans' too;
+    // a zone that is none, a calendar limit on a strategy other than fixed-window, a zone on calls in flight: one line
+    @Test
+    void calendarLimitsCountInThePolicysZone() throws Exception {
+        Map<String, String> monthly = new java.util.HashMap<>(BASE);
+        monthly.put("slidegate.policies.products.limits", "20000/1m,1000000/month");
+        monthly.put("slidegate.policies.products.strategy", "fixed-window");
+        monthly.put("slidegate.policies.products.zone", "Europe/Berlin");
+        monthly.put("slidegate.policies.products.plans.pro.limits", "5000000/month");
+        MethodPolicy mp = resolve(policies(monthly), "named");
+        java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+        assertEquals(List.of(Limit.parse("20000/1m"), new Limit(1000000, new dev.slidegate.api.Calendar(
+                dev.slidegate.api.Calendar.Unit.MONTH, berlin))), mp.policy().limits());
+        assertEquals(berlin, mp.plans().get("pro").zone(), "a plan's periods start in the policy's zone");
+        assertEquals("products-month", mp.policy().quotaName(1));
+        Map<String, String> byDefault = new java.util.HashMap<>(monthly);
+        byDefault.remove("slidegate.policies.products.zone");
+        assertEquals(java.time.ZoneOffset.UTC, resolve(policies(byDefault), "named").policy().zone());
+        byDefault.put("slidegate.defaults.zone", "America/New_York");
+        assertEquals(java.time.ZoneId.of("America/New_York"), resolve(policies(byDefault), "named").policy().zone());
+        Map<String, String> log = new java.util.HashMap<>(BASE);
+        log.put("slidegate.policies.products.limits", "1000/day");
+        assertTrue(failure(log, "named").contains("policy 'products' counts 1000/day per calendar period, which only "
+                + "strategy fixed-window counts"), failure(log, "named"));
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("slidegate.policies.e.limits=5/month;slidegate.policies.e.strategy=fixed-window;"
+                + "slidegate.policies.e.zone=Europe/Berln",
+                "slidegate.policies.e.zone: 'Europe/Berln' is not a time zone: use a region such as Europe/Berlin");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.zone=UTC",
+                "slidegate.policies.e.zone: a policy with max-in-flight has no calendar periods");
+        assertRefused(bad);
+    }
+
     private static void assertRefused(Map<String, String> bad) {
         bad.forEach((settings, expected) -> {
             Map<String, String> props = new java.util.HashMap<>();
