@@ -129,6 +129,27 @@ public class AccuracyReport {
                     }
                     md.append('\n');
                 }
+                // issue 41: a month-long budget of a million tokens per key, 100 calls of 500 tokens charged
+                md.append("\nA month-long budget per key (1 000 000 tokens, 100 calls of 500 charged), `MEMORY USAGE`, "
+                        + "`SAMPLES 0`:\n\n| budget | bytes |\n|---|---|\n");
+                for (Policy p : List.of(
+                        new Policy("month-calendar", List.of(new Limit(1_000_000, new dev.slidegate.api.Calendar(
+                                dev.slidegate.api.Calendar.Unit.MONTH, java.time.ZoneId.of("Europe/Berlin")))),
+                                Strategy.FIXED_WINDOW, "ip", false),
+                        new Policy("month-counter", List.of(Limit.parse("1000000/30d")), Strategy.SLIDING_COUNTER, "ip",
+                                false))) {
+                    for (int i = 0; i < 100; i++) {
+                        redis.acquire(p, "k", 500).toCompletableFuture().join();
+                    }
+                    long bytes = RedisLayout.keys(p, "k").stream().mapToLong(k -> {
+                        Object usage = resp.call("MEMORY", "USAGE", k, "SAMPLES", "0");
+                        return usage == null ? 0 : (Long) usage;
+                    }).sum();
+                    md.append(String.format(Locale.ROOT, "| `%s` %s | %d B |%n", p.limits().get(0),
+                            p.strategy() == Strategy.FIXED_WINDOW ? "in Europe/Berlin (fixed-window, calendar)"
+                                    : "(sliding-counter, 10 cells: one written so far, at most 11 over the window)",
+                            bytes));
+                }
             }
         }
         return md.toString();

@@ -32,5 +32,6 @@ class AccuracyReportSmokeTest {
         }
         assertTrue(exactRows == 4, table);
         assertTrue(table.contains("| sliding-counter | ") && table.contains(" B |"), table);
+        assertTrue(table.contains("| `1000000/month` in Europe/Berlin (fixed-window, calendar) | "), table);
     }
 }

@@ -775,6 +775,31 @@ public abstract class StoreContract {
         assertRefused(call(own, k), 0);
     }
 
+    // issue 41: a monthly budget in a zone, moved to a richer plan and to a tighter override mid-month, goes on counting
+    // the same month: 800 of 1000 used, a plan of 5000/month has 4200 left; an override of 500/month refuses at once;
+    // back under 1000/month, 200 are left. A settlement lands in the month too
+    @Test
+    void aPlanOrOverrideOfACalendarLimitKeepsTheMonthToDate() {
+        java.time.ZoneId berlin = java.time.ZoneId.of("Europe/Berlin");
+        dev.slidegate.api.Calendar month = new dev.slidegate.api.Calendar(dev.slidegate.api.Calendar.Unit.MONTH, berlin);
+        Policy own = new Policy("budget-" + newKey(), List.of(new Limit(1000, month)), Strategy.FIXED_WINDOW, "ip", false);
+        Policy plan = own.withLimits(List.of(Limit.parse("5000/month")));
+        Policy override = own.withLimits(List.of(Limit.parse("500/month")));
+        assertEquals(berlin, plan.zone(), "a plan's month is the policy's");
+        String k = newKey();
+        Decision used = call(own, k, 800);
+        assertTrue(used.allowed());
+        assertEquals(200, used.remaining());
+        Decision richer = call(plan, k, 1);
+        assertTrue(richer.allowed());
+        assertEquals(4199, richer.remaining());
+        assertFalse(call(override, k, 1).allowed(), "500/month with 801 used this month");
+        store().settle(own, k, used.atMicros(), 800, 300).toCompletableFuture().join();
+        Decision back = call(own, k, 1);
+        assertTrue(back.allowed());
+        assertEquals(1000 - 300 - 1 - 1, back.remaining(), "the refund landed in the month");
+    }
+
     private static Policy withCells(Policy p, int cells) {
         return new Policy(p.name(), p.limits(), p.strategy(), p.key(), p.countRejected(), p.dryRun(), cells);
     }
