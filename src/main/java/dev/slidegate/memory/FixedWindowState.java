@@ -1,5 +1,6 @@
 package dev.slidegate.memory;
 
+import dev.slidegate.api.Periods;
 import dev.slidegate.api.Policy;
 
 /**
@@ -27,14 +28,14 @@ final class FixedWindowState extends KeyState {
         counts = new long[n];
     }
 
-    /** The end (exclusive) of the window of slot {@code j} that holds {@code now}: epoch-aligned, or its period's. */
-    private long endOf(int j, long now) {
-        return periods[j] != null ? periods[j].endOf(now) : (now / windows[j] + 1) * windows[j];
+    /** The start of the window of length {@code w} or period of {@code p} (when not null) that holds {@code now}. */
+    private static long startOf(Periods p, long w, long now) {
+        return p != null ? p.startOf(now) : now / w * w;
     }
 
-    /** The start of the window of slot {@code j} that holds {@code now}. */
-    private long startOf(int j, long now) {
-        return periods[j] != null ? periods[j].startOf(now) : now / windows[j] * windows[j];
+    /** The end (exclusive) of that window: epoch-aligned, or its period's. */
+    private static long endOf(Periods p, long w, long now) {
+        return p != null ? p.endOf(now) : (now / w + 1) * w;
     }
 
     @Override
@@ -45,8 +46,8 @@ final class FixedWindowState extends KeyState {
         for (int s = 0; s < from.length; s++) {
             int j = from[s];
             if (j < 0) { // (periods already holds the new slots')
-                start[s] = periods[s] != null ? periods[s].startOf(now) : now / nw[s] * nw[s];
-                end[s] = periods[s] != null ? periods[s].endOf(now) : (now / nw[s] + 1) * nw[s];
+                start[s] = startOf(periods[s], nw[s], now);
+                end[s] = endOf(periods[s], nw[s], now);
             } else {
                 start[s] = windowStart[j];
                 end[s] = windowEnd[j];
@@ -78,8 +79,8 @@ final class FixedWindowState extends KeyState {
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
             if (!current(j, now)) {
-                windowStart[j] = startOf(j, now);
-                windowEnd[j] = endOf(j, now);
+                windowStart[j] = startOf(periods[j], windows[j], now);
+                windowEnd[j] = endOf(periods[j], windows[j], now);
                 counts[j] = 0;
             }
             counts[j] += cost;

@@ -34,7 +34,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     protected int[] permits;
     protected long[] windows;
     /** The periods of every slot counted per calendar period ({@code null} for a window of one length). */
-    protected dev.slidegate.api.Periods[] periods;
+    protected Periods[] periods;
     /** How many slots are the limits in force. */
     protected int n;
     /** The newest "now" this key has seen: time never steps backwards for a key. */
@@ -83,7 +83,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         n = limits.size();
         permits = new int[n];
         windows = new long[n];
-        periods = new dev.slidegate.api.Periods[n];
+        periods = new Periods[n];
         for (int i = 0; i < n; i++) {
             permits[i] = limits.get(i).permits();
             windows[i] = limits.get(i).windowMicros();
@@ -115,7 +115,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         int[] from = new int[k + m0];
         int[] np = new int[k + m0];
         long[] nw = new long[k + m0];
-        dev.slidegate.api.Periods[] npp = new dev.slidegate.api.Periods[k + m0];
+        Periods[] npp = new Periods[k + m0];
         boolean[] taken = new boolean[m0];
         long carry = 0;
         for (int j = 0; j < m0; j++) {
@@ -168,7 +168,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         }
         int[] np = new int[m];
         long[] nw = new long[m];
-        dev.slidegate.api.Periods[] npp = new dev.slidegate.api.Periods[m];
+        Periods[] npp = new Periods[m];
         for (int s = 0; s < m; s++) {
             np[s] = permits[from[s]];
             nw[s] = windows[from[s]];
@@ -178,15 +178,9 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     }
 
     /** Replaces the slots ({@link #rebuild}), then their N, W and periods. */
-    private void setSlots(int[] from, int[] np, long[] nw, dev.slidegate.api.Periods[] npp, long carry, long now) {
-        Periods[] before = periods;
-        periods = npp; // read by rebuild for the new slots (a calendar slot's period)
-        try {
-            rebuild(from, np, nw, carry, now);
-        } catch (RuntimeException e) {
-            periods = before;
-            throw e;
-        }
+    private void setSlots(int[] from, int[] np, long[] nw, Periods[] npp, long carry, long now) {
+        periods = npp; // first: rebuild reads the new slots' periods (a fixed window's calendar)
+        rebuild(from, np, nw, carry, now);
         permits = np;
         windows = nw;
     }

@@ -13,7 +13,10 @@ import dev.slidegate.api.Usage;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.Uni;
 
-/** Endpoints whose usage is known once they ran (issue 41): each reports what it used, as a model's client would. */
+/**
+ * Endpoints whose usage is known once they ran (issue 41): each reports what it used, as a model's client would. Their
+ * policies are whole in the annotations, so that every test profile starts; {@link SmallLimits} makes them settle.
+ */
 @Path("/test/settled")
 public class SettledResource {
 
@@ -25,7 +28,7 @@ public class SettledResource {
     /** Reports {@code used} tokens, unless it is negative; fails after reporting with {@code fail}. */
     @GET
     @Path("blocking")
-    @RateLimited("llm")
+    @RateLimited(value = "llm", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
     public String blocking(@QueryParam("used") long used, @QueryParam("fail") boolean fail) {
         if (used >= 0) {
             usage.report(used);
@@ -39,7 +42,7 @@ public class SettledResource {
     /** Streams {@code chunks} chunks of {@code each} tokens, adding each one to the usage as it goes out. */
     @GET
     @Path("stream")
-    @RateLimited("llm")
+    @RateLimited(value = "llm", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
     public Multi<String> stream(@QueryParam("chunks") int chunks, @QueryParam("each") int each) {
         return Multi.createFrom().range(0, chunks).onItem().call(i -> Uni.createFrom().voidItem().onItem()
                 .delayIt().by(Duration.ofMillis(5))).map(i -> {
@@ -51,7 +54,7 @@ public class SettledResource {
     /** Fails without reporting: refunded under {@code llm-refund}, whose failures refund. */
     @GET
     @Path("refund")
-    @RateLimited("llm-refund")
+    @RateLimited(value = "llm-refund", limits = "1000/10h", strategy = "token-bucket", cost = 100)
     public String refund(@QueryParam("fail") boolean fail) {
         if (fail) {
             throw new IllegalStateException("the model failed");
@@ -72,7 +75,7 @@ public class SettledResource {
         @Inject
         Usage usage;
 
-        @RateLimited("llm-bean")
+        @RateLimited(value = "llm-bean", limits = "1000/1h", strategy = "fixed-window", key = "global", cost = 100)
         public Uni<String> complete(long used) {
             usage.report(used);
             return Uni.createFrom().item("completed " + used);

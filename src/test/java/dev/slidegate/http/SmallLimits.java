@@ -36,19 +36,8 @@ public class SmallLimits implements QuarkusTestProfile {
         // issue 40: calls in flight, attached by configuration to paths (InFlightCallsTest)
         config.put("slidegate.policies.completions.unit", "tokens"); // (CostResource#completion)
         // issue 41: calls settled with the usage they report (SettledCallsTest, SettledResource)
-        config.put("slidegate.policies.llm.limits", "1000/1h");
-        config.put("slidegate.policies.llm.strategy", "sliding-counter");
-        config.put("slidegate.policies.llm.unit", "tokens");
-        config.put("slidegate.policies.llm.cost", "100");
-        config.put("slidegate.policies.llm.settle", "true");
-        config.put("slidegate.policies.llm-bean.limits", "1000/1h");
-        config.put("slidegate.policies.llm-bean.strategy", "fixed-window");
-        config.put("slidegate.policies.llm-bean.key", "global");
-        config.put("slidegate.policies.llm-bean.cost", "100");
+        config.put("slidegate.policies.llm.settle", "true"); // (the limits are the annotations')
         config.put("slidegate.policies.llm-bean.settle", "true");
-        config.put("slidegate.policies.llm-refund.limits", "1000/10h"); // a token every 36 s
-        config.put("slidegate.policies.llm-refund.strategy", "token-bucket");
-        config.put("slidegate.policies.llm-refund.cost", "100");
         config.put("slidegate.policies.llm-refund.settle", "true");
         config.put("slidegate.policies.llm-refund.refund-failures", "true");
         config.put("slidegate.policies.in-flight-path.max-in-flight", "1");
