@@ -165,6 +165,16 @@ public class MethodPolicies {
      * The policy attached by configuration to requests matching {@code pattern}: as for an
      * annotation without members, so the policy's configuration and the defaults decide everything.
      */
+    /** The cost parameter of {@code m}, or -1; a misplaced one stops start-up with its sentence. */
+    private static int costParameter(Method m, String where) {
+        try {
+            return MethodShape.costParameter(m, where);
+        } catch (IllegalArgumentException e) {
+            throw new io.quarkus.runtime.configuration.ConfigurationException("Invalid Slidegate configuration: "
+                    + e.getMessage());
+        }
+    }
+
     MethodPolicy attached(String policy, String pattern) {
         PolicyCatalog.Bound b = binder.attached(policy);
         PolicyRegistry.Resolved r = b.resolved();
@@ -214,6 +224,6 @@ public class MethodPolicies {
         }
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
                 MethodShape.kind(m), r.cost(), client == null ? MethodShape.route(m, where) : where.replace('#', '.'),
-                binder.resolversOf(r, where), client, r.outgoing(), r.settlement());
+                binder.resolversOf(r, where), client, r.outgoing(), r.settlement(), costParameter(m, where));
     }
 }

@@ -20,6 +20,7 @@ import dev.slidegate.config.KeySource;
  * @param key the policy's key source
  * @param plans the policy of each plan, empty without plans
  * @param keyParameter index of the {@link RateLimitKey} parameter, or -1
+ * @param costParameter index of the {@link dev.slidegate.api.RateLimitCost} parameter, or -1
  * @param kind how the method returns its result
  * @param cost permits one call weighs
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
@@ -31,7 +32,16 @@ import dev.slidegate.config.KeySource;
 record MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
         int keyParameter,
         Kind kind, int cost, String route,
-        Map<String, KeyResolver> resolvers, String client, boolean outgoing, dev.slidegate.core.Settlement settlement) {
+        Map<String, KeyResolver> resolvers, String client, boolean outgoing, dev.slidegate.core.Settlement settlement,
+        int costParameter) {
+
+    /** A policy whose cost no parameter gives. */
+    MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
+            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers, String client,
+            boolean outgoing, dev.slidegate.core.Settlement settlement) {
+        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, client, outgoing,
+                settlement, -1);
+    }
 
     /** A policy whose calls are not settled after they ran. */
     MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
@@ -61,7 +71,21 @@ record MethodPolicy(Method method, String where, String name, Policy policy, Key
      * and no plans or a plan resolver that needs nothing else.
      */
     boolean fromRequestAlone(PlanResolver planResolver) {
-        return keyParameter < 0 && key.fromRequestAlone() && (plans.isEmpty() || planResolver.fromRequestAlone());
+        return keyParameter < 0 && costParameter < 0 && key.fromRequestAlone()
+                && (plans.isEmpty() || planResolver.fromRequestAlone());
+    }
+
+    /**
+     * What this call costs: its {@link dev.slidegate.api.RateLimitCost} argument (below 1 costs 1, {@code null} the
+     * policy's cost), else the policy's cost.
+     */
+    int costOf(Object[] arguments) {
+        if (costParameter < 0 || arguments == null || arguments.length <= costParameter
+                || !(arguments[costParameter] instanceof Number n)) {
+            return cost;
+        }
+        long c = n.longValue();
+        return c < 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, c);
     }
 
     /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */

@@ -46,6 +46,34 @@ final class MethodShape {
         return -1;
     }
 
+    /**
+     * The index of the {@link dev.slidegate.api.RateLimitCost} parameter, or -1.
+     *
+     * @throws IllegalArgumentException for more than one, or one that is no whole number
+     */
+    static int costParameter(Method m, String where) {
+        Annotation[][] annotations = m.getParameterAnnotations();
+        int found = -1;
+        for (int i = 0; i < annotations.length; i++) {
+            for (Annotation a : annotations[i]) {
+                if (a instanceof dev.slidegate.api.RateLimitCost) {
+                    if (found >= 0) {
+                        throw new IllegalArgumentException(where + ": two @RateLimitCost parameters: mark the one that "
+                                + "gives the call's cost");
+                    }
+                    Class<?> t = m.getParameterTypes()[i];
+                    if (!(t == int.class || t == long.class || t == short.class || t == Integer.class || t == Long.class
+                            || t == Short.class)) {
+                        throw new IllegalArgumentException(where + ": @RateLimitCost marks a parameter of type "
+                                + t.getSimpleName() + ": the cost is a whole number (int, long, short or their boxes)");
+                    }
+                    found = i;
+                }
+            }
+        }
+        return found;
+    }
+
     static int keyParameterCount(Method m) {
         int count = 0;
         for (Annotation[] onParameter : m.getParameterAnnotations()) {

@@ -13,7 +13,7 @@ class AccuracyReportSmokeTest {
 
     @Test
     void theReportMeasuresEveryLimiterAndTheExactOnesStayWithinN() throws Exception {
-        String table = AccuracyReport.run(20, 200_000, 3, 400, List.of(20), 200_000);
+        String table = AccuracyReport.run(20, 200_000, 2, 300, List.of(20), 200_000);
         System.out.println(table);
         for (String row : List.of("Slidegate sliding-log | memory", "Slidegate sliding-log | redis",
                 "Slidegate sliding-counter | memory",

@@ -102,6 +102,24 @@ class SettledCallsTest {
         assertTrue(left <= 997, "charged at least the 3 tokens read: " + (1000 - left));
     }
 
+    // the estimate from the request (@RateLimitCost on max-tokens): admitted against 300, settled at 20; a caller asking
+    // for 0 or less is admitted against 1 (never free before it ran), none asked for is the policy's 100, and one asking
+    // for more than the limit can never be admitted (429, nothing charged)
+    @Test
+    void theEstimateCanComeFromTheRequest() {
+        given().get("/test/settled/estimate?max-tokens=300&used=20").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-1h\";r=700;"));
+        eventuallyLeft("llm", CALLER, 980);
+        given().get("/test/settled/estimate?max-tokens=-5&used=0").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-1h\";r=979;"));
+        eventuallyLeft("llm", CALLER, 980);
+        given().get("/test/settled/estimate?used=0").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-1h\";r=880;"));
+        given().get("/test/settled/estimate?max-tokens=5000&used=0").then().statusCode(429)
+                .body("detail", containsString("This call costs 5000 tokens, more than policy 'llm' grants"));
+        eventuallyLeft("llm", CALLER, 980);
+    }
+
     // a call that reports nothing keeps its estimate; one that failed after reporting is charged what it reported
     @Test
     void aCallWithoutAReportKeepsItsEstimate() {

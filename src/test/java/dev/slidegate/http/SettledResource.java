@@ -51,6 +51,19 @@ public class SettledResource {
                 });
     }
 
+    /**
+     * A completion whose estimate is the {@code max-tokens} the caller asks for ({@link dev.slidegate.api.RateLimitCost}),
+     * settled with {@code used}.
+     */
+    @GET
+    @Path("estimate")
+    @RateLimited(value = "llm", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
+    public String estimate(@dev.slidegate.api.RateLimitCost @QueryParam("max-tokens") Integer maxTokens,
+            @QueryParam("used") long used) {
+        usage.report(used);
+        return "used " + used;
+    }
+
     /** Fails without reporting: refunded under {@code llm-refund}, whose failures refund. */
     @GET
     @Path("refund")

@@ -100,6 +100,16 @@ class PolicyResolutionTest {
             return "";
         }
 
+        @RateLimited(value = "estimated", limits = "1000/1h", unit = "tokens")
+        public String estimated(@dev.slidegate.api.RateLimitCost long maxTokens) {
+            return "";
+        }
+
+        @RateLimited(value = "estimated", limits = "1000/1h", unit = "tokens")
+        public String costByName(@dev.slidegate.api.RateLimitCost String maxTokens) {
+            return "";
+        }
+
         @RateLimited(value = "running", maxInFlight = 2, unit = "tokens")
         public String unitInFlight() {
             return "";
@@ -384,6 +394,21 @@ class PolicyResolutionTest {
         bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.zone=UTC",
                 "slidegate.policies.e.zone: a policy with max-in-flight has no calendar periods");
         assertRefused(bad);
+    }
+
+    // issue 41: a @RateLimitCost parameter gives the cost (below 1: 1; null: the policy's), the endpoint is then decided
+    // with its arguments (not before dispatch); one on a parameter that is no whole number stops start-up in a sentence
+    @Test
+    void aCostParameterGivesTheCallsCost() throws Exception {
+        MethodPolicy mp = resolve(policies(BASE), "estimated");
+        assertEquals(0, mp.costParameter());
+        assertEquals(300, mp.costOf(new Object[] { 300L }));
+        assertEquals(1, mp.costOf(new Object[] { -7L }));
+        assertEquals(Integer.MAX_VALUE, mp.costOf(new Object[] { Long.MAX_VALUE }));
+        assertEquals(1, mp.costOf(new Object[] { null }), "null: the policy's cost, 1 here");
+        assertTrue(!mp.fromRequestAlone(call -> null), "decided by the interceptor, with its arguments");
+        assertTrue(failure(BASE, "costByName").contains("Sample#costByName: @RateLimitCost marks a parameter of type String: "
+                + "the cost is a whole number"), failure(BASE, "costByName"));
     }
 
     private static void assertRefused(Map<String, String> bad) {

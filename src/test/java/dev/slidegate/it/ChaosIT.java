@@ -166,7 +166,7 @@ class ChaosIT {
         Thread.sleep(faultMillis);
         long healedAt = System.nanoTime(); // and ends when healing starts: a thaw takes effect before `kill` returns
         heal.run();
-        Thread.sleep(4000);
+        Thread.sleep(3000);
         running.set(false);
         for (Thread th : load) {
             th.join();
@@ -229,7 +229,7 @@ class ChaosIT {
             return byFailMode == 0 ? "(never away)" : "not always on Redis: " + byFailMode + " answers by the fail mode";
         }
         Sample first = all.stream().filter(x -> x.sent() >= healedAt && x.byRedis(mode)).findFirst().orElse(null);
-        return first == null ? "not within 4 s" : String.format(Locale.ROOT, "%.0f ms", (first.sent() - healedAt) / 1e6);
+        return first == null ? "not within 3 s" : String.format(Locale.ROOT, "%.0f ms", (first.sent() - healedAt) / 1e6);
     }
 
     private static void assertWithin(List<Sample> samples, int bound, String what) {

@@ -33,6 +33,8 @@ class SettledFleetIT {
     private static final int N = 600;
     private static final int ESTIMATE = 50;
     private static final long W = 1_000_000_000L;
+    /** How long the clients ask, after a second of warm-up under another API key. */
+    private static final int SECONDS = 4;
 
     /** One completion: the client's stamps around it (nanoTime), the tokens it streamed, and the quota it was told. */
     private record Call(long sent, long received, long tokens, String policy) {
@@ -46,10 +48,10 @@ class SettledFleetIT {
                         "-Dslidegate.policies.completion-tokens.strategy=sliding-counter",
                         "-Dslidegate.policies.completion-tokens.cost=" + ESTIMATE)) {
             List<ServiceProcess> instances = fleet.instances();
-            load(instances, "warm-up", 2_000_000_000L, new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>());
+            load(instances, "warm-up", 1_000_000_000L, new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>());
             ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
             ConcurrentLinkedQueue<String> unexpected = new ConcurrentLinkedQueue<>();
-            load(instances, "fleet", 6_000_000_000L, calls, unexpected);
+            load(instances, "fleet", SECONDS * 1_000_000_000L, calls, unexpected);
             assertEquals(List.of(), List.copyOf(unexpected), "only completions and refusals");
             List<Call> all = List.copyOf(calls);
             // decided by the fail mode local (Redis late): each instance's share, N / 3, said in RateLimit-Policy
@@ -64,7 +66,7 @@ class SettledFleetIT {
             System.out.printf("three instances, 24 clients, one API key, N = %d tokens/1s, estimate %d: %d completions, "
                     + "%d tokens (%.0f per second; %d over the estimate); provably in one second at most %d tokens used, "
                     + "%d of them within the estimates (bound N = %d); %d decided by the fail mode%n", N, ESTIMATE,
-                    all.size(), tokens, tokens / 6.0, over, used, held, N, byFailMode);
+                    all.size(), tokens, tokens / (double) SECONDS, over, used, held, N, byFailMode);
             for (ServiceProcess s : instances) {
                 s.log().lines().filter(l -> l.contains("WARN") || l.contains("ERROR"))
                         .forEach(l -> System.out.println("DIAG " + l));
@@ -72,7 +74,8 @@ class SettledFleetIT {
             // while Redis decides: N; a window that holds decisions of the fail mode, N plus the three instances' shares
             long bound = byFailMode == 0 ? N : N + N;
             assertTrue(held <= bound, held + " tokens within the estimates in one second, more than " + bound);
-            assertTrue(tokens > 3 * N, "the clients were served too little to judge: " + tokens + " tokens in 6 s");
+            assertTrue(tokens > (SECONDS - 1) * N,
+                    "the clients were served too little to judge: " + tokens + " tokens in " + SECONDS + " s");
             for (ServiceProcess s : instances) {
                 assertEquals(0, s.log().lines().filter(l -> l.contains("ERROR")).count(), s.log());
             }
