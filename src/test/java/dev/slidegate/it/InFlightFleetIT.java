@@ -4,14 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -110,43 +108,23 @@ class InFlightFleetIT {
     /** 48 clients ask for archives of 0.3 to 1 s under {@code apiKey} for {@code nanos}, each soon again after a refusal. */
     private static void hammer(List<ServiceProcess> instances, String apiKey, long nanos, Clients seen)
             throws InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        long stop = System.nanoTime() + nanos;
-        List<Thread> clients = new ArrayList<>();
-        for (int t = 0; t < 48; t++) {
-            int client = t;
-            Thread th = new Thread(() -> {
-                Random random = new Random(client);
-                int i = client;
-                while (System.nanoTime() < stop) {
-                    ServiceProcess target = instances.get(i++ % 3);
-                    String seconds = String.format(java.util.Locale.ROOT, "%.3f", 0.3 + random.nextInt(700) / 1000.0);
-                    try {
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                                + target.port + "/api/reports/archive?seconds=" + seconds)).header("X-Api-Key", apiKey)
-                                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                        if (r.statusCode() == 200) {
-                            seen.runs.add(new Run(instant(STARTED, r.body()), instant(ENDED, r.body()), target.port,
-                                    r.headers().firstValue("RateLimit-Policy").orElse("")));
-                        } else if (r.statusCode() == 429 && r.body().contains("/problems/too-many-in-flight")) {
-                            TimeUnit.MILLISECONDS.sleep(100 + random.nextInt(100)); // and ask again
-                        } else if (r.statusCode() == 503 && r.body().contains("/problems/store-unavailable")) {
-                            seen.unavailable.incrementAndGet(); // Redis late enough that the fail mode (closed) refused
-                            TimeUnit.MILLISECONDS.sleep(100 + random.nextInt(100));
-                        } else {
-                            seen.unexpected.add(r.statusCode() + " " + r.body());
-                        }
-                    } catch (Exception e) {
-                        seen.unexpected.add(e.toString());
-                    }
-                }
-            });
-            th.start();
-            clients.add(th);
-        }
-        for (Thread th : clients) {
-            th.join();
-        }
+        FleetClients.run(instances, 48, nanos, seen.unexpected, (http, target, random) -> {
+            String seconds = String.format(java.util.Locale.ROOT, "%.3f", 0.3 + random.nextInt(700) / 1000.0);
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port
+                    + "/api/reports/archive?seconds=" + seconds)).header("X-Api-Key", apiKey)
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                seen.runs.add(new Run(instant(STARTED, r.body()), instant(ENDED, r.body()), target.port,
+                        r.headers().firstValue("RateLimit-Policy").orElse("")));
+            } else if (r.statusCode() == 429 && r.body().contains("/problems/too-many-in-flight")) {
+                TimeUnit.MILLISECONDS.sleep(100 + random.nextInt(100)); // and ask again
+            } else if (r.statusCode() == 503 && r.body().contains("/problems/store-unavailable")) {
+                seen.unavailable.incrementAndGet(); // Redis late enough that the fail mode (closed) refused
+                TimeUnit.MILLISECONDS.sleep(100 + random.nextInt(100));
+            } else {
+                seen.unexpected.add(r.statusCode() + " " + r.body());
+            }
+        });
     }
 
     private static long instant(Pattern p, String body) {

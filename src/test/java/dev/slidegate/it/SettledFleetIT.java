@@ -4,13 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -85,43 +82,22 @@ class SettledFleetIT {
     /** 24 clients ask for completions of 1 to 150 tokens under {@code apiKey} for {@code nanos}, again after a refusal. */
     private static void load(List<ServiceProcess> instances, String apiKey, long nanos, ConcurrentLinkedQueue<Call> calls,
             ConcurrentLinkedQueue<String> unexpected) throws InterruptedException {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        long stop = System.nanoTime() + nanos;
-        List<Thread> clients = new ArrayList<>();
-        for (int t = 0; t < 24; t++) {
-            int client = t;
-            Thread th = new Thread(() -> {
-                Random random = new Random(client);
-                int i = client;
-                while (System.nanoTime() < stop) {
-                    ServiceProcess target = instances.get(i++ % 3);
-                    String prompt = "p" + random.nextInt(1_000_000);
-                    int max = 1 + random.nextInt(150);
-                    try {
-                        long sent = System.nanoTime();
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                                + target.port + "/api/completions?delay-ms=0&prompt=" + prompt + "&max-tokens=" + max))
-                                .header("X-Api-Key", apiKey).timeout(Duration.ofSeconds(10)).GET().build(),
-                                HttpResponse.BodyHandlers.ofString());
-                        long received = System.nanoTime();
-                        if (r.statusCode() == 200) {
-                            calls.add(new Call(sent, received, r.body().lines().count(),
-                                    r.headers().firstValue("RateLimit-Policy").orElse("")));
-                        } else if (r.statusCode() == 429 && r.body().contains("/problems/rate-limited")) {
-                            TimeUnit.MILLISECONDS.sleep(20 + random.nextInt(30));
-                        } else {
-                            unexpected.add(r.statusCode() + " " + r.body());
-                        }
-                    } catch (Exception e) {
-                        unexpected.add(e.toString());
-                    }
-                }
-            });
-            th.start();
-            clients.add(th);
-        }
-        for (Thread th : clients) {
-            th.join();
-        }
+        FleetClients.run(instances, 24, nanos, unexpected, (http, target, random) -> {
+            String prompt = "p" + random.nextInt(1_000_000);
+            int max = 1 + random.nextInt(150);
+            long sent = System.nanoTime();
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port
+                    + "/api/completions?delay-ms=0&prompt=" + prompt + "&max-tokens=" + max)).header("X-Api-Key", apiKey)
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            long received = System.nanoTime();
+            if (r.statusCode() == 200) {
+                calls.add(new Call(sent, received, r.body().lines().count(),
+                        r.headers().firstValue("RateLimit-Policy").orElse("")));
+            } else if (r.statusCode() == 429 && r.body().contains("/problems/rate-limited")) {
+                TimeUnit.MILLISECONDS.sleep(20 + random.nextInt(30));
+            } else {
+                unexpected.add(r.statusCode() + " " + r.body());
+            }
+        });
     }
 }

@@ -220,10 +220,7 @@ abstract class RedisContract extends StoreContract {
                     int cost = 1 + (random.nextInt(5) == 0 ? random.nextInt(3) : 0);
                     // a third of the calls may wait (issue 38): up to 150 ms, several windows
                     long maxWait = random.nextInt(3) == 0 ? random.nextInt(150_000) : 0;
-                    Decision actual = store().acquire(p, key, cost, maxWait).toCompletableFuture().join();
-                    clock.set(actual.atMicros() - actual.waitMicros()); // the instant Redis decided at
-                    Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
-                    assertEquals(expected, actual, "step " + step + " of " + p + ", max wait " + maxWait);
+                    Decision actual = replayed(reference, clock, p, key, cost, maxWait, "step " + step + " of " + p);
                 }
             }
         }
@@ -261,17 +258,13 @@ abstract class RedisContract extends StoreContract {
                             case 2 -> random.nextInt(20) == 0 ? 1000L * a.estimate() : a.estimate() + random.nextInt(8);
                             default -> a.estimate();
                         };
-                        clock.set(store().settle(p, a.key(), a.at(), a.estimate(), actual).toCompletableFuture().join());
-                        reference.settle(p, a.key(), a.at(), a.estimate(), actual).toCompletableFuture().join();
+                        settled(reference, clock, p, a.key(), a.at(), a.estimate(), actual);
                         continue;
                     }
                     String key = "k" + random.nextInt(2);
                     int cost = 1 + (random.nextInt(4) == 0 ? random.nextInt(3) : 0);
                     long maxWait = random.nextInt(3) == 0 ? random.nextInt(150_000) : 0;
-                    Decision actual = store().acquire(p, key, cost, maxWait).toCompletableFuture().join();
-                    clock.set(actual.atMicros() - actual.waitMicros());
-                    Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
-                    assertEquals(expected, actual, "step " + step + " of " + p + ", max wait " + maxWait);
+                    Decision actual = replayed(reference, clock, p, key, cost, maxWait, "step " + step + " of " + p);
                     if (actual.allowed() && random.nextInt(5) != 0) {
                         running.add(new Admitted(key, actual.atMicros(), cost));
                     }
@@ -313,17 +306,30 @@ abstract class RedisContract extends StoreContract {
                 String key = "k" + random.nextInt(2);
                 int cost = 1 + (random.nextInt(4) == 0 ? random.nextInt(3) : 0);
                 long maxWait = random.nextInt(3) == 0 ? random.nextInt(400_000) : 0;
-                Decision actual = store().acquire(p, key, cost, maxWait).toCompletableFuture().join();
-                clock.set(actual.atMicros() - actual.waitMicros());
-                Decision expected = reference.acquire(p, key, cost, maxWait).toCompletableFuture().join();
-                assertEquals(expected, actual, "step " + step + " of " + p + ", max wait " + maxWait);
+                Decision actual = replayed(reference, clock, p, key, cost, maxWait, "step " + step + " of " + p);
                 if (actual.allowed() && random.nextInt(4) == 0) {
                     long used = random.nextInt(3 * cost + 1);
-                    clock.set(store().settle(p, key, actual.atMicros(), cost, used).toCompletableFuture().join());
-                    reference.settle(p, key, actual.atMicros(), cost, used).toCompletableFuture().join();
+                    settled(reference, clock, p, key, actual.atMicros(), cost, used);
                 }
             }
         }
+    }
+
+    /** Decides on Redis, then the same call in the reference at the instant Redis decided it: the two must agree. */
+    private Decision replayed(ReferenceStore reference, ManualClock clock, Policy p, String key, int cost, long maxWait,
+            String where) {
+        Decision actual = store().acquire(p, key, cost, maxWait).toCompletableFuture().join();
+        clock.set(actual.atMicros() - actual.waitMicros()); // the instant Redis decided at
+        assertEquals(reference.acquire(p, key, cost, maxWait).toCompletableFuture().join(), actual,
+                where + ", max wait " + maxWait);
+        return actual;
+    }
+
+    /** Settles on Redis, then in the reference at the instant Redis settled at. */
+    private void settled(ReferenceStore reference, ManualClock clock, Policy p, String key, long at, int estimate,
+            long actual) {
+        clock.set(store().settle(p, key, at, estimate, actual).toCompletableFuture().join());
+        reference.settle(p, key, at, estimate, actual).toCompletableFuture().join();
     }
 
     private static void sleepUntil(long nanoTime) {
