@@ -58,7 +58,11 @@ public class RateLimitInterceptor {
         RoutingContext rc = !mps.get(0).outgoing() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
         if (Decided.take(rc, ctx.getMethod())) { // the request filter decided this endpoint's request before dispatch
-            return ctx.proceed();
+            Object result = ctx.proceed();
+            RoutingContext request = rc;
+            return Settlements.settles(mps)
+                    ? Settlements.reporting(result, mps.get(0).kind(), () -> Settlements.usageOf(request))
+                    : result;
         }
         List<MethodPolicy> decided = mps;
         Object[] args = ctx.getParameters();
@@ -69,7 +73,7 @@ public class RateLimitInterceptor {
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
-                Object result = proceed(ctx, outgoing, a);
+                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a);
                 a.end();
                 yield result;
             }
@@ -80,7 +84,7 @@ public class RateLimitInterceptor {
                             return Uni.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Uni<?> call = (Uni<?>) proceed(ctx, outgoing, a);
+                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a);
                         call = outgoing == null ? call : subscribedWith(call, outgoing);
                         return !a.endMatters() ? call
                                 : call.onTermination()
@@ -93,7 +97,7 @@ public class RateLimitInterceptor {
                             return Multi.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Multi<?> call = (Multi<?>) proceed(ctx, outgoing, a);
+                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a);
                         // a stream is in flight until it ends, fails or is cancelled
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled));
@@ -105,7 +109,7 @@ public class RateLimitInterceptor {
                             return CompletableFuture.<Object> failedFuture(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        CompletionStage<Object> call = stage(proceed(ctx, outgoing, a));
+                        CompletionStage<Object> call = stage(reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
                         return !a.endMatters() ? call : call.whenComplete((r, error) -> a.end(error != null));
                     })
@@ -121,6 +125,11 @@ public class RateLimitInterceptor {
             admitted.end(true);
             throw e;
         }
+    }
+
+    /** {@code result} reporting the usage it says it had, for a call that settles ({@link Settlements#reporting}). */
+    private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted) {
+        return admitted.settling() == null ? result : Settlements.reporting(result, kind, admitted.settling()::usage);
     }
 
     @SuppressWarnings("unchecked")

@@ -13,6 +13,7 @@ import org.jboss.logging.Logger;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.FailMode;
+import dev.slidegate.api.ReportsUsage;
 import dev.slidegate.api.Usage;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Settlement;
@@ -47,13 +48,58 @@ final class Settlements {
         @Produces
         @RequestScoped
         Usage usage(CurrentVertxRequest request) {
-            Usage usage = new Usage();
             RoutingContext rc = request.getCurrent();
-            if (rc != null) {
-                rc.put(USAGE, usage);
-            }
-            return usage;
+            return rc != null ? usageOf(rc) : new Usage();
         }
+    }
+
+    /** The request's {@link Usage}, made and kept in its routing context when nobody asked for it yet. */
+    static Usage usageOf(RoutingContext rc) {
+        Usage usage = rc.get(USAGE);
+        if (usage == null) {
+            usage = new Usage();
+            rc.put(USAGE, usage);
+        }
+        return usage;
+    }
+
+    /**
+     * {@code result} reporting what it says it used ({@link ReportsUsage}) to {@code usage} when it comes: a {@code Uni}'s
+     * item, each of a {@code Multi}'s items (added up), a stage's value, a plain value at once.
+     */
+    static Object reporting(Object result, MethodPolicy.Kind kind, java.util.function.Supplier<Usage> usage) {
+        return switch (kind) {
+            case UNI -> ((io.smallrye.mutiny.Uni<?>) result).invoke(item -> report(item, usage, false));
+            case MULTI -> ((io.smallrye.mutiny.Multi<?>) result).invoke(item -> report(item, usage, true));
+            case STAGE -> ((java.util.concurrent.CompletionStage<?>) result).thenApply(value -> {
+                report(value, usage, false);
+                return value;
+            });
+            case PLAIN -> {
+                report(result, usage, false);
+                yield result;
+            }
+        };
+    }
+
+    private static void report(Object value, java.util.function.Supplier<Usage> usage, boolean add) {
+        if (value instanceof ReportsUsage r) {
+            if (add) {
+                usage.get().add(r.used());
+            } else {
+                usage.get().report(r.used());
+            }
+        }
+    }
+
+    /** Whether any of {@code policies} settles its calls. */
+    static boolean settles(List<MethodPolicy> policies) {
+        for (MethodPolicy mp : policies) {
+            if (mp.settlement().settles()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** One admission to settle: where its estimate went. */
@@ -71,6 +117,11 @@ final class Settlements {
             this.admissions = admissions;
             this.usage = usage;
             this.rc = rc;
+        }
+
+        /** Where this call's usage is reported: the request's, or the call's own outside a request. */
+        Usage usage() {
+            return usage != null ? usage : usageOf(rc);
         }
 
         /** Settles every admission with the usage reported, else as {@link Settlement#unreported} says. Again: nothing. */
@@ -126,7 +177,8 @@ final class Settlements {
         }
         // during a request, its Usage is found in its routing context when the call ends (the producer puts it there):
         // a call decided before its endpoint ran may be decided outside the request context the endpoint reports in
-        return new Settling(admissions, rc == null ? current() : null, rc);
+        Usage own = rc == null ? current() : null;
+        return new Settling(admissions, rc == null && own == null ? new Usage() : own, rc);
     }
 
     /** The request's Usage itself (not its proxy), when a request context is active here; else null. */

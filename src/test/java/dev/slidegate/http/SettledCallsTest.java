@@ -120,6 +120,17 @@ class SettledCallsTest {
         eventuallyLeft("llm", CALLER, 980);
     }
 
+    // the result itself says what the call used (ReportsUsage): a Uni's item, a Multi's items added up, a stage's value
+    @Test
+    void theResultCanReportTheUsage() {
+        given().get("/test/settled/uni-report?used=40").then().statusCode(200).body(containsString("\"tokens\":40"));
+        eventuallyLeft("llm", CALLER, 960);
+        given().get("/test/settled/multi-report?chunks=5&each=6").then().statusCode(200);
+        eventuallyLeft("llm", CALLER, 930);
+        given().get("/test/settled/stage-report?used=15").then().statusCode(200).body(containsString("later 15"));
+        eventuallyLeft("llm-bean", "global", 985);
+    }
+
     // a call that reports nothing keeps its estimate; one that failed after reporting is charged what it reported
     @Test
     void aCallWithoutAReportKeepsItsEstimate() {

@@ -64,6 +64,37 @@ public class SettledResource {
         return "used " + used;
     }
 
+    /** An answer that says what it used ({@link dev.slidegate.api.ReportsUsage}). */
+    public record Completion(String text, long tokens) implements dev.slidegate.api.ReportsUsage {
+        @Override
+        public long used() {
+            return tokens;
+        }
+    }
+
+    /** A completion whose item reports its usage. */
+    @GET
+    @Path("uni-report")
+    @RateLimited(value = "llm", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
+    public Uni<Completion> uniReport(@QueryParam("used") long used) {
+        return Uni.createFrom().item(new Completion("done", used));
+    }
+
+    /** A stream whose items each report what they used, added up. */
+    @GET
+    @Path("multi-report")
+    @RateLimited(value = "llm", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
+    public Multi<Completion> multiReport(@QueryParam("chunks") int chunks, @QueryParam("each") long each) {
+        return Multi.createFrom().range(0, chunks).map(i -> new Completion("chunk " + i, each));
+    }
+
+    /** A bean method whose stage's value reports its usage, decided by the interceptor. */
+    @GET
+    @Path("stage-report")
+    public java.util.concurrent.CompletionStage<String> stageReport(@QueryParam("used") long used) {
+        return model.completeLater(used).thenApply(Completion::text);
+    }
+
     /** Fails without reporting: refunded under {@code llm-refund}, whose failures refund. */
     @GET
     @Path("refund")
@@ -87,6 +118,11 @@ public class SettledResource {
 
         @Inject
         Usage usage;
+
+        @RateLimited(value = "llm-bean", limits = "1000/1h", strategy = "fixed-window", key = "global", cost = 100)
+        public java.util.concurrent.CompletionStage<Completion> completeLater(long used) {
+            return java.util.concurrent.CompletableFuture.completedFuture(new Completion("later " + used, used));
+        }
 
         @RateLimited(value = "llm-bean", limits = "1000/1h", strategy = "fixed-window", key = "global", cost = 100)
         public Uni<String> complete(long used) {
