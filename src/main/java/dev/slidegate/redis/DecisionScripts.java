@@ -116,21 +116,36 @@ final class DecisionScripts {
                     Integer.toString(keySuffixes.size()), Integer.toString(3 + limitArgs.size())), periods);
         }
 
+        /** A calendar limit's W argument and the period (on this instance's clock) it holds for. */
+        private record CalendarArg(long start, long end, String arg) {
+        }
+
+        /** The W argument of each calendar limit, kept for its current period: one per periods and zone configured. */
+        private static final java.util.concurrent.ConcurrentHashMap<dev.slidegate.api.Periods, CalendarArg> CALENDAR_ARGS = new java.util.concurrent.ConcurrentHashMap<>();
+
         /**
          * The W argument of a limit counted per calendar period, for a call now: {@code <name>@<longest>,<b1>,...}, the
          * starts of the previous, current and next two periods and the end of the last (the server's clock picks among
-         * them, and a call may wait up to a day, which a period of 23 hours at least and the next one cover).
+         * them, and a call may wait up to a day, which a period of 23 hours at least and the next one cover). It depends
+         * only on the current period, so it is worked out once per period, not per call.
          */
         static String calendarArg(dev.slidegate.api.Periods p, long nowMicros) {
+            CalendarArg kept = CALENDAR_ARGS.get(p);
+            if (kept != null && nowMicros >= kept.start() && nowMicros < kept.end()) {
+                return kept.arg();
+            }
             long current = p.startOf(nowMicros);
+            long next = p.endOf(nowMicros);
             StringBuilder b = new StringBuilder(p.name()).append('@').append(p.longestMicros()).append(',')
                     .append(p.startOf(current - 1)).append(',').append(current);
-            long end = p.endOf(nowMicros);
+            long end = next;
             for (int k = 0; k < 3; k++) {
                 b.append(',').append(end);
                 end = p.endOf(end);
             }
-            return b.toString();
+            String arg = b.toString();
+            CALENDAR_ARGS.put(p, new CalendarArg(current, next, arg));
+            return arg;
         }
 
         static Shape of(Policy policy) {
