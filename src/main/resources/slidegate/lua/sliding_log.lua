@@ -7,7 +7,7 @@
 --          limit reads the same instants, so a new limit needs no carry. Before each charge, a slot not
 --          in force that counts nothing is forgotten, instants older than the longest window of the
 --          slots are dropped, and the charge keeps the newest max(N) of them. A permit reserved for a later
---          instant (a call that waits) is a member '<instant>:r<m>': no call is placed before it.
+--          instant (a call that waits) is a member '<instant>:r<m>' (m zero-padded to 12 digits): no call is placed before it.
 -- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
 -- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused here (the largest N of the policy: the slots say what to keep)
@@ -115,11 +115,17 @@ local function charge()
   -- instants older than the longest window count in no slot
   redis.call('ZREMRANGEBYSCORE', key, '(0', '(' .. string.format('%d', now - longest))
   local stamp = string.format('%d', now)
-  -- a permit for a later instant is marked reserved; reserved permits may share an instant, numbered on
+  -- a permit for a later instant is marked reserved; reserved permits may share an instant (waiting calls, and
+  -- refused attempts charged there), numbered on from the highest number at it: the numbers are zero-padded so
+  -- that they sort as numbers, the newest member holds the highest, and a number trimmed away is never given
+  -- again (a count of the members at the instant would give the name of one still there: a lost permit)
   local mark, first = ':', 0
   if now > clock then
     mark = ':r'
-    first = redis.call('ZCOUNT', key, stamp, stamp)
+    if last == now then
+      local at = string.find(newest[1], ':r', 1, true)
+      first = at and tonumber(string.sub(newest[1], at + 2)) or 0
+    end
   end
   local j = 1
   while j <= cost do
@@ -127,7 +133,7 @@ local function charge()
     local upto = math.min(cost, j + 499)
     for m = j, upto do
       args[#args + 1] = stamp
-      args[#args + 1] = stamp .. mark .. (first + m)
+      args[#args + 1] = stamp .. mark .. string.format('%012d', first + m)
     end
     redis.call('ZADD', key, unpack(args))
     j = upto + 1

@@ -775,6 +775,31 @@ public abstract class StoreContract {
         assertRefused(call(own, k), 0);
     }
 
+    // a sliding log's permits reserved for one later instant (a call that waited) and the refused attempts charged at
+    // that instant (count-rejected) stay one entry each, however many were trimmed to the log's N: 6 of 6/h taken, a
+    // call waits for the first to leave, 7 refused attempts are charged at its instant (the log keeps the newest 6);
+    // then under 8/h (an override), a refused attempt is one more at that instant: 7 of 8, and the next one 8 of 8.
+    // (On Redis, a permit recorded at an instant that had had entries trimmed from it once took the name of one still
+    // there and was lost.)
+    @Test
+    void reservedAndChargedPermitsAtOneInstantAreEachCounted() {
+        Policy own = policy(Strategy.SLIDING_LOG, true, "6/1h");
+        Policy override = own.withLimits(List.of(Limit.parse("8/1h")));
+        String k = newKey();
+        assertAdmitted(call(own, k, 6), 0);
+        Decision waited = store().acquire(own, k, 1, 3_700_000_000L).toCompletableFuture().join();
+        assertTrue(waited.allowed() && waited.waitMicros() > 3_500_000_000L, () -> "waits an hour: " + waited);
+        for (int i = 0; i < 7; i++) {
+            Decision refused = call(own, k);
+            assertFalse(refused.allowed(), () -> "not before the reservation's instant: " + refused);
+        }
+        Decision seventh = call(override, k);
+        assertFalse(seventh.allowed(), () -> "waits for the reservation's instant: " + seventh);
+        assertEquals(1, seventh.states().get(0).remaining(), () -> "7 of 8 after the charge: " + seventh);
+        Decision eighth = call(override, k);
+        assertEquals(0, eighth.states().get(0).remaining(), () -> "8 of 8 after the charge: " + eighth);
+    }
+
     // issue 41: a monthly budget in a zone, moved to a richer plan and to a tighter override mid-month, goes on counting
     // the same month: 800 of 1000 used, a plan of 5000/month has 4200 left; an override of 500/month refuses at once;
     // back under 1000/month, 200 are left. A settlement lands in the month too
