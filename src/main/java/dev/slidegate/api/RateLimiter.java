@@ -113,6 +113,34 @@ public interface RateLimiter {
     }
 
     /**
+     * Settles a call this API admitted on a policy with {@code settle=true}, once it ran and its usage is known: the
+     * admission is charged {@code used} instead of the {@code estimate} it was acquired at, in every window that holds
+     * it (more is charged in full, less refunded at once), on every instance sharing the store. Settle each admission
+     * once; one never settled keeps its estimate.
+     *
+     * <pre>{@code
+     * Decision d = limiter.acquireBlocking("completion-tokens", tenant, 500); // admitted against 500 tokens
+     * if (!d.allowed())
+     *     throw new RateLimitExceededException(d);
+     * long used = model.complete(prompt).tokens();
+     * limiter.settle(d, tenant, 500, used);
+     * }</pre>
+     *
+     * @param admitted the decision {@code acquire} answered; a refusal, or a call the fail mode {@code open} let through
+     *        without counting it, settles nothing
+     * @param key the key it was acquired for
+     * @param estimate the cost it was acquired at
+     * @param used what it used, 0 to {@link Usage#MAX}
+     * @return completes once the store holds the settlement; it fails when the store cannot be reached (the call then
+     *         keeps its estimate)
+     * @throws IllegalArgumentException for a policy without {@code settle=true}, an estimate below 1, a usage out of
+     *         range, or a blank key
+     */
+    default CompletionStage<Void> settle(Decision admitted, String key, int estimate, long used) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not settle calls");
+    }
+
+    /**
      * The former name of {@link #acquireBlocking(String, String)}, which waits for a permit only where the policy has
      * a {@code max-wait}.
      *

@@ -21,7 +21,8 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
-        Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone) {
+        Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
+        Optional<String> costResolver) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -118,10 +119,34 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         if (lease.isPresent() && zone.isPresent()) {
             throw fail(prefix + "zone: a policy with max-in-flight has no calendar periods to count in a zone");
         }
+        Optional<String> usageHeader = p.usageHeader().map(String::trim).map(h -> {
+            if (!KeySource.HEADER_NAME.matcher(h).matches()) {
+                throw fail(prefix + "usage-header: '" + h + "' is not a header field name: use letters, digits and "
+                        + "-!#$%&'*+.^_`|~, for example X-Tokens-Used");
+            }
+            return h;
+        });
+        if (lease.isPresent() && usageHeader.isPresent()) {
+            throw fail(prefix + "usage-header: a policy with max-in-flight counts calls running, which have no usage to "
+                    + "settle");
+        }
+        Optional<String> costResolver = p.costResolver().map(String::trim).map(r -> {
+            if (!KeySource.BEAN_NAME.matcher(r).matches()) {
+                throw fail(prefix + "cost-resolver: '" + r + "' is not a bean name: name a @Named CostResolver bean, "
+                        + "for example cost-resolver=estimate");
+            }
+            return r;
+        });
+        if (costResolver.isPresent() && p.cost().isPresent()) {
+            throw fail(prefix + "cost-resolver: the policy sets cost too; keep one (the resolver works out each call's cost)");
+        }
+        if (lease.isPresent() && costResolver.isPresent()) {
+            throw fail(prefix + "cost-resolver: a policy with max-in-flight counts each call once: leave it out");
+        }
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone);
+                zone, usageHeader, costResolver);
     }
 
     /**

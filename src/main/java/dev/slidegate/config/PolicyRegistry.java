@@ -40,9 +40,17 @@ public class PolicyRegistry {
      * @param cost the permits one call weighs, at least 1 (methods sharing a policy may weigh differently)
      * @param outgoing whether it paces calls this service makes to an upstream (a REST client's, or configured
      *        {@code outgoing}) rather than limiting requests it answers
+     * @param settlement whether and how its calls are settled after they ran
+     * @param costResolver the name of the {@code CostResolver} bean that works out each call's cost, or {@code null}
      */
     public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
-            dev.slidegate.core.Settlement settlement) {
+            dev.slidegate.core.Settlement settlement, String costResolver) {
+
+        /** A policy whose calls cost what {@code cost} says. */
+        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
+                dev.slidegate.core.Settlement settlement) {
+            this(name, policy, key, plans, cost, outgoing, settlement, null);
+        }
 
         /** A policy whose calls are not settled. */
         public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing) {
@@ -60,7 +68,7 @@ public class PolicyRegistry {
          */
         boolean sameDefinition(Resolved other) {
             return policy.equals(other.policy) && key.equals(other.key) && plans.equals(other.plans)
-                    && outgoing == other.outgoing && settlement == other.settlement;
+                    && outgoing == other.outgoing && settlement.equals(other.settlement);
         }
 
         /** The policy for a caller on {@code plan} ({@code null}: none); an unknown plan gets the default. */
@@ -248,7 +256,14 @@ public class PolicyRegistry {
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
         boolean outgoing = declared.outgoing() || (cfg != null && cfg.outgoing().orElse(false));
-        return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin));
+        String costResolver = cfg != null && cfg.costResolver().isPresent() ? cfg.costResolver().get()
+                : (cfg != null && cfg.cost().isPresent()) || declared.cost() > 0 ? null : defaults.costResolver().orElse(null);
+        if (strategy.inFlight() && costResolver != null) {
+            throw fail(origin + ": policy '" + name + "' limits calls in flight, which count each call once: leave "
+                    + "cost-resolver out");
+        }
+        return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin),
+                costResolver);
     }
 
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */
@@ -262,6 +277,10 @@ public class PolicyRegistry {
                 throw fail("slidegate.policies." + name + ".refund-failures: only a policy with settle=true refunds; set "
                         + "slidegate.policies." + name + ".settle=true too");
             }
+            if (cfg != null && cfg.usageHeader().isPresent()) {
+                throw fail("slidegate.policies." + name + ".usage-header: only a policy with settle=true reads its usage; "
+                        + "set slidegate.policies." + name + ".settle=true too");
+            }
             return dev.slidegate.core.Settlement.OFF;
         }
         if (!strategy.settles()) {
@@ -269,7 +288,9 @@ public class PolicyRegistry {
                     + strategy.configName() + (strategy.inFlight() ? ", calls in flight, which have no usage to settle"
                             : ", which keeps one entry per permit: use " + Strategy.settlingNames()));
         }
-        return refund ? dev.slidegate.core.Settlement.REPORTED_OR_REFUND : dev.slidegate.core.Settlement.REPORTED;
+        String header = cfg != null && cfg.usageHeader().isPresent() ? cfg.usageHeader().get()
+                : defaults.usageHeader().orElse(null);
+        return new dev.slidegate.core.Settlement(true, refund, header);
     }
 
     /**

@@ -36,7 +36,7 @@ public final class SettingsCheck {
 
     private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
             "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing", "max-in-flight", "lease",
-            "unit", "settle", "refund-failures", "zone");
+            "unit", "settle", "refund-failures", "zone", "usage-header", "cost-resolver");
 
     /**
      * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as

@@ -354,6 +354,21 @@ public interface SlidegateConfig {
         Optional<Boolean> refundFailures();
 
         /**
+         * With {@code settle}: the response header field an HTTP endpoint reports its usage in (for example
+         * {@code X-Tokens-Used: 1234}), read when the response is done, for a call whose code reported nothing else. A
+         * value that is not a whole number from 0 to 2^40 is no report (said in a warning once a minute).
+         */
+        @WithName("usage-header")
+        Optional<String> usageHeader();
+
+        /**
+         * The name of a {@code @Named} {@code dev.slidegate.api.CostResolver} bean that works out what each call costs
+         * (with {@code settle}, its estimate) from the call: its arguments, its request. In place of {@code cost}.
+         */
+        @WithName("cost-resolver")
+        Optional<String> costResolver();
+
+        /**
          * Limits per plan: {@code slidegate.policies.<name>.plans.<plan>.limits=10000/1h}. A caller's plan
          * comes from the {@code PlanResolver} bean; callers without one (or with a plan this policy does
          * not list) get the {@code default-plan}, or the policy's own {@code limits} without one.

@@ -1,25 +1,38 @@
 package dev.slidegate.core;
 
 /**
- * Whether a policy's calls are settled after they ran ({@code slidegate.policies.<name>.settle}): admitted against their
- * estimate (the cost), then charged what the code reports they used ({@link dev.slidegate.api.Usage}); see
- * {@link DecisionStore#settle}.
+ * Whether and how a policy's calls are settled after they ran ({@code slidegate.policies.<name>.settle}): admitted
+ * against their estimate (the cost), then charged what the code reports they used ({@link dev.slidegate.api.Usage}, a
+ * result that reports it, or the response header {@code usageHeader}); see {@link DecisionStore#settle}.
+ *
+ * @param settles whether calls are settled at all
+ * @param refundFailures whether a call that fails or is cancelled without a report is refunded in full (else it keeps
+ *        its estimate)
+ * @param usageHeader the response header field an HTTP endpoint reports its usage in ({@code usage-header}), or
+ *        {@code null}
  */
-public enum Settlement {
-    /** The cost is charged when the call is admitted, and stays. */
-    OFF,
-    /** Settled with the usage reported; a call that reports none keeps its estimate, whether it succeeded or failed. */
-    REPORTED,
-    /** As {@link #REPORTED}, but a call that fails or is cancelled without a report is refunded in full. */
-    REPORTED_OR_REFUND;
+public record Settlement(boolean settles, boolean refundFailures, String usageHeader) {
 
-    /** Whether calls are settled at all. */
-    public boolean settles() {
-        return this != OFF;
+    /** The cost is charged when the call is admitted, and stays. */
+    public static final Settlement OFF = new Settlement(false, false, null);
+    /** Settled with the usage reported; a call that reports none keeps its estimate, whether it succeeded or failed. */
+    public static final Settlement REPORTED = new Settlement(true, false, null);
+    /** As {@link #REPORTED}, but a call that fails or is cancelled without a report is refunded in full. */
+    public static final Settlement REPORTED_OR_REFUND = new Settlement(true, true, null);
+
+    public Settlement {
+        if (!settles && (refundFailures || usageHeader != null)) {
+            throw new IllegalArgumentException("only a settled policy refunds failures or reads a usage header");
+        }
+    }
+
+    /** This settlement, reading the usage from the response header field {@code name} too. */
+    public Settlement withUsageHeader(String name) {
+        return new Settlement(settles, refundFailures, name);
     }
 
     /** What a call that ended without a report is charged: its estimate, or nothing when it failed and failures refund. */
     public long unreported(int estimate, boolean failed) {
-        return failed && this == REPORTED_OR_REFUND ? 0 : estimate;
+        return failed && refundFailures ? 0 : estimate;
     }
 }

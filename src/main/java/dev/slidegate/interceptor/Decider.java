@@ -168,7 +168,7 @@ class Decider {
             for (int i = 0; i < asks.length; i++) { // keys and plans are read now, on the caller's thread, where the request is
                 MethodPolicy mp = policies.get(i);
                 Policy policy = mp.policyFor(plans, args, rc);
-                asks[i] = ask(mp, policy, keys.resolve(mp, args, rc), mp.costOf(args), policy.maxWaitMicros());
+                asks[i] = ask(mp, policy, keys.resolve(mp, args, rc), mp.costOf(args, rc), policy.maxWaitMicros());
             }
         } catch (RuntimeException e) {
             return CompletableFuture.completedFuture(failure(e, policies.get(0), List.of()));

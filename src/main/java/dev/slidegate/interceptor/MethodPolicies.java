@@ -57,9 +57,10 @@ public class MethodPolicies {
     private final Map<Class<?>, Map<String, List<Endpoint>>> endpoints = new ConcurrentHashMap<>();
 
     @Inject
-    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers, PlanResolver plans, PolicyCatalog catalog,
+    MethodPolicies(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers,
+            @Any Instance<dev.slidegate.api.CostResolver> costResolvers, PlanResolver plans, PolicyCatalog catalog,
             Instance<RateLimitedSites.Sites> sites) {
-        this(new PolicyBinder(registry, byName(resolvers)), plans, catalog);
+        this(new PolicyBinder(registry, byName(resolvers), byName(costResolvers)), plans, catalog);
         sites.get().all().stream().filter(RateLimitedSites.Sites.Site::outgoing).forEach(site -> clientOfSignature
                 .put(site.signature().substring(0, site.signature().indexOf('(')), site.client()));
     }
@@ -97,13 +98,13 @@ public class MethodPolicies {
     @Produces
     @Singleton
     static PolicyCatalog catalog(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers,
-            Instance<RateLimitedSites.Sites> sites) {
-        return new PolicyBinder(registry, byName(resolvers)).catalog(sites.get().all());
+            @Any Instance<dev.slidegate.api.CostResolver> costResolvers, Instance<RateLimitedSites.Sites> sites) {
+        return new PolicyBinder(registry, byName(resolvers), byName(costResolvers)).catalog(sites.get().all());
     }
 
-    private static Function<String, KeyResolver> byName(Instance<KeyResolver> resolvers) {
+    private static <T> Function<String, T> byName(Instance<T> resolvers) {
         return name -> {
-            Instance<KeyResolver> named = resolvers.select(NamedLiteral.of(name));
+            Instance<T> named = resolvers.select(NamedLiteral.of(name));
             return named.isResolvable() ? named.get() : null;
         };
     }
@@ -179,7 +180,8 @@ public class MethodPolicies {
         PolicyCatalog.Bound b = binder.attached(policy);
         PolicyRegistry.Resolved r = b.resolved();
         return new MethodPolicy(null, b.where(), r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN,
-                r.cost(), pattern, binder.resolversOf(r, b.where()), null, false, r.settlement());
+                r.cost(), pattern, binder.resolversOf(r, b.where()), null, false, r.settlement(), -1,
+                binder.costResolverOf(r, b.where()));
     }
 
     /** The policy of {@code method} with a single binding. */
@@ -224,6 +226,7 @@ public class MethodPolicies {
         }
         return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
                 MethodShape.kind(m), r.cost(), client == null ? MethodShape.route(m, where) : where.replace('#', '.'),
-                binder.resolversOf(r, where), client, r.outgoing(), r.settlement(), costParameter(m, where));
+                binder.resolversOf(r, where), client, r.outgoing(), r.settlement(), costParameter(m, where),
+                binder.costResolverOf(r, where));
     }
 }

@@ -21,6 +21,7 @@ import dev.slidegate.config.KeySource;
  * @param plans the policy of each plan, empty without plans
  * @param keyParameter index of the {@link RateLimitKey} parameter, or -1
  * @param costParameter index of the {@link dev.slidegate.api.RateLimitCost} parameter, or -1
+ * @param costResolver the {@link dev.slidegate.api.CostResolver} that works out each call's cost, or {@code null}
  * @param kind how the method returns its result
  * @param cost permits one call weighs
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
@@ -33,7 +34,15 @@ record MethodPolicy(Method method, String where, String name, Policy policy, Key
         int keyParameter,
         Kind kind, int cost, String route,
         Map<String, KeyResolver> resolvers, String client, boolean outgoing, dev.slidegate.core.Settlement settlement,
-        int costParameter) {
+        int costParameter, dev.slidegate.api.CostResolver costResolver) {
+
+    /** A policy whose cost no resolver works out. */
+    MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
+            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers, String client,
+            boolean outgoing, dev.slidegate.core.Settlement settlement, int costParameter) {
+        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, client, outgoing,
+                settlement, costParameter, null);
+    }
 
     /** A policy whose cost no parameter gives. */
     MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
@@ -72,19 +81,29 @@ record MethodPolicy(Method method, String where, String name, Policy policy, Key
      */
     boolean fromRequestAlone(PlanResolver planResolver) {
         return keyParameter < 0 && costParameter < 0 && key.fromRequestAlone()
-                && (plans.isEmpty() || planResolver.fromRequestAlone());
+                && (plans.isEmpty() || planResolver.fromRequestAlone())
+                && (costResolver == null || costResolver.fromRequestAlone());
     }
 
     /**
      * What this call costs: its {@link dev.slidegate.api.RateLimitCost} argument (below 1 costs 1, {@code null} the
-     * policy's cost), else the policy's cost.
+     * policy's cost), else what the policy's {@link dev.slidegate.api.CostResolver} works out, else the policy's cost.
+     *
+     * @param request the HTTP request, or {@code null} outside HTTP (for the resolver)
      */
-    int costOf(Object[] arguments) {
-        if (costParameter < 0 || arguments == null || arguments.length <= costParameter
-                || !(arguments[costParameter] instanceof Number n)) {
-            return cost;
+    int costOf(Object[] arguments, io.vertx.ext.web.RoutingContext request) {
+        if (costParameter >= 0 && arguments != null && arguments.length > costParameter
+                && arguments[costParameter] instanceof Number n) {
+            return clamped(n.longValue());
         }
-        long c = n.longValue();
+        if (costResolver != null) {
+            return clamped(costResolver.cost(new KeyResolver.Call(policy.name(), method, arguments, request)));
+        }
+        return cost;
+    }
+
+    /** A cost worked out by code: below 1 costs 1, beyond the largest int that. */
+    private static int clamped(long c) {
         return c < 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, c);
     }
 

@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import org.jboss.logging.Logger;
 
+import dev.slidegate.api.CostResolver;
 import dev.slidegate.api.KeyResolver;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
@@ -31,13 +32,24 @@ final class PolicyBinder {
 
     private final PolicyRegistry registry;
     private final Function<String, KeyResolver> resolvers;
+    private final Function<String, CostResolver> costResolvers;
 
     /**
      * @param resolvers finds a {@link KeyResolver} by bean name, or answers {@code null}
      */
     PolicyBinder(PolicyRegistry registry, Function<String, KeyResolver> resolvers) {
+        this(registry, resolvers, name -> null);
+    }
+
+    /**
+     * @param resolvers finds a {@link KeyResolver} by bean name, or answers {@code null}
+     * @param costResolvers finds a {@link CostResolver} by bean name, or answers {@code null}
+     */
+    PolicyBinder(PolicyRegistry registry, Function<String, KeyResolver> resolvers,
+            Function<String, CostResolver> costResolvers) {
         this.registry = registry;
         this.resolvers = resolvers;
+        this.costResolvers = costResolvers;
     }
 
     /**
@@ -93,6 +105,7 @@ final class PolicyBinder {
         PolicyRegistry.Resolved r = registry.resolve(declared, where);
         warnIfNeverGranted(r, where);
         resolversOf(r, where);
+        costResolverOf(r, where);
         return new PolicyCatalog.Bound(r, where);
     }
 
@@ -145,5 +158,23 @@ final class PolicyBinder {
             }
         }
         return Map.copyOf(found);
+    }
+
+    /**
+     * The {@link CostResolver} a policy names ({@code cost-resolver}), or {@code null} when it names none.
+     *
+     * @throws ConfigurationException when there is no such bean
+     */
+    CostResolver costResolverOf(PolicyRegistry.Resolved r, String where) {
+        if (r.costResolver() == null) {
+            return null;
+        }
+        CostResolver found = costResolvers.apply(r.costResolver());
+        if (found == null) {
+            throw new ConfigurationException("Invalid Slidegate configuration: " + where + ": policy '" + r.name()
+                    + "' works out its calls' cost with '" + r.costResolver() + "' (slidegate.policies." + r.name()
+                    + ".cost-resolver), but there is no @Named(\"" + r.costResolver() + "\") CostResolver bean");
+        }
+        return found;
     }
 }

@@ -36,8 +36,11 @@ class ProgrammaticLimiter implements RateLimiter {
     /** Every policy of the catalog, as this API decides it. */
     private final Map<String, MethodPolicy> policies;
 
+    private final dev.slidegate.core.DecisionStore store;
+
     ProgrammaticLimiter(PolicyCatalog catalog, Decider decider, CurrentVertxRequest currentRequest, Upstreams upstreams,
-            PlanResolver plans) {
+            PlanResolver plans, dev.slidegate.core.DecisionStore store) {
+        this.store = store;
         this.decider = decider;
         this.currentRequest = currentRequest;
         this.upstreams = upstreams;
@@ -96,6 +99,44 @@ class ProgrammaticLimiter implements RateLimiter {
         RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
         return upstreams.learn(mp.policyFor(plans, new Object[] { k }, rc), k, status, safely(headers));
+    }
+
+    @Override
+    public CompletionStage<Void> settle(Decision admitted, String key, int estimate, long used) {
+        if (admitted == null) {
+            throw new IllegalArgumentException("RateLimiter.settle needs the decision acquire answered");
+        }
+        MethodPolicy mp = ownerOf(admitted.policy());
+        if (!mp.settlement().settles()) {
+            throw new IllegalArgumentException("RateLimiter.settle: policy '" + mp.name() + "' does not settle its calls: "
+                    + "set slidegate.policies." + mp.name() + ".settle=true (its calls are then admitted against their "
+                    + "cost as an estimate)");
+        }
+        if (estimate < 1 || used < 0 || used > dev.slidegate.api.Usage.MAX) {
+            throw new IllegalArgumentException("RateLimiter.settle: a call is settled from the estimate it was acquired at "
+                    + "(1 or more) to what it used (0 to " + dev.slidegate.api.Usage.MAX + "), not from " + estimate + " to "
+                    + used);
+        }
+        String k = key(key);
+        if (!admitted.allowed() || used == estimate
+                || (admitted.fallback() && admitted.policy().failMode() == dev.slidegate.api.FailMode.OPEN)) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return store.settle(admitted.policy(), k, admitted.atMicros(), estimate, used).thenApply(at -> null);
+    }
+
+    /** The policy a decision was made under: one of the catalog's, or one of its plans'. */
+    private MethodPolicy ownerOf(dev.slidegate.api.Policy decided) {
+        MethodPolicy mp = policies.get(decided.name());
+        if (mp != null) {
+            return mp;
+        }
+        for (MethodPolicy each : policies.values()) {
+            if (each.plans().values().stream().anyMatch(p -> p.name().equals(decided.name()))) {
+                return each;
+            }
+        }
+        return policy(decided.name());
     }
 
     /** Header fields read by code the service gave: a lookup that throws is a field that is absent. */

@@ -35,6 +35,7 @@ final class Settlements {
 
     private final DecisionStore store;
     private final AtomicLong warnedAt = new AtomicLong(Long.MIN_VALUE);
+    private final AtomicLong headerWarnedAt = new AtomicLong(Long.MIN_VALUE);
 
     Settlements(DecisionStore store) {
         this.store = store;
@@ -124,15 +125,44 @@ final class Settlements {
             return usage != null ? usage : usageOf(rc);
         }
 
-        /** Settles every admission with the usage reported, else as {@link Settlement#unreported} says. Again: nothing. */
+        /**
+         * Settles every admission with the usage reported (by the code, else in the response's usage header), else as
+         * {@link Settlement#unreported} says. Again: nothing. A call that reports in a header and ends before its
+         * response is done (a method the interceptor decided returns before its answer is written) settles when it is.
+         */
         void settle(boolean failed) {
             if (!done.compareAndSet(false, true)) {
                 return;
             }
             Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
             long reported = u == null ? -1 : u.reported();
+            if (reported < 0 && rc != null && readsHeader() && !rc.response().ended() && !rc.response().closed()) {
+                try {
+                    rc.addEndHandler(end -> settleNow(-1, failed || end.failed() || rc.response().getStatusCode() >= 500));
+                    return;
+                } catch (RuntimeException ended) { // the response ended meanwhile: its header is there now
+                }
+            }
+            settleNow(reported, failed);
+        }
+
+        private boolean readsHeader() {
             for (Admission a : admissions) {
-                long actual = reported >= 0 ? reported : a.settlement().unreported(a.estimate(), failed);
+                if (a.settlement().usageHeader() != null) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void settleNow(long reported, boolean failed) {
+            if (reported < 0) {
+                Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
+                reported = u == null ? -1 : u.reported();
+            }
+            for (Admission a : admissions) {
+                long actual = reported >= 0 ? reported : fromHeader(a, rc);
+                actual = actual >= 0 ? actual : a.settlement().unreported(a.estimate(), failed);
                 if (actual == a.estimate()) {
                     continue;
                 }
@@ -149,6 +179,51 @@ final class Settlements {
                 }
             }
         }
+    }
+
+    /** The usage the response's header reports for {@code a}'s policy, or -1 when it has none (or none that is a usage). */
+    private long fromHeader(Admission a, RoutingContext rc) {
+        String name = a.settlement().usageHeader();
+        if (name == null || rc == null) {
+            return -1;
+        }
+        String value = rc.response().headers().get(name);
+        if (value == null) {
+            return -1;
+        }
+        long used = usage(value.trim());
+        if (used < 0) {
+            warnOnce(headerWarnedAt, () -> LOG.warnf("Slidegate: policy '%s' reads a call's usage from the response header "
+                    + "%s, but it said '%s', which is not a whole number from 0 to %d: the call keeps its estimate (said once "
+                    + "a minute)", a.decision().policy().name(), name, printable(value), Usage.MAX));
+        }
+        return used;
+    }
+
+    /** {@code text} as a usage (0 to {@link Usage#MAX} in decimal digits), or -1. */
+    static long usage(String text) {
+        if (text.isEmpty() || text.length() > 13) {
+            return -1;
+        }
+        long v = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v <= Usage.MAX ? v : -1;
+    }
+
+    /** At most 40 characters of a value, its controls shown as '?': a log line stays one line. */
+    private static String printable(String value) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < value.length() && i < 40; i++) {
+            char c = value.charAt(i);
+            b.append(c < 0x20 || c == 0x7f ? '?' : c);
+        }
+        return value.length() > 40 ? b + "..." : b.toString();
     }
 
     /**
@@ -190,14 +265,19 @@ final class Settlements {
     }
 
     private void warn(Decision d, Throwable error) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause()
+                : error;
+        warnOnce(warnedAt, () -> LOG.warnf("Slidegate could not settle a call of policy '%s' (%s): it keeps the estimate it "
+                + "was admitted against (said once a minute)", d.policy().name(), cause.getMessage()));
+    }
+
+    /** Says {@code line} unless it was said in the last minute (by {@code warnedAt}'s clock). */
+    private static void warnOnce(AtomicLong warnedAt, Runnable line) {
         long now = System.nanoTime();
         long last = warnedAt.get();
         if ((last == Long.MIN_VALUE || now - last >= WARN_EVERY_NANOS) && warnedAt.compareAndSet(last, now)) {
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause()
-                    : error;
-            LOG.warnf("Slidegate could not settle a call of policy '%s' (%s): it keeps the estimate it was admitted against "
-                    + "(said once a minute)", d.policy().name(), cause.getMessage());
+            line.run();
         }
     }
 }

@@ -36,7 +36,7 @@ class SettledCallsTest {
 
     @BeforeEach
     void reset() {
-        for (String name : new String[] { "llm", "llm-refund" }) {
+        for (String name : new String[] { "llm", "llm-refund", "llm-header", "llm-prompt", "llm-argument" }) {
             stack.inspection().reset(policy(name), CALLER).toCompletableFuture().join();
         }
         stack.inspection().reset(policy("llm-bean"), "global").toCompletableFuture().join();
@@ -153,5 +153,63 @@ class SettledCallsTest {
     void aBeanMethodIsSettledWithTheRequestsUsage() {
         given().get("/test/settled/bean?used=5").then().statusCode(200).body(containsString("completed 5"));
         eventuallyLeft("llm-bean", "global", 995);
+    }
+
+    // the endpoint says what it used in a response header (usage-header): decided before dispatch, or by the interceptor
+    // (an estimate from the request), which returns before the response is written: both settle with the header. A
+    // value that is no usage (not a number, negative, beyond 2^40, absent) keeps the estimate
+    @Test
+    void theResponseHeaderCanReportTheUsage() {
+        given().get("/test/settled/header?said=12").then().statusCode(200).header("X-Tokens-Used", "12")
+                .header("RateLimit", containsString("\"llm-header-1h\";r=900;"));
+        eventuallyLeft("llm-header", CALLER, 988);
+        given().get("/test/settled/header-estimate?max-tokens=300&said=8").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-header-1h\";r=688;"));
+        eventuallyLeft("llm-header", CALLER, 980);
+        for (String said : new String[] { "lots", "-3", "99999999999999", "" }) {
+            given().get("/test/settled/header?said=" + said).then().statusCode(200);
+        }
+        given().get("/test/settled/header").then().statusCode(200);
+        eventuallyLeft("llm-header", CALLER, 980 - 5 * 100);
+    }
+
+    // the estimate from a CostResolver bean (cost-resolver): one that reads the request alone decides before dispatch
+    // (a 40-character prompt: 10 + 50 = 60, settled at 25); one that needs the arguments is asked by the interceptor
+    @Test
+    void theEstimateCanComeFromAResolverBean() {
+        given().get("/test/settled/prompt?prompt=" + "p".repeat(40) + "&used=25").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-prompt-1h\";r=940;"));
+        eventuallyLeft("llm-prompt", CALLER, 975);
+        given().get("/test/settled/argument?max=250").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-argument-1h\";r=750;"));
+        given().get("/test/settled/argument?max=0").then().statusCode(200) // below 1 costs 1
+                .header("RateLimit", containsString("\"llm-argument-1h\";r=749;"));
+        given().get("/test/settled/argument?max=800").then().statusCode(429);
+    }
+
+    @Inject
+    dev.slidegate.api.RateLimiter limiter;
+
+    // code that is not annotated settles what it acquired: admitted against 100, settled at 30, then at 400 (over); the
+    // next acquisitions see it. A refused decision settles nothing; a policy that does not settle says so
+    @Test
+    void theRateLimiterSettlesWhatItAcquired() {
+        String tenant = "tenant-" + System.nanoTime();
+        dev.slidegate.api.Decision first = limiter.acquireBlocking("llm", tenant, 100);
+        assertEquals(900, first.remaining());
+        limiter.settle(first, tenant, 100, 30).toCompletableFuture().join();
+        dev.slidegate.api.Decision second = limiter.acquireBlocking("llm", tenant, 100);
+        assertEquals(870, second.remaining(), "30 charged for the first, 100 for this one");
+        limiter.settle(second, tenant, 100, 400).toCompletableFuture().join();
+        dev.slidegate.api.Decision refused = limiter.acquireBlocking("llm", tenant, 600);
+        assertTrue(!refused.allowed(), "570 left, not 600: " + refused);
+        limiter.settle(refused, tenant, 600, 0).toCompletableFuture().join();
+        assertEquals(569, limiter.acquireBlocking("llm", tenant, 1).remaining(), "the refusal refunded nothing");
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> limiter.settle(limiter.acquireBlocking("observed", tenant, 1), tenant, 1, 0));
+        assertTrue(e.getMessage().contains("slidegate.policies.observed.settle=true"), e.getMessage());
+        e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> limiter.settle(first, tenant, 100, -1));
+        assertTrue(e.getMessage().contains("not from 100 to -1"), e.getMessage());
     }
 }

@@ -113,6 +113,75 @@ public class SettledResource {
         return model.complete(used);
     }
 
+    /**
+     * Says what it used in the response header {@code X-Tokens-Used} (the raw {@code said}, a number or not), as an
+     * endpoint in front of a model that reports usage in a header would; {@code llm-header} reads it.
+     */
+    @GET
+    @Path("header")
+    @RateLimited(value = "llm-header", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
+    public jakarta.ws.rs.core.Response header(@QueryParam("said") String said) {
+        return jakarta.ws.rs.core.Response.ok("said " + said).header("X-Tokens-Used", said).build();
+    }
+
+    /**
+     * As {@link #header}, with its estimate from the request: decided by the interceptor, which returns before the
+     * response is written, so it settles when the response is done.
+     */
+    @GET
+    @Path("header-estimate")
+    @RateLimited(value = "llm-header", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
+    public jakarta.ws.rs.core.Response headerEstimate(@dev.slidegate.api.RateLimitCost @QueryParam("max-tokens") int max,
+            @QueryParam("said") String said) {
+        return jakarta.ws.rs.core.Response.ok("said " + said).header("X-Tokens-Used", said).build();
+    }
+
+    /** Estimated by the {@code prompt} resolver from the request (before dispatch), settled with {@code used}. */
+    @GET
+    @Path("prompt")
+    @RateLimited(value = "llm-prompt", limits = "1000/1h", strategy = "token-bucket", unit = "tokens")
+    public String prompt(@QueryParam("prompt") String prompt, @QueryParam("used") long used) {
+        usage.report(used);
+        return "used " + used;
+    }
+
+    /** Estimated by the {@code first-argument} resolver from the call's arguments (decided by the interceptor). */
+    @GET
+    @Path("argument")
+    @RateLimited(value = "llm-argument", limits = "1000/1h", strategy = "fixed-window", unit = "tokens")
+    public String argument(@QueryParam("max") long max) {
+        return "estimate " + max;
+    }
+
+    /** A prompt's estimate: a token per 4 characters of the {@code prompt} parameter, and 50 for the answer. */
+    @jakarta.inject.Named("prompt")
+    @jakarta.inject.Singleton
+    public static class PromptEstimate implements dev.slidegate.api.CostResolver {
+        @Override
+        public long cost(dev.slidegate.api.KeyResolver.Call call) {
+            String prompt = call.request().request().getParam("prompt");
+            return (prompt == null ? 0 : prompt.length() / 4) + 50;
+        }
+
+        @Override
+        public boolean fromRequestAlone() {
+            return true;
+        }
+    }
+
+    /** The call's first argument as its cost: it needs the arguments, so its endpoint is decided by the interceptor. */
+    @jakarta.inject.Named("first-argument")
+    @jakarta.inject.Singleton
+    public static class FirstArgument implements dev.slidegate.api.CostResolver {
+        @Override
+        public long cost(dev.slidegate.api.KeyResolver.Call call) {
+            if (call.arguments().length == 0) {
+                throw new IllegalStateException("called before the endpoint's arguments were known");
+            }
+            return ((Number) call.arguments()[0]).longValue();
+        }
+    }
+
     @ApplicationScoped
     public static class Model {
 

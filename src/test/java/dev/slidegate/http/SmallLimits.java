@@ -40,6 +40,11 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.llm-bean.settle", "true");
         config.put("slidegate.policies.llm-refund.settle", "true");
         config.put("slidegate.policies.llm-refund.refund-failures", "true");
+        config.put("slidegate.policies.llm-header.settle", "true");
+        config.put("slidegate.policies.llm-header.usage-header", "X-Tokens-Used");
+        config.put("slidegate.policies.llm-prompt.settle", "true");
+        config.put("slidegate.policies.llm-prompt.cost-resolver", "prompt");
+        config.put("slidegate.policies.llm-argument.cost-resolver", "first-argument");
         config.put("slidegate.policies.in-flight-path.max-in-flight", "1");
         config.put("slidegate.policies.in-flight-path.key", "header:X-Tenant");
         config.put("slidegate.policies.in-flight-path.paths", "/test/in-flight/path/*");

@@ -363,6 +363,43 @@ class PolicyResolutionTest {
         assertRefused(bad);
     }
 
+    // issue 41: a usage header (the policy's, else the defaults') is part of a settlement; without settle, with a name
+    // that is no header field's, or on calls in flight it is a one-line error; so is a cost resolver beside a cost, one
+    // no bean answers to, or one on calls in flight
+    @Test
+    void usageHeadersAndCostResolversAreCheckedAtStartUp() throws Exception {
+        Map<String, String> settled = new java.util.HashMap<>(BASE);
+        settled.put("slidegate.policies.products.strategy", "token-bucket");
+        settled.put("slidegate.policies.products.settle", "true");
+        settled.put("slidegate.defaults.usage-header", "X-Usage");
+        assertEquals(new dev.slidegate.core.Settlement(true, false, "X-Usage"),
+                resolve(policies(settled), "named").settlement());
+        settled.put("slidegate.policies.products.usage-header", " X-Tokens-Used ");
+        assertEquals("X-Tokens-Used", resolve(policies(settled), "named").settlement().usageHeader());
+        Map<String, String> alone = new java.util.HashMap<>(BASE);
+        alone.put("slidegate.policies.products.usage-header", "X-Tokens-Used");
+        assertTrue(failure(alone, "named").contains("slidegate.policies.products.usage-header: only a policy with "
+                + "settle=true reads its usage"), failure(alone, "named"));
+        Map<String, String> resolved = new java.util.HashMap<>(BASE);
+        resolved.put("slidegate.policies.products.cost-resolver", "estimate");
+        assertTrue(failure(resolved, "named").contains("policy 'products' works out its calls' cost with 'estimate' "
+                + "(slidegate.policies.products.cost-resolver), but there is no @Named(\"estimate\") CostResolver bean"),
+                failure(resolved, "named"));
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.settle=true;"
+                + "slidegate.policies.e.usage-header=X Tokens",
+                "slidegate.policies.e.usage-header: 'X Tokens' is not a header field name");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.usage-header=X-Used",
+                "slidegate.policies.e.usage-header: a policy with max-in-flight counts calls running");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.cost=2;slidegate.policies.e.cost-resolver=estimate",
+                "slidegate.policies.e.cost-resolver: the policy sets cost too; keep one");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.cost-resolver=no good",
+                "slidegate.policies.e.cost-resolver: 'no good' is not a bean name");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.cost-resolver=estimate",
+                "slidegate.policies.e.cost-resolver: a policy with max-in-flight counts each call once");
+        assertRefused(bad);
+    }
+
     // issue 41: limits per calendar period start in the policy's zone (else the defaults', else UTC), its plans' too;
     // a zone that is none, a calendar limit on a strategy other than fixed-window, a zone on calls in flight: one line
     @Test
@@ -402,10 +439,10 @@ class PolicyResolutionTest {
     void aCostParameterGivesTheCallsCost() throws Exception {
         MethodPolicy mp = resolve(policies(BASE), "estimated");
         assertEquals(0, mp.costParameter());
-        assertEquals(300, mp.costOf(new Object[] { 300L }));
-        assertEquals(1, mp.costOf(new Object[] { -7L }));
-        assertEquals(Integer.MAX_VALUE, mp.costOf(new Object[] { Long.MAX_VALUE }));
-        assertEquals(1, mp.costOf(new Object[] { null }), "null: the policy's cost, 1 here");
+        assertEquals(300, mp.costOf(new Object[] { 300L }, null));
+        assertEquals(1, mp.costOf(new Object[] { -7L }, null));
+        assertEquals(Integer.MAX_VALUE, mp.costOf(new Object[] { Long.MAX_VALUE }, null));
+        assertEquals(1, mp.costOf(new Object[] { null }, null), "null: the policy's cost, 1 here");
         assertTrue(!mp.fromRequestAlone(call -> null), "decided by the interceptor, with its arguments");
         assertTrue(failure(BASE, "costByName").contains("Sample#costByName: @RateLimitCost marks a parameter of type String: "
                 + "the cost is a whole number"), failure(BASE, "costByName"));
