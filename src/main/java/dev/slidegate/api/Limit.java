@@ -20,11 +20,11 @@ import java.util.regex.Pattern;
 public record Limit(int permits, long windowMicros, Periods periods) {
 
     private static final Pattern FORMAT = Pattern.compile("\\s*(\\d{1,10})\\s*/\\s*(\\d{0,12})\\s*(ms|s|m|h|d)\\s*");
-    private static final Pattern CALENDAR = Pattern.compile("\\s*(\\d{1,10})\\s*/\\s*(day|week|month)\\s*");
+    private static final Pattern CALENDAR = Pattern.compile("\\s*(\\d{1,10})\\s*/\\s*(?:1\\s*)?(day|week|month|mo)\\s*");
     private static final long MAX_WINDOW_MICROS = Duration.ofDays(366).toNanos() / 1000;
     /** What a valid limit looks like, for error messages. */
     public static final String EXPECTED = "<permits>/<duration> with permits >= 1 and a unit of ms, s, m, h or d, e.g. 500/2s, "
-            + "or <permits>/day, /week or /month for a calendar period";
+            + "or <permits>/day, /week or /month (also /1mo) for a calendar period";
 
     public Limit {
         if (permits < 1) {
@@ -67,7 +67,8 @@ public record Limit(int permits, long windowMicros, Periods periods) {
                         + Integer.MAX_VALUE + "; expected " + EXPECTED);
             }
             return new Limit((int) permits,
-                    new Calendar(Calendar.Unit.valueOf(c.group(2).toUpperCase(Locale.ROOT)), null));
+                    new Calendar(Calendar.Unit.valueOf(c.group(2).equals("mo") ? "MONTH" : c.group(2).toUpperCase(Locale.ROOT)),
+                            null));
         }
         Matcher m = FORMAT.matcher(text == null ? "" : text.toLowerCase(Locale.ROOT));
         if (!m.matches()) {

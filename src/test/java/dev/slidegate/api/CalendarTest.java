@@ -109,7 +109,12 @@ class CalendarTest {
         assertEquals(new Calendar(Calendar.Unit.MONTH, null), month.periods());
         assertEquals(new Calendar(Calendar.Unit.MONTH, BERLIN), month.inZone(BERLIN).periods());
         assertEquals(Limit.parse("5/1d"), Limit.parse("5/1d").inZone(BERLIN), "a window of one length has no zone");
-        assertEquals(" e.g. 500/2s, or <permits>/day, /week or /month for a calendar period",
+        assertEquals(month, Limit.parse("1000000/1mo"), "as the issue wrote it");
+        assertEquals(month, Limit.parse(" 1000000 / 1 Month "));
+        assertEquals(Limit.parse("5/day"), Limit.parse("5/1day"));
+        assertTrue(!Limit.parse("5/1d").calendar(), "1d is 24 hours from the epoch, not a day in a zone");
+        assertTrue(!Limit.parse("5/1m").calendar(), "1m is a minute");
+        assertEquals(" e.g. 500/2s, or <permits>/day, /week or /month (also /1mo) for a calendar period",
                 Limit.EXPECTED.substring(Limit.EXPECTED.indexOf(" e.g.")));
         assertThrows(IllegalArgumentException.class, () -> Limit.parse("5/year"));
         assertThrows(IllegalArgumentException.class, () -> Limit.parse("0/month"));

@@ -43,20 +43,40 @@ public abstract class DemoApiContract {
         }
     }
 
-    // issue 41, the demo's LLM endpoint: admitted against an estimate of 500 tokens, settled with the tokens it streamed
-    // (the oracle: the lines of the answer); a request the model never saw (max-tokens=0, a 400) is refunded, so such
-    // probes show where the key stands once the completion was settled
+    // issue 41, the demo's LLM endpoint: admitted against an estimate, the max-tokens it asks for (a CostResolver bean),
+    // settled with the tokens it streamed (the oracle: the lines of the answer); a request the model never saw
+    // (max-tokens=0, a 400) is refunded, so such probes show where the key stands once the completion was settled
     @Test
     void aCompletionIsChargedTheTokensItStreamedNotItsEstimate() {
         String key = "llm-" + System.nanoTime();
         String body = given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=30").then()
-                .statusCode(200).header("RateLimit", containsString("\"completion-tokens-1m\";r=19500;"))
+                .statusCode(200).header("RateLimit", containsString("\"completion-tokens-1m\";r=19970;"))
                 .header("RateLimit-Policy", containsString("\"completion-tokens-1m\";q=20000;w=60;qu=\"tokens\", "
                         + "\"completion-tokens-month\";q=1000000;qu=\"tokens\"")) // a calendar month has no one length
                 .extract().asString();
         long tokens = body.lines().count();
         org.junit.jupiter.api.Assertions.assertTrue(tokens >= 1 && tokens <= 30, body);
-        String settled = "\"completion-tokens-month\";r=" + (1000000 - tokens - 500) + ";"; // (the minute may turn)
+        assertSettledAt(key, tokens);
+    }
+
+    // the whole completion in one JSON answer says what it used (ReportsUsage): the tokens it lists are charged
+    @Test
+    void aWholeCompletionIsChargedTheTokensItsAnswerReports() {
+        String key = "llm-" + System.nanoTime();
+        Response r = given().header("X-Api-Key", key).get("/api/completions/whole?prompt=why&max-tokens=40");
+        r.then().statusCode(200).contentType("application/json")
+                .header("RateLimit", containsString("\"completion-tokens-1m\";r=19960;"));
+        int tokens = r.jsonPath().getInt("tokens");
+        org.junit.jupiter.api.Assertions.assertEquals(tokens, r.jsonPath().getString("text").split(" ").length,
+                r.asString());
+        given().header("X-Api-Key", key).get("/api/completions/whole?max-tokens=40").then().statusCode(400)
+                .contentType("application/problem+json");
+        assertSettledAt(key, tokens);
+    }
+
+    /** The month of {@code key} eventually holds {@code tokens}: probes the model never sees (400, refunded) show it. */
+    private void assertSettledAt(String key, long tokens) {
+        String settled = "\"completion-tokens-month\";r=" + (1000000 - tokens - 1) + ";"; // (the minute may turn)
         dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(5),
                 () -> given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=0").then()
                         .statusCode(400).extract().header("RateLimit"),

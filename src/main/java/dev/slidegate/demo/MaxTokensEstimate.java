@@ -1,0 +1,30 @@
+package dev.slidegate.demo;
+
+import jakarta.inject.Named;
+import jakarta.inject.Singleton;
+
+import dev.slidegate.api.CostResolver;
+import dev.slidegate.api.KeyResolver;
+
+/**
+ * The estimate a completion is admitted against: the {@code max-tokens} it asks for (200 when it names none), the most
+ * its answer can use; 1 for a value the endpoint will refuse (its 400 reports 0 used, so it is refunded). Settled with
+ * what the answer used.
+ */
+@Named("max-tokens")
+@Singleton
+public class MaxTokensEstimate implements CostResolver {
+
+    private static final java.util.regex.Pattern TOKENS = java.util.regex.Pattern.compile("[0-9]{1,4}");
+
+    @Override
+    public long cost(KeyResolver.Call call) {
+        String max = call.request() == null ? null : call.request().request().getParam("max-tokens");
+        return max == null ? CompletionResource.DEFAULT_MAX_TOKENS : TOKENS.matcher(max).matches() ? Long.parseLong(max) : 1;
+    }
+
+    @Override
+    public boolean fromRequestAlone() {
+        return true;
+    }
+}
