@@ -197,20 +197,36 @@ class Decider {
         boolean settled = settles;
         return outcome.thenApply(o -> {
             Outcome held = leased ? leases.settle(o, keys) : o;
-            return settled && held instanceof Outcome.Admitted a ? withSettling(a, asks, keys, rc) : held;
+            if (settled && held instanceof Outcome.Admitted a) {
+                return withSettling(a, asks, keys, rc);
+            }
+            if (settled && !held.decisions().isEmpty()) { // not run: what policies that settle charged comes back
+                settlements.notRun(held.decisions(), keys, estimates(asks), settlementsOf(asks));
+            }
+            return held;
         });
     }
 
     /** The admitted call with what it settles when it ends (policies with {@code settle}). */
     private Outcome withSettling(Outcome.Admitted a, Ask[] asks, String[] keys, RoutingContext rc) {
+        Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks), rc);
+        return s == null ? a : new Outcome.Admitted(a.decisions(), a.leases(), s);
+    }
+
+    private static int[] estimates(Ask[] asks) {
         int[] estimates = new int[asks.length];
-        dev.slidegate.core.Settlement[] each = new dev.slidegate.core.Settlement[asks.length];
         for (int j = 0; j < asks.length; j++) {
             estimates[j] = asks[j].cost();
+        }
+        return estimates;
+    }
+
+    private static dev.slidegate.core.Settlement[] settlementsOf(Ask[] asks) {
+        dev.slidegate.core.Settlement[] each = new dev.slidegate.core.Settlement[asks.length];
+        for (int j = 0; j < asks.length; j++) {
             each[j] = asks[j].mp().settlement();
         }
-        Settlements.Settling s = settlements.of(a.decisions(), keys, estimates, each, rc);
-        return s == null ? a : new Outcome.Admitted(a.decisions(), a.leases(), s);
+        return each;
     }
 
     /** The caller key of each ask, in order: what each decision's lease is kept under. */
@@ -383,6 +399,7 @@ class Decider {
     private void decideAgain(Ask[] asks, Pending call, long waitedMicros, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
         leases.settle(new Outcome.Abandoned(call.made), keysOf(asks)); // the leases of the first asking end: it asks anew
+        settlements.notRun(call.made, keysOf(asks), estimates(asks), settlementsOf(asks)); // and what it reserved comes back
         Ask[] again = new Ask[asks.length];
         for (int j = 0; j < asks.length; j++) {
             again[j] = ask(asks[j].mp(), asks[j].configured(), asks[j].key(), asks[j].cost(), 0)

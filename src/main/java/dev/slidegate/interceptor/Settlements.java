@@ -236,6 +236,32 @@ final class Settlements {
      * @param rc the request the call answers, if any
      */
     Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, RoutingContext rc) {
+        List<Admission> admissions = admissions(decisions, keys, estimates, settlements);
+        if (admissions == null) {
+            return null;
+        }
+        // during a request, its Usage is found in its routing context when the call ends (the producer puts it there):
+        // a call decided before its endpoint ran may be decided outside the request context the endpoint reports in
+        Usage own = rc == null ? current() : null;
+        return new Settling(admissions, rc == null && own == null ? new Usage() : own, rc);
+    }
+
+    /**
+     * Refunds a call that was not run (refused by a later policy, its client gone while it waited, a later policy's
+     * store unable to decide): it used nothing, so each policy that settles and admitted it is settled at 0.
+     */
+    void notRun(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements) {
+        List<Admission> admissions = admissions(decisions, keys, estimates, settlements);
+        if (admissions != null) {
+            Usage nothing = new Usage();
+            nothing.report(0);
+            new Settling(admissions, nothing, null).settle(false);
+        }
+    }
+
+    /** The admissions among {@code decisions} to settle, or {@code null} when there is none. */
+    private static List<Admission> admissions(List<Decision> decisions, String[] keys, int[] estimates,
+            Settlement[] settlements) {
         List<Admission> admissions = null;
         for (int j = 0; j < decisions.size(); j++) {
             Decision d = decisions.get(j);
@@ -247,13 +273,7 @@ final class Settlements {
             }
             admissions.add(new Admission(d, keys[j], estimates[j], settlements[j]));
         }
-        if (admissions == null) {
-            return null;
-        }
-        // during a request, its Usage is found in its routing context when the call ends (the producer puts it there):
-        // a call decided before its endpoint ran may be decided outside the request context the endpoint reports in
-        Usage own = rc == null ? current() : null;
-        return new Settling(admissions, rc == null && own == null ? new Usage() : own, rc);
+        return admissions;
     }
 
     /** The request's Usage itself (not its proxy), when a request context is active here; else null. */

@@ -36,7 +36,8 @@ class SettledCallsTest {
 
     @BeforeEach
     void reset() {
-        for (String name : new String[] { "llm", "llm-refund", "llm-header", "llm-prompt", "llm-argument" }) {
+        for (String name : new String[] { "llm", "llm-refund", "llm-header", "llm-prompt", "llm-argument", "llm-burst",
+                "llm-month" }) {
             stack.inspection().reset(policy(name), CALLER).toCompletableFuture().join();
         }
         stack.inspection().reset(policy("llm-bean"), "global").toCompletableFuture().join();
@@ -211,5 +212,17 @@ class SettledCallsTest {
         e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> limiter.settle(first, tenant, 100, -1));
         assertTrue(e.getMessage().contains("not from 100 to -1"), e.getMessage());
+    }
+
+    // a sliding burst beside a monthly budget: two policies on one method, both settled. A call the month refuses was not
+    // run: what the burst had charged it comes back, so the burst counts only the calls that ran
+    @Test
+    void aCallALaterPolicyRefusesIsRefundedOnTheEarlierOnes() {
+        given().get("/test/settled/burst-and-month?used=100").then().statusCode(200);
+        given().get("/test/settled/burst-and-month?used=100").then().statusCode(200);
+        given().get("/test/settled/burst-and-month?used=100").then().statusCode(429)
+                .body("detail", containsString("allows 250 tokens per month"));
+        eventuallyLeft("llm-month", CALLER, 50);
+        eventuallyLeft("llm-burst", CALLER, 800);
     }
 }

@@ -136,6 +136,19 @@ public class SettledResource {
         return jakarta.ws.rs.core.Response.ok("said " + said).header("X-Tokens-Used", said).build();
     }
 
+    /**
+     * A per-hour burst counted by a sliding counter beside a monthly budget (a calendar period, which a fixed window
+     * counts): two policies, both settled with {@code used}.
+     */
+    @GET
+    @Path("burst-and-month")
+    @RateLimited(value = "llm-burst", limits = "1000/1h", strategy = "sliding-counter", cost = 100, unit = "tokens")
+    @RateLimited(value = "llm-month", limits = "250/month", strategy = "fixed-window", cost = 100, unit = "tokens")
+    public String burstAndMonth(@QueryParam("used") long used) {
+        usage.report(used);
+        return "used " + used;
+    }
+
     /** Estimated by the {@code prompt} resolver from the request (before dispatch), settled with {@code used}. */
     @GET
     @Path("prompt")

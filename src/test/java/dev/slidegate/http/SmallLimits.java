@@ -41,6 +41,8 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.llm-refund.settle", "true");
         config.put("slidegate.policies.llm-refund.refund-failures", "true");
         config.put("slidegate.policies.llm-header.settle", "true");
+        config.put("slidegate.policies.llm-burst.settle", "true");
+        config.put("slidegate.policies.llm-month.settle", "true");
         config.put("slidegate.policies.llm-header.usage-header", "X-Tokens-Used");
         config.put("slidegate.policies.llm-prompt.settle", "true");
         config.put("slidegate.policies.llm-prompt.cost-resolver", "prompt");
