@@ -43,6 +43,7 @@ class SettledFleetIT {
                 ServiceProcess.Fleet fleet = ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
                         "-Dslidegate.policies.completion-tokens.limits=" + N + "/1s",
                         "-Dslidegate.policies.completion-tokens.strategy=sliding-counter",
+                        "-Dslidegate.policies.completion-tokens.cost-resolver=", // (the demo estimates max-tokens)
                         "-Dslidegate.policies.completion-tokens.cost=" + ESTIMATE)) {
             List<ServiceProcess> instances = fleet.instances();
             load(instances, "warm-up", 1_000_000_000L, new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>());
