@@ -77,6 +77,26 @@ class DemoApiIT {
         }
     }
 
+    // issue 41: the demo's completions, admitted against the max-tokens they ask for (a CostResolver bean) and charged
+    // the tokens they streamed (Usage) or their JSON answer reports (ReportsUsage); probes the model never sees (400,
+    // refunded) show the month to date
+    @Test
+    void completionsAreChargedTheTokensTheyUsed() {
+        String key = "llm-" + UUID.randomUUID();
+        String streamed = given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=30&delay-ms=0")
+                .then().statusCode(200).header("RateLimit", containsString("\"completion-tokens-1m\";r=19970;"))
+                .extract().asString();
+        io.restassured.response.Response whole = given().header("X-Api-Key", key)
+                .get("/api/completions/whole?prompt=why&max-tokens=40");
+        whole.then().statusCode(200).contentType("application/json");
+        long tokens = streamed.lines().count() + whole.jsonPath().getInt("tokens");
+        String settled = "\"completion-tokens-month\";r=" + (1000000 - tokens - 1) + ";";
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(5),
+                () -> given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=0").then()
+                        .statusCode(400).extract().header("RateLimit"),
+                field -> field.contains(settled), "settled at the " + tokens + " tokens the answers used");
+    }
+
     @Test
     void theAdminNeedsItsUser() {
         given().get("/admin").then().statusCode(401);
