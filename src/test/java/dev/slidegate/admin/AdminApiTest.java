@@ -105,7 +105,7 @@ class AdminApiTest {
                 .statusCode(200).header("RateLimit-Policy", org.hamcrest.Matchers.containsString(
                         "\"completion-tokens-month\";q=1000000;qu=\"tokens\""))
                 .extract().header("RateLimit");
-        java.util.regex.Matcher t = java.util.regex.Pattern.compile("\"completion-tokens-month\";r=999500;t=(\\d+)")
+        java.util.regex.Matcher t = java.util.regex.Pattern.compile("\"completion-tokens-month\";r=999980;t=(\\d+)")
                 .matcher(fields);
         org.junit.jupiter.api.Assertions.assertTrue(t.find(), fields);
         org.junit.jupiter.api.Assertions.assertTrue(Math.abs(Long.parseLong(t.group(1)) - toMonthEnd) <= 3,
