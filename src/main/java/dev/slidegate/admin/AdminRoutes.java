@@ -32,6 +32,7 @@ import io.vertx.ext.web.RoutingContext;
  * {@code slidegate.admin.cors=false} (the default) the service's CORS settings do not reach the root.
  */
 @Singleton
+@io.quarkus.arc.properties.IfBuildProperty(name = AdminBuild.ENABLED, stringValue = "true")
 class AdminRoutes {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");

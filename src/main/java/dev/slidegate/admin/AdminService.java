@@ -33,6 +33,7 @@ import io.smallrye.mutiny.Uni;
  * ({@code reports.pro}).
  */
 @Singleton
+@io.quarkus.arc.properties.IfBuildProperty(name = AdminBuild.ENABLED, stringValue = "true")
 public class AdminService {
 
     /**

@@ -30,6 +30,7 @@ import io.smallrye.mutiny.Uni;
  * and logs it once: who, what, before and after.
  */
 @Singleton
+@io.quarkus.arc.properties.IfBuildProperty(name = AdminBuild.ENABLED, stringValue = "true")
 class OverrideAdmin {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate.overrides");
