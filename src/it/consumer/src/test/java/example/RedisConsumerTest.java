@@ -37,7 +37,7 @@ class RedisConsumerTest {
                 server.start();
                 // the service's own client, and Slidegate's (its own named client, here on the same server)
                 return Map.of("quarkus.redis.hosts", "redis://127.0.0.1:" + port, "quarkus.redis.slidegate.hosts",
-                        "redis://127.0.0.1:" + port + "/1", "slidegate.store", "redis", "slidegate.admin.enabled", "true");
+                        "redis://127.0.0.1:" + port + "/1", "slidegate.store", "redis");
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -59,6 +59,12 @@ class RedisConsumerTest {
         @Override
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(Redis.class));
+        }
+
+        /** The admin is built in only when it is asked for while the service is built: a profile's setting is. */
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("slidegate.admin.enabled", "true");
         }
     }
 
