@@ -31,6 +31,11 @@ public class CompletionResource {
     /** The most tokens an answer has when the caller names no {@code max-tokens}. */
     static final int DEFAULT_MAX_TOKENS = 200;
 
+    /** The {@code max-tokens} a request asks for: {@link #DEFAULT_MAX_TOKENS} without one, -1 for one that is no number. */
+    static int maxTokens(String text) {
+        return text == null ? DEFAULT_MAX_TOKENS : TOKENS.matcher(text).matches() ? Integer.parseInt(text) : -1;
+    }
+
     private final FakeModel model;
     private final Usage usage;
     private final ProblemMappers problems;
@@ -53,8 +58,7 @@ public class CompletionResource {
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     public Multi<String> complete(@QueryParam("prompt") String prompt, @QueryParam("max-tokens") String maxTokens,
             @QueryParam("delay-ms") String delayMs) {
-        int max = maxTokens == null ? DEFAULT_MAX_TOKENS
-                : TOKENS.matcher(maxTokens).matches() ? Integer.parseInt(maxTokens) : -1;
+        int max = maxTokens(maxTokens);
         int delay = delayMs == null ? 2 : TOKENS.matcher(delayMs).matches() ? Integer.parseInt(delayMs) : -1;
         if (prompt == null || prompt.isBlank() || max < 1 || max > 4000 || delay < 0 || delay > 100) {
             usage.report(0); // a request the model never saw used nothing: its estimate comes back
@@ -85,9 +89,7 @@ public class CompletionResource {
     @APIResponse(responseCode = "400", description = "No X-Api-Key, no prompt, or max-tokens outside 1 to 4000")
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     public Uni<Completion> whole(@QueryParam("prompt") String prompt, @QueryParam("max-tokens") String maxTokens) {
-        int max = maxTokens == null ? DEFAULT_MAX_TOKENS
-                : TOKENS.matcher(maxTokens).matches() ? Integer.parseInt(maxTokens)
-                        : -1;
+        int max = maxTokens(maxTokens);
         if (prompt == null || prompt.isBlank() || max < 1 || max > 4000) {
             usage.report(0); // the model never saw it
             return Uni.createFrom().failure(new jakarta.ws.rs.WebApplicationException(problems.response(Problems.of(400,

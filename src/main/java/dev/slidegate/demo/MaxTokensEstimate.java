@@ -15,12 +15,9 @@ import dev.slidegate.api.KeyResolver;
 @Singleton
 public class MaxTokensEstimate implements CostResolver {
 
-    private static final java.util.regex.Pattern TOKENS = java.util.regex.Pattern.compile("[0-9]{1,4}");
-
     @Override
-    public long cost(KeyResolver.Call call) {
-        String max = call.request() == null ? null : call.request().request().getParam("max-tokens");
-        return max == null ? CompletionResource.DEFAULT_MAX_TOKENS : TOKENS.matcher(max).matches() ? Long.parseLong(max) : 1;
+    public long cost(KeyResolver.Call call) { // (a value below 1 costs 1)
+        return CompletionResource.maxTokens(call.request() == null ? null : call.request().request().getParam("max-tokens"));
     }
 
     @Override

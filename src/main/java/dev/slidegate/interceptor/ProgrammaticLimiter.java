@@ -112,14 +112,9 @@ class ProgrammaticLimiter implements RateLimiter {
                     + "set slidegate.policies." + mp.name() + ".settle=true (its calls are then admitted against their "
                     + "cost as an estimate)");
         }
-        if (estimate < 1 || used < 0 || used > dev.slidegate.api.Usage.MAX) {
-            throw new IllegalArgumentException("RateLimiter.settle: a call is settled from the estimate it was acquired at "
-                    + "(1 or more) to what it used (0 to " + dev.slidegate.api.Usage.MAX + "), not from " + estimate + " to "
-                    + used);
-        }
+        dev.slidegate.core.DecisionStore.settlement(admitted.policy(), estimate, used); // the rules every store applies
         String k = key(key);
-        if (!admitted.allowed() || used == estimate
-                || (admitted.fallback() && admitted.policy().failMode() == dev.slidegate.api.FailMode.OPEN)) {
+        if (used == estimate || !Settlements.charged(admitted)) {
             return CompletableFuture.completedFuture(null);
         }
         return store.settle(admitted.policy(), k, admitted.atMicros(), estimate, used).thenApply(at -> null);

@@ -134,8 +134,7 @@ final class Settlements {
             if (!done.compareAndSet(false, true)) {
                 return;
             }
-            Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
-            long reported = u == null ? -1 : u.reported();
+            long reported = reported();
             if (reported < 0 && rc != null && readsHeader() && !rc.response().ended() && !rc.response().closed()) {
                 try {
                     rc.addEndHandler(end -> settleNow(-1, failed || end.failed() || rc.response().getStatusCode() >= 500));
@@ -155,10 +154,15 @@ final class Settlements {
             return false;
         }
 
+        /** What the code reported so far (to the call's own Usage, or the request's), or -1. */
+        private long reported() {
+            Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
+            return u == null ? -1 : u.reported();
+        }
+
         private void settleNow(long reported, boolean failed) {
             if (reported < 0) {
-                Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
-                reported = u == null ? -1 : u.reported();
+                reported = reported();
             }
             for (Admission a : admissions) {
                 long actual = reported >= 0 ? reported : fromHeader(a, rc);
@@ -259,13 +263,21 @@ final class Settlements {
         }
     }
 
+    /**
+     * Whether {@code d} charged its estimate somewhere, so that it has something to settle: admitted, and not by the fail
+     * mode {@code open} (which counts nothing).
+     */
+    static boolean charged(Decision d) {
+        return d.allowed() && !(d.fallback() && d.policy().failMode() == FailMode.OPEN);
+    }
+
     /** The admissions among {@code decisions} to settle, or {@code null} when there is none. */
     private static List<Admission> admissions(List<Decision> decisions, String[] keys, int[] estimates,
             Settlement[] settlements) {
         List<Admission> admissions = null;
         for (int j = 0; j < decisions.size(); j++) {
             Decision d = decisions.get(j);
-            if (!settlements[j].settles() || !d.allowed() || (d.fallback() && d.policy().failMode() == FailMode.OPEN)) {
+            if (!settlements[j].settles() || !charged(d)) {
                 continue;
             }
             if (admissions == null) {
