@@ -1,7 +1,10 @@
 package dev.slidegate.memory;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import dev.slidegate.api.Periods;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.DecisionBuffer;
 
 /**
  * One counter per slot for its current epoch-aligned window ({@code now / W}). A counter belongs to
@@ -19,6 +22,33 @@ final class FixedWindowState extends KeyState {
     private long[] windowEnd;
     private long[] counts;
 
+    /**
+     * The count of the current window, open to calls without the monitor ({@link KeyState#decideAtOnce}), with the
+     * window it counts; {@link #CLOSED} once the monitor took it back. A call after the window's end takes the monitor,
+     * which starts the next window and opens a cell for it.
+     */
+    private static final class Cell extends AtomicLong {
+        private static final long serialVersionUID = 1L;
+        final transient Policy policy;
+        final long start;
+        final long end;
+        final int permits;
+        /** No call is placed before this instant (the last charge when the cell opened). */
+        final long notBefore;
+
+        Cell(Policy policy, long count, long start, long end, int permits, long notBefore) {
+            super(count);
+            this.policy = policy;
+            this.start = start;
+            this.end = end;
+            this.permits = permits;
+            this.notBefore = notBefore;
+        }
+    }
+
+    private static final long CLOSED = -1;
+    private volatile Cell cell;
+
     FixedWindowState(Policy policy) {
         super(policy);
         windowStart = new long[n];
@@ -26,6 +56,65 @@ final class FixedWindowState extends KeyState {
         java.util.Arrays.fill(windowStart, Long.MIN_VALUE);
         java.util.Arrays.fill(windowEnd, Long.MIN_VALUE);
         counts = new long[n];
+    }
+
+    @Override
+    protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
+        Cell c = cell;
+        if (c == null || c.policy != p || now >= c.end || now < c.notBefore || cost > c.permits) {
+            return -1;
+        }
+        long at = Math.max(now, c.start); // a clock read before the window began decides in it, as the monitor would
+        while (true) {
+            long count = c.get();
+            if (count == CLOSED) {
+                return -1;
+            }
+            if (count + cost > c.permits) {
+                long wait = c.end - at;
+                // a reservation, or a refusal to remember on the key: the monitor places or remembers it
+                if (wait <= maxWait || cost == 1 && wait > REMEMBERED_REFUSAL_MICROS) {
+                    return -1;
+                }
+                if (out != null) {
+                    out.decided(p, false, 0, wait, at, 0, 1);
+                    out.limit(0, Math.max(0, c.permits - count), count == 0 ? 0 : wait);
+                }
+                return 0;
+            }
+            if (c.compareAndSet(count, count + cost)) {
+                if (out != null) {
+                    out.decided(p, true, -1, 0, at, 0, 1);
+                    out.limit(0, c.permits - count - cost, c.end - at);
+                }
+                return 1;
+            }
+        }
+    }
+
+    @Override
+    protected void absorb() {
+        Cell c = cell;
+        if (c != null) {
+            cell = null;
+            counts[0] = c.getAndSet(CLOSED);
+        }
+    }
+
+    @Override
+    protected void refresh() {
+        Cell c = cell;
+        if (c != null) {
+            counts[0] = c.get();
+        }
+    }
+
+    @Override
+    protected void publish() {
+        absorb();
+        if (windowEnd[0] > lastMicros) { // the window counting now: calls until its end can decide from it
+            cell = new Cell(policy, counts[0], windowStart[0], windowEnd[0], permits[0], lastChargeAt());
+        }
     }
 
     /** The start of the window of length {@code w} or period of {@code p} (when not null) that holds {@code now}. */

@@ -24,6 +24,15 @@ import dev.slidegate.core.DecisionBuffer;
  * when a charge comes is forgotten instead of charged. A state that the store evicted is <em>retired</em>: {@link #decide} then
  * answers that it was and the store looks the key up again, so no permit is ever charged to a state
  * that is no longer in the map.
+ *
+ * <p>
+ * A strategy may also decide without the monitor ({@link #decideAtOnce}): the token bucket and the fixed window, for
+ * a policy of one limit that counts no refusals, with nothing reserved ahead, keep their one number in a <em>cell</em>
+ * that calls charge by compare-and-swap, so threads sharing a key do not queue for its monitor. Every method that takes
+ * the monitor first takes the number back from the cell and closes it ({@link #absorb}: a call that read the cell
+ * before then fails its compare-and-swap and takes the monitor); a decision under the monitor opens a new cell when the
+ * key is hot and its state still that simple ({@link #publishIfHot}). A closed cell never opens again, so a call never
+ * charges a state it did not read.
  */
 abstract sealed class KeyState implements Cloneable permits SlidingLogState, FixedWindowState, SlidingCounterState,
         TokenBucketState {
@@ -226,8 +235,77 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
                 return true;
             }
         }
+        if (decideAtOnce(p, now, cost, maxWait, out) >= 0) {
+            return true;
+        }
         synchronized (this) {
-            return decideLocked(p, now, cost, maxWait, out);
+            long seen = lastMicros;
+            absorb();
+            if (!decideLocked(p, now, cost, maxWait, out)) {
+                return false;
+            }
+            publishIfHot(seen);
+            return true;
+        }
+    }
+
+    /**
+     * A refusal of cost 1 that leaves no room for this long (µs) is not answered from the cell but by the monitor, which
+     * remembers it on the key ({@link #refuseUntil}): the refusals after it, until it ends, read the key alone, where the
+     * cell would be one more object to read (a cache miss when many keys are decided). Shorter refusals are answered from
+     * the cell, so a key refused for a microsecond at a time does not queue for its monitor.
+     */
+    protected static final long REMEMBERED_REFUSAL_MICROS = 10;
+
+    /**
+     * Decides without the monitor when the strategy can ({@link #absorb}), exactly as {@link #decideLocked} would, writing
+     * the decision into {@code out} unless it is null; a refusal of cost 1 longer than {@link #REMEMBERED_REFUSAL_MICROS}
+     * is left to the monitor.
+     *
+     * @return 1 admitted, 0 refused, -1 when only the monitor can decide this call
+     */
+    protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
+        return -1;
+    }
+
+    /**
+     * Under the monitor, before the counting state is read or changed: takes its number back from the open cell, if
+     * any, and closes that cell for good.
+     */
+    protected void absorb() {
+    }
+
+    /**
+     * Under the monitor, for a method that only reads: copies the open cell's number into the counting state, leaving
+     * the cell open (what calls charge there meanwhile is taken back by the next {@link #absorb}).
+     */
+    protected void refresh() {
+    }
+
+    /** Under the monitor: opens a cell for {@link #decideAtOnce} from the counting state as it stands now. */
+    protected void publish() {
+    }
+
+    /**
+     * A key decided under the monitor again within this many microseconds is <em>hot</em>: its next calls are likely to
+     * meet others on the monitor, so a cell is opened for them ({@link #publishIfHot}). A key decided less often keeps
+     * deciding under the monitor, uncontended, and allocates no cell.
+     */
+    private static final long HOT_MICROS = 100;
+
+    /**
+     * After a decision under the monitor, opens a cell when the key is hot (the decision before it, at {@code seen}, is
+     * at most {@link #HOT_MICROS} old) and every call can be decided from one number: one limit, kept slots forgotten,
+     * refusals not counted, nothing reserved or held ahead of the newest instant seen, no refusal remembered on the key
+     * (the calls until it ends are answered from the key alone; the first after it opens a cell if the key is still
+     * hot), and the state not retired. Other methods that take the monitor close the cell and leave it closed: the next
+     * decision opens one.
+     */
+    private void publishIfHot(long seen) {
+        if (seen != Long.MIN_VALUE && lastMicros - seen <= HOT_MICROS && !retired && n == 1 && permits.length == 1
+                && !policy.countRejected()
+                && lastCharge <= lastMicros && refusedUntil <= lastMicros) {
+            publish();
         }
     }
 
@@ -259,13 +337,21 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         if (p == policy && now < refusedUntil) { // the policy first: adopt() clears refusedUntil before it sets a new one
             return 0;
         }
+        int fast = decideAtOnce(p, now, cost, 0, null);
+        if (fast >= 0) {
+            return fast;
+        }
         synchronized (this) {
             if (retired) {
                 return -1;
             }
+            long seen = lastMicros;
+            absorb();
             now = observe(now);
             adopt(p, Math.max(now, lastCharge));
-            return admitAndCharge(now, cost, 0) ? 1 : 0;
+            int outcome = admitAndCharge(now, cost, 0) ? 1 : 0;
+            publishIfHot(seen);
+            return outcome;
         }
     }
 
@@ -286,6 +372,11 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         }
         refusedUntil = until;
         refusalVersion++;
+    }
+
+    /** The latest instant anything was charged at (or a hold ends): no call is placed before it. */
+    protected final long lastChargeAt() {
+        return lastCharge;
     }
 
     /** The instant to decide at: never before one this key has already seen. */
@@ -354,6 +445,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      * (time never steps back here either): under other limits, a copy carries them over.
      */
     final synchronized Decision peek(Policy p, long now) {
+        refresh();
         now = Math.max(now, Math.max(lastMicros, lastCharge));
         KeyState view = this;
         if (!p.limits().equals(policy.limits())) {
@@ -386,6 +478,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         if (retired) {
             return false;
         }
+        absorb(); // no call is placed before the hold: none decides from a cell until it ends
         now = observe(now);
         heldUntil = Math.max(heldUntil, until);
         lastCharge = Math.max(lastCharge, until);
@@ -404,6 +497,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
         if (retired) {
             return false;
         }
+        absorb();
         now = observe(now);
         settleSlots(now, at, delta);
         refuseUntil(Long.MIN_VALUE, now);
@@ -421,6 +515,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /** Whether this state still counts anything at {@code now}. */
     final synchronized boolean activeAt(long now) {
+        refresh();
         return !retired && !idleAt(now);
     }
 
@@ -431,20 +526,24 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
 
     /** Retires this state if it holds nothing that counts at {@code now}, or unconditionally with {@code force}. */
     final synchronized boolean retire(long now, boolean force) {
-        if (!retired && (force || idleAt(now))) {
-            retired = true;
-            refuseUntil(Long.MIN_VALUE, now); // callers must see the retirement and look the key up again
+        if (retired) {
+            return true;
         }
-        return retired;
+        now = Math.max(now, Math.max(lastMicros, lastCharge)); // idle as of the newest instant seen: time never steps back
+        refresh();
+        if (force || idleAt(now)) {
+            absorb(); // closed: a call that read the cell takes the monitor and finds the state retired
+            if (force || idleAt(now)) { // (a call may have charged the cell between the two)
+                retired = true;
+                refuseUntil(Long.MIN_VALUE, now); // callers must see the retirement and look the key up again
+                return true;
+            }
+        }
+        return false;
     }
 
     final synchronized boolean isRetired() {
         return retired;
-    }
-
-    /** The newest instant this key was used, for choosing whom to evict. */
-    final synchronized long lastUsed() {
-        return Math.max(lastMicros, lastCharge);
     }
 
     /**

@@ -1,7 +1,10 @@
 package dev.slidegate.memory;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.DecisionBuffer;
 
 /**
  * GCRA, the token bucket as one number per limit: the theoretical arrival time (TAT). Limit N/W
@@ -19,6 +22,32 @@ final class TokenBucketState extends KeyState {
     private long[] interval;
     private long[] tat;
 
+    /**
+     * The TAT of a bucket open to calls without the monitor ({@link KeyState#decideAtOnce}), with what deciding from it
+     * needs; {@link #CLOSED} once the monitor took it back.
+     */
+    private static final class Cell extends AtomicLong {
+        private static final long serialVersionUID = 1L;
+        final transient Policy policy;
+        final long interval;
+        final long capacity;
+        final int permits;
+        /** No call is placed before this instant (the last charge when the cell opened). */
+        final long notBefore;
+
+        Cell(Policy policy, long tat, long interval, int permits, long notBefore) {
+            super(tat);
+            this.policy = policy;
+            this.interval = interval;
+            this.capacity = permits * interval;
+            this.permits = permits;
+            this.notBefore = notBefore;
+        }
+    }
+
+    private static final long CLOSED = Long.MAX_VALUE;
+    private volatile Cell cell;
+
     TokenBucketState(Policy policy) {
         super(policy);
         interval = new long[n];
@@ -31,6 +60,71 @@ final class TokenBucketState extends KeyState {
 
     private static long interval(int permits, long window) {
         return Math.max(1, (window + permits - 1) / permits);
+    }
+
+    @Override
+    protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
+        Cell c = cell;
+        if (c == null || c.policy != p || now < c.notBefore || cost > c.permits) {
+            return -1;
+        }
+        long interval = c.interval;
+        while (true) {
+            long t = c.get();
+            if (t == CLOSED) {
+                return -1;
+            }
+            long next = Math.max(t, now) + cost * interval;
+            long wait = next - now - c.capacity;
+            if (wait > 0) {
+                // a reservation, or a refusal to remember on the key: the monitor places or remembers it
+                if (wait <= maxWait || cost == 1 && wait > REMEMBERED_REFUSAL_MICROS) {
+                    return -1;
+                }
+                if (out != null) {
+                    out.decided(p, false, 0, wait, now, 0, 1);
+                    limit(out, t, now, c);
+                }
+                return 0;
+            }
+            if (c.compareAndSet(t, next)) {
+                if (out != null) {
+                    out.decided(p, true, -1, 0, now, 0, 1);
+                    limit(out, next, now, c);
+                }
+                return 1;
+            }
+        }
+    }
+
+    /** Where the bucket of {@code tat} stands at {@code now}, as {@link #standing}. */
+    private static void limit(DecisionBuffer out, long tat, long now, Cell c) {
+        long ahead = Math.max(tat, now) - now;
+        long used = (ahead + c.interval - 1) / c.interval;
+        out.limit(0, Math.max(0, c.permits - used), ahead == 0 ? 0 : (ahead - 1) % c.interval + 1);
+    }
+
+    @Override
+    protected void absorb() {
+        Cell c = cell;
+        if (c != null) {
+            cell = null;
+            tat[0] = c.getAndSet(CLOSED);
+        }
+    }
+
+    @Override
+    protected void refresh() {
+        Cell c = cell;
+        if (c != null) {
+            tat[0] = c.get();
+        }
+    }
+
+    @Override
+    protected void publish() {
+        absorb();
+        cell = new Cell(policy, tat[0], interval[0], permits[0], lastChargeAt());
     }
 
     /** A bucket goes on only as the same bucket: N and W. */

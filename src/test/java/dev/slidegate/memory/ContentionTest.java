@@ -63,6 +63,53 @@ class ContentionTest {
         assertEquals(N, afterPause.maxProvable(W_NANOS), "after the pause the full N is there again at once: " + what);
     }
 
+    // the token bucket and the fixed window decide a one-limit policy without the key's monitor, by compare-and-swap on
+    // one number: under 4 threads each keeps its own bound as the callers see it. A fixed window admits at most N in
+    // each window of the store's clock (here nanoTime / 1000, so windows start at multiples of W on the callers' clock);
+    // a bucket of N emitting one permit every T admits at most N + L / T in any interval of length L (one more for the
+    // clock's whole microseconds). Both give (nearly) all of that to callers who keep asking.
+    @ParameterizedTest(name = "{0} through {1}")
+    @CsvSource({ "FIXED_WINDOW, tryAcquire", "FIXED_WINDOW, buffer", "FIXED_WINDOW, switching", "TOKEN_BUCKET, tryAcquire",
+            "TOKEN_BUCKET, buffer", "TOKEN_BUCKET, switching" })
+    void theStrategiesDecidedWithoutTheMonitorKeepTheirBounds(Strategy strategy, String entry) throws InterruptedException {
+        MemoryStore store = new MemoryStore(() -> System.nanoTime() / 1000, 1000);
+        boolean fixed = strategy == Strategy.FIXED_WINDOW;
+        long w = fixed ? 10_000_000L : W_NANOS; // many windows, each starting with a race for its count
+        Policy p = new Policy("hot", List.of(new Limit(N, w / 1000)), strategy, "ip", false);
+        ThreadLocal<DecisionBuffer> buffers = ThreadLocal.withInitial(DecisionBuffer::new);
+        // "switching": two policy objects of the same limits, a thread's calls alternating between them, so the monitor
+        // closes the cell and opens a new one all the time while the other threads charge it
+        Policy same = new Policy("hot", p.limits(), strategy, "ip", false);
+        ThreadLocal<int[]> calls = ThreadLocal.withInitial(() -> new int[1]);
+        LoadOracle.Attempt attempt = switch (entry) {
+            case "buffer" -> () -> {
+                DecisionBuffer b = buffers.get();
+                store.decide(p, "k", 1, b);
+                return b.allowed();
+            };
+            case "switching" -> () -> store.tryAcquire(calls.get()[0]++ % 2 == 0 ? p : same, "k", 1);
+            default -> () -> store.tryAcquire(p, "k", 1);
+        };
+        Brackets grants = LoadOracle.hammer(attempt, N, w, fixed ? 60 * w : 3 * w, THREADS).grants();
+        String what;
+        if (fixed) {
+            int provable = grants.maxProvableInAligned(0, w);
+            what = strategy + " via " + entry + ": " + grants.size() + " grants in 60 W of 10 ms, at most " + provable
+                    + " provably inside one window [kW, (k + 1)W)";
+            assertTrue(provable <= N, what);
+            assertTrue(grants.size() >= 60 * N * 8 / 10, what);
+        } else {
+            long t = W_NANOS / N; // 2.5 ms
+            long l = 10 * t;
+            int provable = grants.maxProvable(l);
+            what = strategy + " via " + entry + ": " + grants.size() + " grants in 3 W, at most " + provable
+                    + " provably inside one interval of " + l / 1_000_000.0 + " ms (bound N + 10 + 1)";
+            assertTrue(provable <= N + 10 + 1, what);
+            assertTrue(grants.size() >= N + 3 * N * 8 / 10, what);
+        }
+        System.out.println(what);
+    }
+
     // every decision made while 4 threads hammer one key of a one-limit policy, where refusals are answered from the
     // last refusal's standing without the monitor, is whole: a refusal has no permit left, a wait and a reset ahead,
     // the refusing limit, and an instant inside its call on the store's clock; an admission leaves at most N - 1
