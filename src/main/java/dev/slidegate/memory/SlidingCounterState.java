@@ -1,8 +1,10 @@
 package dev.slidegate.memory;
 
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.DecisionBuffer;
 
 /**
  * Counters per cell. Limit N/W with C cells has cells of s = ceil(W / C) microseconds, cell index
@@ -34,6 +36,48 @@ final class SlidingCounterState extends KeyState {
     private long[] summed;
     private long[] summedOldest;
 
+    /**
+     * The count of one limit's current cell, open to admissions without the monitor ({@link KeyState#decideAtOnce}).
+     * While the cell lasts the other cells counted ([k - C, k - 1]) do not change, so their sum is fixed: a call is
+     * admitted iff that sum, the cell's count and its cost are at most N, exactly as {@link #waitFor} decides. Refusals
+     * are left to the monitor, which computes their wait from the cells and remembers them; a call after the cell's end
+     * takes the monitor too. {@link #CLOSED} once the monitor took the count back.
+     */
+    private static final class Cell extends AtomicLong {
+        private static final long serialVersionUID = 1L;
+        final transient Policy policy;
+        final long index;
+        final long start;
+        final long end;
+        final int permits;
+        /** The permits of the older cells counted, and the oldest of them holding any ({@link Long#MAX_VALUE}: none). */
+        final long older;
+        final long oldest;
+        /** When the permits of the oldest cell holding any (this one, if no older does) stop counting. */
+        final long olderLeave;
+        final long ownLeave;
+        /** No call is placed before this instant (the last charge when the cell opened). */
+        final long notBefore;
+
+        Cell(Policy policy, long count, long index, long size, int slots, int permits, long older, long oldest,
+                long notBefore) {
+            super(count);
+            this.policy = policy;
+            this.index = index;
+            this.start = index * size;
+            this.end = start + size;
+            this.permits = permits;
+            this.older = older;
+            this.oldest = oldest;
+            this.olderLeave = oldest == Long.MAX_VALUE ? Long.MAX_VALUE : (oldest + slots) * size;
+            this.ownLeave = (index + slots) * size;
+            this.notBefore = notBefore;
+        }
+    }
+
+    private static final long CLOSED = -1;
+    private volatile Cell cell;
+
     SlidingCounterState(Policy policy) {
         super(policy);
         slots = policy.cells() + 1;
@@ -48,6 +92,76 @@ final class SlidingCounterState extends KeyState {
         lastCellEnd = new long[n];
         Arrays.fill(lastCellEnd, Long.MIN_VALUE);
         forgetSums(n);
+    }
+
+    @Override
+    protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
+        Cell c = cell;
+        if (c == null || c.policy != p || now >= c.end || now < c.notBefore) {
+            return -1;
+        }
+        long at = Math.max(now, c.start); // a clock read before the cell began decides in it, as the monitor would
+        while (true) {
+            long count = c.get();
+            if (count == CLOSED || c.older + count + cost > c.permits) { // refusals are the monitor's
+                return -1;
+            }
+            if (c.compareAndSet(count, count + cost)) {
+                if (out != null) {
+                    out.decided(p, true, -1, 0, at, 0, 1);
+                    out.limit(0, c.permits - c.older - count - cost, Math.min(c.olderLeave, c.ownLeave) - at);
+                }
+                return 1;
+            }
+        }
+    }
+
+    /** The slot of cell {@code k} of limit 0, made to count that cell. */
+    private int slotOf(long k) {
+        int slot = (int) (k % slots);
+        if (cellIndex[slot] != k) {
+            cellIndex[slot] = k;
+            counts[slot] = 0;
+        }
+        return slot;
+    }
+
+    @Override
+    protected void absorb() {
+        Cell c = cell;
+        if (c != null) {
+            cell = null;
+            long count = c.getAndSet(CLOSED);
+            counts[slotOf(c.index)] = count;
+            summedCell[0] = Long.MIN_VALUE; // summed again when next asked
+        }
+    }
+
+    @Override
+    protected void refresh() {
+        Cell c = cell;
+        if (c != null) {
+            counts[slotOf(c.index)] = c.get();
+            summedCell[0] = Long.MIN_VALUE;
+        }
+    }
+
+    @Override
+    protected void publish() {
+        absorb();
+        long k = cell(0, lastMicros);
+        int slot = (int) (k % slots);
+        long own = cellIndex[slot] == k ? counts[slot] : 0;
+        long older = 0;
+        long oldest = Long.MAX_VALUE;
+        for (int c = 0; c < slots; c++) {
+            long index = cellIndex[c];
+            if (index >= k - (slots - 1) && index < k && counts[c] > 0) {
+                older += counts[c];
+                oldest = Math.min(oldest, index);
+            }
+        }
+        cell = new Cell(policy, own, k, cellSize[0], slots, permits[0], older, oldest, lastChargeAt());
     }
 
     /** No window sum is known (new arrays: a peek's copy shares the old ones). */

@@ -35,12 +35,17 @@ class ContentionTest {
 
     @ParameterizedTest(name = "{0} through {1}")
     @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_LOG, buffer", "SLIDING_COUNTER, tryAcquire",
-            "SLIDING_COUNTER, decide", "SLIDING_COUNTER, buffer" })
+            "SLIDING_COUNTER, decide", "SLIDING_COUNTER, buffer", "SLIDING_COUNTER, switching" })
     void noWindowProvablyHoldsMoreThanN(Strategy strategy, String entry) throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
         Policy p = new Policy("hot", List.of(Limit.parse(N + "/250ms")), strategy, "ip", false);
         ThreadLocal<DecisionBuffer> buffers = ThreadLocal.withInitial(DecisionBuffer::new);
+        // "switching": two policy objects of the same limits alternate, so a hot key's cell (the sliding counter's
+        // current count, charged without the monitor) is closed and opened all the time while other threads charge it
+        Policy same = new Policy("hot", p.limits(), strategy, "ip", false);
+        ThreadLocal<int[]> calls = ThreadLocal.withInitial(() -> new int[1]);
         LoadOracle.Attempt attempt = switch (entry) {
+            case "switching" -> () -> store.tryAcquire(calls.get()[0]++ % 2 == 0 ? p : same, "k", 1);
             case "decide" -> () -> store.decide(p, "k", 1).allowed();
             case "buffer" -> () -> {
                 DecisionBuffer b = buffers.get();
