@@ -19,7 +19,8 @@ import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.LimiterStore;
 
 /**
- * The in-process store: exact, thread safe (one monitor per key), answering synchronously.
+ * The in-process store: exact, thread safe (one monitor per key; a hot key of a one-limit token bucket, fixed window
+ * or sliding counter is charged by compare-and-swap, see {@code KeyState}), answering synchronously.
  *
  * <p>
  * Each policy keeps at most {@code maxKeys} windows, so a flood of distinct keys on one policy can
