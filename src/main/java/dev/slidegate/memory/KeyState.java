@@ -26,13 +26,13 @@ import dev.slidegate.core.DecisionBuffer;
  * that is no longer in the map.
  *
  * <p>
- * A strategy may also decide without the monitor ({@link #decideAtOnce}): the token bucket and the fixed window, for
- * a policy of one limit that counts no refusals, with nothing reserved ahead, keep their one number in a <em>cell</em>
- * that calls charge by compare-and-swap, so threads sharing a key do not queue for its monitor. Every method that takes
- * the monitor first takes the number back from the cell and closes it ({@link #absorb}: a call that read the cell
- * before then fails its compare-and-swap and takes the monitor); a decision under the monitor opens a new cell when the
- * key is hot and its state still that simple ({@link #publishIfHot}). A closed cell never opens again, so a call never
- * charges a state it did not read.
+ * A strategy may also decide without the monitor ({@link #decideAtOnce}): the token bucket, the fixed window and the
+ * sliding counter (admissions only), for a policy of one limit that counts no refusals, with nothing reserved ahead,
+ * keep the one number a decision needs in a <em>cell</em> that calls charge by compare-and-swap, so threads sharing a
+ * key do not queue for its monitor. Every method that takes the monitor first takes the number back from the cell and
+ * closes it ({@link #absorb}: a call that read the cell before then fails its compare-and-swap and takes the monitor);
+ * a decision under the monitor opens a new cell when the key is hot and its state still that simple
+ * ({@link #publishIfHot}). A closed cell never opens again, so a call never charges a state it did not read.
  */
 abstract sealed class KeyState implements Cloneable permits SlidingLogState, FixedWindowState, SlidingCounterState,
         TokenBucketState {
