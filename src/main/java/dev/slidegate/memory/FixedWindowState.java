@@ -47,7 +47,6 @@ final class FixedWindowState extends KeyState {
     }
 
     private static final long CLOSED = -1;
-    private volatile Cell cell;
 
     FixedWindowState(Policy policy) {
         super(policy);
@@ -60,7 +59,7 @@ final class FixedWindowState extends KeyState {
 
     @Override
     protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c == null || c.policy != p || now >= c.end || now < c.notBefore || cost > c.permits) {
             return -1;
         }
@@ -94,7 +93,7 @@ final class FixedWindowState extends KeyState {
 
     @Override
     protected void absorb() {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c != null) {
             cell = null;
             counts[0] = c.getAndSet(CLOSED);
@@ -103,7 +102,7 @@ final class FixedWindowState extends KeyState {
 
     @Override
     protected void refresh() {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c != null) {
             counts[0] = c.get();
         }

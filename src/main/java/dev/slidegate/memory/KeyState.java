@@ -34,11 +34,9 @@ import dev.slidegate.core.DecisionBuffer;
  * a decision under the monitor opens a new cell when the key is hot and its state still that simple
  * ({@link #publishIfHot}). A closed cell never opens again, so a call never charges a state it did not read.
  */
-abstract sealed class KeyState implements Cloneable permits SlidingLogState, FixedWindowState, SlidingCounterState,
-        TokenBucketState {
+abstract sealed class KeyState extends KeyHead implements Cloneable permits SlidingLogState, FixedWindowState,
+        SlidingCounterState, TokenBucketState {
 
-    /** The policy counted under; read without the lock by the refusal fast path, hence volatile. */
-    protected volatile Policy policy;
     /** N and W of every slot: {@code [0, n)} the limits in force, the rest kept from before. */
     protected int[] permits;
     protected long[] windows;
@@ -59,13 +57,6 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
      * raised to it too, so calls are placed at or after it exactly as behind a reservation.
      */
     private long heldUntil = Long.MIN_VALUE;
-    /**
-     * Until when (exclusive) every call is surely refused: set under the lock after a refusal of cost 1
-     * (no call can pass before the refusing limits have room for one permit, and nothing is charged
-     * meanwhile), read without the lock, so a caller over its limit is refused without taking the
-     * monitor. Never set for count-rejected policies, whose refusals are charged.
-     */
-    private volatile long refusedUntil = Long.MIN_VALUE;
     /*
      * For a policy of one limit, where that limit stood at the last refusal of cost 1 (written with refusedUntil, under
      * the monitor, inside a version that is odd while they change: a seqlock, so a reader never mixes two refusals and
@@ -87,7 +78,7 @@ abstract sealed class KeyState implements Cloneable permits SlidingLogState, Fix
     protected long resetIn;
 
     protected KeyState(Policy policy) {
-        this.policy = policy;
+        super(policy);
         List<Limit> limits = policy.limits();
         n = limits.size();
         permits = new int[n];

@@ -76,7 +76,6 @@ final class SlidingCounterState extends KeyState {
     }
 
     private static final long CLOSED = -1;
-    private volatile Cell cell;
 
     SlidingCounterState(Policy policy) {
         super(policy);
@@ -96,7 +95,7 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c == null || c.policy != p || now >= c.end || now < c.notBefore) {
             return -1;
         }
@@ -128,7 +127,7 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected void absorb() {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c != null) {
             cell = null;
             long count = c.getAndSet(CLOSED);
@@ -139,7 +138,7 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected void refresh() {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c != null) {
             counts[slotOf(c.index)] = c.get();
             summedCell[0] = Long.MIN_VALUE;

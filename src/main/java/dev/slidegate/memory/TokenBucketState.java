@@ -46,7 +46,6 @@ final class TokenBucketState extends KeyState {
     }
 
     private static final long CLOSED = Long.MAX_VALUE;
-    private volatile Cell cell;
 
     TokenBucketState(Policy policy) {
         super(policy);
@@ -64,7 +63,7 @@ final class TokenBucketState extends KeyState {
 
     @Override
     protected int decideAtOnce(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c == null || c.policy != p || now < c.notBefore || cost > c.permits) {
             return -1;
         }
@@ -106,7 +105,7 @@ final class TokenBucketState extends KeyState {
 
     @Override
     protected void absorb() {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c != null) {
             cell = null;
             tat[0] = c.getAndSet(CLOSED);
@@ -115,7 +114,7 @@ final class TokenBucketState extends KeyState {
 
     @Override
     protected void refresh() {
-        Cell c = cell;
+        Cell c = (Cell) cell;
         if (c != null) {
             tat[0] = c.get();
         }
