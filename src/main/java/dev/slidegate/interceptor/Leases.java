@@ -23,8 +23,9 @@ import io.vertx.core.Vertx;
  * The leases of the calls in flight on this instance (policies with {@code max-in-flight}): taken by the store when a
  * call is admitted, renewed while the call runs, ended when it is done. Renewals go out once per (policy, key) and
  * third of its lease time, whatever the number of its calls here, from a timer that runs only while a call is in flight.
- * A renewal that finds leases gone (this instance paused, or could not reach the store, for longer than the lease time)
- * says so in one log line: those calls ran while other instances could start as many.
+ * Leases found gone (this instance paused, or could not reach the store, for longer than the lease time; or the key was
+ * reset), whether by a renewal or by the end of their calls, are said in one log line per policy and tick: those calls
+ * ran while other instances could start as many.
  */
 @Singleton
 public class Leases {
@@ -88,6 +89,22 @@ public class Leases {
     private final AtomicBoolean ticking = new AtomicBoolean();
     private final AtomicInteger held = new AtomicInteger();
     private volatile long lastTickNanos;
+    /** The last time the timer ran late by more than a tick (this instance stalled): how late, and when it found out. */
+    private volatile long stallNanos;
+    private volatile long stallSeenNanos;
+    /** Leases found gone and not said yet, per policy name: said together one tick after the first is found. */
+    private final ConcurrentHashMap<String, LostLeases> unsaid = new ConcurrentHashMap<>();
+
+    /** Leases of one policy found gone within one tick; changed only inside {@code unsaid.compute}. */
+    private static final class LostLeases {
+        final Policy policy;
+        int calls;
+        long stallNanos;
+
+        LostLeases(Policy policy) {
+            this.policy = policy;
+        }
+    }
 
     @Inject
     Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Vertx vertx) {
@@ -171,7 +188,7 @@ public class Leases {
             return; // lost meanwhile, and said so
         }
         held.decrementAndGet();
-        stats.left(g.policy.name(), false);
+        stats.left(g.policy.name());
         forgetIfEmpty(g);
         io.vertx.core.Context loop = Vertx.currentContext();
         if (loop == null || !io.vertx.core.Context.isOnEventLoopThread()) {
@@ -205,7 +222,12 @@ public class Leases {
     private void leave(Group g, List<Long> names) {
         try {
             store.leave(g.policy, g.key, List.copyOf(names)).whenComplete((lost, error) -> {
-                if (error != null) {
+                if (error == null && !lost.isEmpty()) {
+                    // these calls ended before a renewal found their leases gone (the instance ran again after a pause
+                    // and the calls, due meanwhile, ended first): said all the same
+                    stats.lost(g.policy.name(), lost.size());
+                    lost(g.policy, lost.size(), stall(g));
+                } else if (error != null) {
                     LOG.debugf("Slidegate: leases of policy '%s' could not be ended (%s); they expire after %s",
                             g.policy.name(),
                             error, dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000));
@@ -225,11 +247,15 @@ public class Leases {
     private void tick() {
         long now = nanoTime.getAsLong();
         long gap = now - lastTickNanos;
+        if (gap > 2 * TICK_NANOS) {
+            stallNanos = gap;
+            stallSeenNanos = now;
+        }
         lastTickNanos = now;
         for (Group g : groups.values()) {
             if (now - g.renewedNanos >= g.policy.leaseMicros() * 1000 / 3 && !g.names.isEmpty()
                     && g.renewing.compareAndSet(false, true)) {
-                renew(g, now, gap);
+                renew(g, now);
             }
         }
         if (groups.isEmpty()) {
@@ -241,7 +267,16 @@ public class Leases {
         timer.schedule(TICK_NANOS, this::tick);
     }
 
-    private void renew(Group g, long now, long gapNanos) {
+    /**
+     * How long this instance stalled since {@code g}'s leases were last renewed, as far as its timer can tell: a stall not
+     * over (the timer has not run since it should have), or the last the timer found since that renewal.
+     */
+    private long stall(Group g) {
+        long stall = nanoTime.getAsLong() - lastTickNanos;
+        return stallSeenNanos - g.renewedNanos >= 0 ? Math.max(stall, stallNanos) : stall;
+    }
+
+    private void renew(Group g, long now) {
         List<Long> names = List.copyOf(g.names);
         java.util.concurrent.CompletionStage<List<Long>> renewed;
         try {
@@ -254,30 +289,60 @@ public class Leases {
                 if (error != null) { // asked again next tick; a lease outlives a store that is away for less than its time
                     return;
                 }
+                long stall = stall(g);
                 g.renewedNanos = now;
                 int gone = 0;
                 for (Long name : lost) {
                     if (g.names.remove(name)) {
                         held.decrementAndGet();
-                        stats.left(g.policy.name(), true);
+                        stats.left(g.policy.name());
                         gone++;
                     }
                 }
                 if (gone > 0) {
+                    stats.lost(g.policy.name(), gone);
                     forgetIfEmpty(g);
-                    LOG.warnf("Slidegate: %d call(s) of policy '%s' lost their leases while they ran (%s): other instances "
-                            + "could start as many meanwhile, so more than max-in-flight=%d may run until these end",
-                            gone, g.policy.name(), gapNanos > g.policy.leaseMicros() * 1000
-                                    ? "this instance was paused for " + gapNanos / 1_000_000
-                                            + " ms, longer than the lease time "
-                                            + dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000)
-                                    : "the store did not renew them within the lease time "
-                                            + dev.slidegate.api.Limit.durationText(g.policy.leaseMicros() / 1000),
-                            g.policy.maxInFlight());
+                    lost(g.policy, gone, stall);
                 }
             } finally {
                 g.renewing.set(false);
             }
         });
+    }
+
+    /**
+     * Counts {@code calls} of {@code policy} whose leases were found gone, {@code stallNanos} being how long this instance
+     * had stalled (its timer late) when they were; the first of a tick schedules the line that says them all.
+     */
+    private void lost(Policy policy, int calls, long stallNanos) {
+        LostLeases[] created = new LostLeases[1];
+        unsaid.compute(policy.name(), (name, l) -> {
+            if (l == null) {
+                l = created[0] = new LostLeases(policy);
+            }
+            l.calls += calls;
+            l.stallNanos = Math.max(l.stallNanos, stallNanos);
+            return l;
+        });
+        if (created[0] != null) {
+            timer.schedule(TICK_NANOS, () -> say(policy.name()));
+        }
+    }
+
+    private void say(String policyName) {
+        LostLeases l = unsaid.remove(policyName); // atomic with compute: what comes after starts a new line
+        if (l == null) {
+            return;
+        }
+        Policy p = l.policy;
+        String lease = dev.slidegate.api.Limit.durationText(p.leaseMicros() / 1000);
+        LOG.warnf("Slidegate: %d call(s) of policy '%s' lost their leases while they ran (%s): other instances could start "
+                + "as many meanwhile, so more than max-in-flight=%d may run until these end", l.calls, p.name(),
+                l.stallNanos > p.leaseMicros() * 1000
+                        ? "this instance was paused for " + l.stallNanos / 1_000_000 + " ms, longer than the lease time "
+                                + lease
+                        : "the store no longer held them: they went unrenewed for the lease time " + lease
+                                + ", or the key was reset",
+                p.maxInFlight());
     }
 }

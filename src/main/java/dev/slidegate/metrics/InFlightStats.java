@@ -59,12 +59,16 @@ public class InFlightStats {
         of(policy).inFlight.incrementAndGet();
     }
 
-    /** A call of {@code policy} holds its lease no longer: it ended, or its lease was lost ({@code lost}). */
-    public void left(String policy, boolean lost) {
+    /** A call of {@code policy} holds its lease here no longer: it ended, or its lease was found gone. */
+    public void left(String policy) {
+        of(policy).inFlight.decrementAndGet();
+    }
+
+    /** The leases of {@code calls} calls of {@code policy} were found gone while the calls ran, or when they ended. */
+    public void lost(String policy, int calls) {
         PerPolicy p = of(policy);
-        p.inFlight.decrementAndGet();
-        if (lost && p.lost != null) {
-            p.lost.increment();
+        if (p.lost != null) {
+            p.lost.increment(calls);
         }
     }
 

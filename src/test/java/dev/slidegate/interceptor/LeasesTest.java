@@ -21,6 +21,7 @@ import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.DecisionStats;
 import dev.slidegate.metrics.InFlightStats;
 import dev.slidegate.testing.ForwardingStore;
+import dev.slidegate.testing.LogCapture;
 import dev.slidegate.testing.ManualClock;
 
 /**
@@ -126,17 +127,78 @@ class LeasesTest {
     // instance, once it runs again, counts its calls as lost (stated in one log line) instead of renewing them
     @Test
     void aPauseLongerThanTheLeaseTimeLosesTheLeasesAndSaysSo() {
-        Outcome.Admitted paused = assertInstanceOf(Outcome.Admitted.class, call("k"));
-        assertInstanceOf(Outcome.Admitted.class, call("k"));
-        long stopped = 3_500_000;
-        timers.nanos += stopped * 1000; // the instance stops: its timers do not run, the store's clock goes on
-        clock.advanceMicros(stopped);
-        assertEquals(2, memory.peek(exports, "k").toCompletableFuture().join().remaining(), "the store let both go");
-        timers.advance(clock, 1); // the instance runs again: its next tick renews, and finds both gone
-        assertEquals(0, leases.inFlight(), "lost leases are no longer renewed");
-        assertEquals(0, stats.inFlight("exports"));
-        paused.end(); // ending a lost lease frees nothing of anyone else's
-        assertEquals(2, memory.peek(exports, "k").toCompletableFuture().join().remaining());
-        assertFalse(timers.tasks.isEmpty() && leases.inFlight() > 0);
+        try (LogCapture log = LogCapture.of("dev.slidegate")) {
+            Outcome.Admitted paused = assertInstanceOf(Outcome.Admitted.class, call("k"));
+            assertInstanceOf(Outcome.Admitted.class, call("k"));
+            pause(3_500_000);
+            assertEquals(2, memory.peek(exports, "k").toCompletableFuture().join().remaining(), "the store let both go");
+            timers.advance(clock, 1); // the instance runs again: its next tick renews, and finds both gone
+            assertEquals(0, leases.inFlight(), "lost leases are no longer renewed");
+            assertEquals(0, stats.inFlight("exports"));
+            paused.end(); // ending a lost lease frees nothing of anyone else's
+            assertEquals(2, memory.peek(exports, "k").toCompletableFuture().join().remaining());
+            assertFalse(timers.tasks.isEmpty() && leases.inFlight() > 0);
+            run(1_000_000, 250_000);
+            assertEquals(List.of("WARN Slidegate: 2 call(s) of policy 'exports' lost their leases while they ran (this "
+                    + "instance was paused for 3500 ms, longer than the lease time 3s): other instances could start as "
+                    + "many meanwhile, so more than max-in-flight=2 may run until these end"), warnings(log));
+        }
+    }
+
+    // the calls of a paused instance may end before its renewal timer runs again (their ends were due during the pause
+    // too, and run first): the store says the leases they end were gone, and that is said the same way, in one line for
+    // the calls found in one tick, however they are found (ended first, or by the renewal)
+    @Test
+    void callsThatEndBeforeTheRenewalAfterAPauseStillSayTheyLostTheirLeases() {
+        try (LogCapture log = LogCapture.of("dev.slidegate")) {
+            Outcome.Admitted a = assertInstanceOf(Outcome.Admitted.class, call("k"));
+            Outcome.Admitted b = assertInstanceOf(Outcome.Admitted.class, call("k"));
+            pause(3_500_000);
+            a.end();
+            b.end();
+            assertEquals(0, leases.inFlight());
+            run(1_000_000, 250_000);
+            assertEquals(1, warnings(log).size(), warnings(log).toString());
+            assertTrue(warnings(log).get(0).contains("2 call(s) of policy 'exports' lost their leases while they ran (this "
+                    + "instance was paused for 3500 ms"), warnings(log).toString());
+
+            // one ends first, the renewal finds the other: still one line for both
+            Outcome.Admitted c = assertInstanceOf(Outcome.Admitted.class, call("j"));
+            assertInstanceOf(Outcome.Admitted.class, call("j"));
+            pause(4_000_000);
+            c.end();
+            timers.advance(clock, 1);
+            assertEquals(0, leases.inFlight(), "the renewal found the other gone");
+            run(1_000_000, 250_000);
+            assertEquals(2, warnings(log).size(), warnings(log).toString());
+            assertTrue(warnings(log).get(1).contains("2 call(s) of policy 'exports' lost their leases while they ran (this "
+                    + "instance was paused for 4000 ms"), warnings(log).toString());
+
+            // the key reset while a call runs: its end says so, without a pause
+            Outcome.Admitted d = assertInstanceOf(Outcome.Admitted.class, call("r"));
+            run(500_000, 250_000);
+            memory.reset(exports, "r").toCompletableFuture().join();
+            d.end();
+            run(1_000_000, 250_000);
+            assertEquals(3, warnings(log).size(), warnings(log).toString());
+            assertTrue(warnings(log).get(2).contains("1 call(s) of policy 'exports' lost their leases while they ran (the "
+                    + "store no longer held them: they went unrenewed for the lease time 3s, or the key was reset)"),
+                    warnings(log).toString());
+
+            // calls that end in time say nothing
+            assertInstanceOf(Outcome.Admitted.class, call("n")).end();
+            run(5_000_000, 250_000);
+            assertEquals(3, warnings(log).size(), warnings(log).toString());
+        }
+    }
+
+    /** The instance stops for {@code micros}: its timers do not run, the store's clock goes on. */
+    private void pause(long micros) {
+        timers.nanos += micros * 1000;
+        clock.advanceMicros(micros);
+    }
+
+    private static List<String> warnings(LogCapture log) {
+        return log.lines().stream().filter(l -> l.startsWith("WARN")).toList();
     }
 }
