@@ -17,10 +17,11 @@ import dev.slidegate.core.DecisionBuffer;
  */
 final class FixedWindowState extends KeyState {
 
-    /** The start and end (exclusive) of the window each counter counts; {@link Long#MIN_VALUE} before its first charge. */
-    private long[] windowStart;
-    private long[] windowEnd;
-    private long[] counts;
+    /**
+     * Per counter {@code j}, side by side in {@link #numbers} (one object to read, not three): at {@code 3j} and {@code 3j + 1}
+     * the start and end (exclusive) of the window it counts ({@link Long#MIN_VALUE} before its first charge), at
+     * {@code 3j + 2} its count.
+     */
 
     /**
      * The count of the current window, open to calls without the monitor ({@link KeyState#decideAtOnce}), with the
@@ -50,11 +51,11 @@ final class FixedWindowState extends KeyState {
 
     FixedWindowState(Policy policy) {
         super(policy);
-        windowStart = new long[n];
-        windowEnd = new long[n];
-        java.util.Arrays.fill(windowStart, Long.MIN_VALUE);
-        java.util.Arrays.fill(windowEnd, Long.MIN_VALUE);
-        counts = new long[n];
+        numbers = new long[3 * n];
+        for (int j = 0; j < n; j++) {
+            numbers[3 * j] = Long.MIN_VALUE;
+            numbers[3 * j + 1] = Long.MIN_VALUE;
+        }
     }
 
     @Override
@@ -96,7 +97,7 @@ final class FixedWindowState extends KeyState {
         Cell c = (Cell) cell;
         if (c != null) {
             cell = null;
-            counts[0] = c.getAndSet(CLOSED);
+            numbers[2] = c.getAndSet(CLOSED);
         }
     }
 
@@ -104,15 +105,15 @@ final class FixedWindowState extends KeyState {
     protected void refresh() {
         Cell c = (Cell) cell;
         if (c != null) {
-            counts[0] = c.get();
+            numbers[2] = c.get();
         }
     }
 
     @Override
     protected void publish() {
         absorb();
-        if (windowEnd[0] > lastMicros) { // the window counting now: calls until its end can decide from it
-            cell = new Cell(policy, counts[0], windowStart[0], windowEnd[0], permits[0], lastChargeAt());
+        if (numbers[1] > lastMicros) { // the window counting now: calls until its end can decide from it
+            cell = new Cell(policy, numbers[2], numbers[0], numbers[1], permits[0], lastChargeAt());
         }
     }
 
@@ -128,50 +129,45 @@ final class FixedWindowState extends KeyState {
 
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
-        long[] start = new long[from.length];
-        long[] end = new long[from.length];
-        long[] count = new long[from.length];
+        long[] next = new long[3 * from.length];
         for (int s = 0; s < from.length; s++) {
             int j = from[s];
             if (j < 0) { // (periods already holds the new slots')
-                start[s] = startOf(periods[s], nw[s], now);
-                end[s] = endOf(periods[s], nw[s], now);
+                next[3 * s] = startOf(periods[s], nw[s], now);
+                next[3 * s + 1] = endOf(periods[s], nw[s], now);
+                next[3 * s + 2] = carry;
             } else {
-                start[s] = windowStart[j];
-                end[s] = windowEnd[j];
+                System.arraycopy(numbers, 3 * j, next, 3 * s, 3);
             }
-            count[s] = j < 0 ? carry : counts[j];
         }
-        windowStart = start;
-        windowEnd = end;
-        counts = count;
+        numbers = next;
     }
 
     /** Whether counter {@code j} counts the window that holds {@code now}. */
     private boolean current(int j, long now) {
-        return now < windowEnd[j] && now >= windowStart[j];
+        return now < numbers[3 * j + 1] && now >= numbers[3 * j];
     }
 
     @Override
     protected long used(int j, long now) {
-        return current(j, now) ? counts[j] : 0;
+        return current(j, now) ? numbers[3 * j + 2] : 0;
     }
 
     @Override
     protected long waitFor(int i, long now, int cost) {
         // over the limit only with something counted in the current window, whose end is known
-        return used(i, now) + cost > permits[i] ? windowEnd[i] - now : 0;
+        return used(i, now) + cost > permits[i] ? numbers[3 * i + 1] - now : 0;
     }
 
     @Override
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
             if (!current(j, now)) {
-                windowStart[j] = startOf(periods[j], windows[j], now);
-                windowEnd[j] = endOf(periods[j], windows[j], now);
-                counts[j] = 0;
+                numbers[3 * j] = startOf(periods[j], windows[j], now);
+                numbers[3 * j + 1] = endOf(periods[j], windows[j], now);
+                numbers[3 * j + 2] = 0;
             }
-            counts[j] += cost;
+            numbers[3 * j + 2] += cost;
         }
     }
 
@@ -179,7 +175,7 @@ final class FixedWindowState extends KeyState {
     protected void settleSlots(long now, long at, long delta) {
         for (int j = 0; j < permits.length; j++) {
             if (current(j, at)) {
-                counts[j] = Math.max(0, counts[j] + delta);
+                numbers[3 * j + 2] = Math.max(0, numbers[3 * j + 2] + delta);
             }
         }
     }
@@ -188,6 +184,6 @@ final class FixedWindowState extends KeyState {
     protected void standing(int i, long now) {
         long used = used(i, now);
         left = Math.max(0, permits[i] - used);
-        resetIn = used == 0 ? 0 : windowEnd[i] - now;
+        resetIn = used == 0 ? 0 : numbers[3 * i + 1] - now;
     }
 }

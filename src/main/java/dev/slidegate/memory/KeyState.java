@@ -37,21 +37,10 @@ import dev.slidegate.core.DecisionBuffer;
 abstract sealed class KeyState extends KeyHead implements Cloneable permits SlidingLogState, FixedWindowState,
         SlidingCounterState, TokenBucketState {
 
-    /** N and W of every slot: {@code [0, n)} the limits in force, the rest kept from before. */
-    protected int[] permits;
+    /** W of every slot ({@link #permits} has their N). */
     protected long[] windows;
     /** The periods of every slot counted per calendar period ({@code null} for a window of one length). */
     protected Periods[] periods;
-    /** How many slots are the limits in force. */
-    protected int n;
-    /** The newest "now" this key has seen: time never steps backwards for a key. */
-    protected long lastMicros = Long.MIN_VALUE;
-    private boolean retired;
-    /**
-     * The latest instant anything was charged at: later than {@link #lastMicros} while a reserved call waits. No call is
-     * placed before it, so charges are recorded in order and each strategy decides at or after its newest charge.
-     */
-    private long lastCharge = Long.MIN_VALUE;
     /**
      * Until when every call is held ({@link #hold}: an upstream said it has no room until then); {@link #lastCharge} is
      * raised to it too, so calls are placed at or after it exactly as behind a reservation.
@@ -70,9 +59,10 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
     private volatile long refusedRemaining;
     private volatile long refusedResetAt;
 
-    // Outputs of computeWaits(), read under the same lock (no allocation per decision).
+    // Outputs of computeWaits(), read under the same lock (no allocation per decision); an admission writes none.
     protected int tripped;
     protected long retry;
+
     // Outputs of standing(), read under the same lock.
     protected long left;
     protected long resetIn;
@@ -384,19 +374,14 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
      */
     private boolean admitAndCharge(long now, int cost, long maxWait) {
         long from = Math.max(now, lastCharge);
+        if (from - now <= maxWait && fits(from, cost)) { // the usual admission, without the wait's outputs
+            charge(now, from, cost);
+            return true;
+        }
         boolean possible = computeWaits(from, cost);
         long wait = from - now + (tripped < 0 ? 0 : retry);
         if (possible && wait <= maxWait) {
-            long at = now + wait;
-            forgetEmptyKept(at);
-            forget(at);
-            charge(at, cost);
-            if (at > now) {
-                refuseUntil(Long.MIN_VALUE, now); // the refusals answered so far did not wait behind this call
-            }
-            lastCharge = at;
-            tripped = -1;
-            retry = 0;
+            charge(now, now + wait, cost);
             return true;
         }
         if (tripped < 0) { // every limit has room at "from", but that is later than this call may wait
@@ -415,6 +400,27 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
             retry = from - now + retry;
         }
         return false;
+    }
+
+    /** Charges {@code cost} at {@code at}, for a call decided at {@code now} and admitted. */
+    private void charge(long now, long at, int cost) {
+        forgetEmptyKept(at);
+        forget(at);
+        charge(at, cost);
+        if (at > now) {
+            refuseUntil(Long.MIN_VALUE, now); // the refusals answered so far did not wait behind this call
+        }
+        lastCharge = at;
+    }
+
+    /** Whether every limit in force admits {@code cost} at {@code now}. */
+    private boolean fits(long now, int cost) {
+        for (int i = 0; i < n; i++) {
+            if (cost > permits[i] || waitFor(i, now, cost) > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The limit in force with the fewest permits left at {@code at} (the first of them). */

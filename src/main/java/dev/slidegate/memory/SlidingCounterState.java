@@ -1,6 +1,5 @@
 package dev.slidegate.memory;
 
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.slidegate.api.Policy;
@@ -21,20 +20,26 @@ import dev.slidegate.core.DecisionBuffer;
 final class SlidingCounterState extends KeyState {
 
     private final int slots; // C + 1 per limit
-    private long[] cellSize;
-    private long[] cellIndex;
-    private long[] counts;
-    /** Per limit: the cell index last computed, and that cell's end (exclusive; {@link Long#MIN_VALUE}: none yet). */
-    private long[] lastCell;
-    private long[] lastCellEnd;
-    /**
-     * Per limit: the permits counted at cell {@code summedCell} (the cells [k - C, k]) and the oldest of those cells that
-     * holds any ({@link Long#MAX_VALUE}: none), kept up to date by {@link #charge} while the cell does not change, so
-     * that the calls of one cell add no pass over the cells ({@link Long#MIN_VALUE}: none summed yet).
+    /*
+     * In {@link #numbers}, per limit j at j * LIM (one object to read instead of nine): its cell size; the index
+     * and end (exclusive) of the cell it last saw ({@link Long#MIN_VALUE}: none yet), and that cell's place in the ring;
+     * the permits counted at cell SUMMED_CELL (the cells [k - C, k]) and the oldest of those cells that holds any
+     * ({@link Long#MAX_VALUE}: none), kept up to date by charge() while the cell does not change, so that the calls of
+     * one cell add no pass over the cells ({@link Long#MIN_VALUE}: none summed yet). The place in the ring is kept so that
+     * a charge does not divide (k % slots) on every call.
      */
-    private long[] summedCell;
-    private long[] summed;
-    private long[] summedOldest;
+    private static final int SIZE = 0;
+    private static final int LAST_CELL = 1;
+    private static final int LAST_END = 2;
+    private static final int LAST_SLOT = 3;
+    private static final int SUMMED_CELL = 4;
+    private static final int SUMMED = 5;
+    private static final int SUMMED_OLDEST = 6;
+    private static final int LIM = 7;
+    /*
+     * After those of every slot (from ring()), each limit's ring of C + 1 cells: cell c of limit j has its index at
+     * ring() + 2 (j slots + c) and its count right after it.
+     */
 
     /**
      * The count of one limit's current cell, open to admissions without the monitor ({@link KeyState#decideAtOnce}).
@@ -80,17 +85,32 @@ final class SlidingCounterState extends KeyState {
     SlidingCounterState(Policy policy) {
         super(policy);
         slots = policy.cells() + 1;
-        cellSize = new long[n];
-        cellIndex = new long[n * slots];
-        counts = new long[n * slots];
-        Arrays.fill(cellIndex, Long.MIN_VALUE);
+        numbers = new long[(LIM + 2 * slots) * n];
         for (int i = 0; i < n; i++) {
-            cellSize[i] = cellSize(windows[i]);
+            numbers[i * LIM + SIZE] = cellSize(windows[i]);
         }
-        lastCell = new long[n];
-        lastCellEnd = new long[n];
-        Arrays.fill(lastCellEnd, Long.MIN_VALUE);
-        forgetSums(n);
+        emptyRing(numbers, n);
+        forgetCells(numbers, n);
+    }
+
+    /** Where the rings start in {@link #numbers}: after the numbers of every slot. */
+    private int ring() {
+        return LIM * permits.length;
+    }
+
+    /** Marks every cell of the rings of {@code l}, of {@code limits} slots, as counting no cell index yet. */
+    private static void emptyRing(long[] l, int limits) {
+        for (int c = LIM * limits; c < l.length; c += 2) {
+            l[c] = Long.MIN_VALUE;
+        }
+    }
+
+    /** No last cell and no window sum known for the first {@code limits} limits of {@code l}. */
+    private static void forgetCells(long[] l, int limits) {
+        for (int j = 0; j < limits; j++) {
+            l[j * LIM + LAST_END] = Long.MIN_VALUE;
+            l[j * LIM + SUMMED_CELL] = Long.MIN_VALUE;
+        }
     }
 
     @Override
@@ -115,14 +135,14 @@ final class SlidingCounterState extends KeyState {
         }
     }
 
-    /** The slot of cell {@code k} of limit 0, made to count that cell. */
+    /** The place in {@link #numbers} of cell {@code k} of limit 0, made to count that cell. */
     private int slotOf(long k) {
-        int slot = (int) (k % slots);
-        if (cellIndex[slot] != k) {
-            cellIndex[slot] = k;
-            counts[slot] = 0;
+        int at = ring() + 2 * (int) (k % slots);
+        if (numbers[at] != k) {
+            numbers[at] = k;
+            numbers[at + 1] = 0;
         }
-        return slot;
+        return at;
     }
 
     @Override
@@ -131,8 +151,8 @@ final class SlidingCounterState extends KeyState {
         if (c != null) {
             cell = null;
             long count = c.getAndSet(CLOSED);
-            counts[slotOf(c.index)] = count;
-            summedCell[0] = Long.MIN_VALUE; // summed again when next asked
+            numbers[slotOf(c.index) + 1] = count;
+            numbers[SUMMED_CELL] = Long.MIN_VALUE; // summed again when next asked
         }
     }
 
@@ -140,8 +160,8 @@ final class SlidingCounterState extends KeyState {
     protected void refresh() {
         Cell c = (Cell) cell;
         if (c != null) {
-            counts[slotOf(c.index)] = c.get();
-            summedCell[0] = Long.MIN_VALUE;
+            numbers[slotOf(c.index) + 1] = c.get();
+            numbers[SUMMED_CELL] = Long.MIN_VALUE;
         }
     }
 
@@ -149,58 +169,56 @@ final class SlidingCounterState extends KeyState {
     protected void publish() {
         absorb();
         long k = cell(0, lastMicros);
-        int slot = (int) (k % slots);
-        long own = cellIndex[slot] == k ? counts[slot] : 0;
+        int r = ring();
+        int at = r + 2 * (int) (k % slots);
+        long own = numbers[at] == k ? numbers[at + 1] : 0;
         long older = 0;
         long oldest = Long.MAX_VALUE;
-        for (int c = 0; c < slots; c++) {
-            long index = cellIndex[c];
-            if (index >= k - (slots - 1) && index < k && counts[c] > 0) {
-                older += counts[c];
+        for (int c = r; c < r + 2 * slots; c += 2) {
+            long index = numbers[c];
+            if (index >= k - (slots - 1) && index < k && numbers[c + 1] > 0) {
+                older += numbers[c + 1];
                 oldest = Math.min(oldest, index);
             }
         }
-        cell = new Cell(policy, own, k, cellSize[0], slots, permits[0], older, oldest, lastChargeAt());
+        cell = new Cell(policy, own, k, numbers[SIZE], slots, permits[0], older, oldest, lastChargeAt());
     }
 
-    /** No window sum is known (new arrays: a peek's copy shares the old ones). */
-    private void forgetSums(int limits) {
-        summedCell = new long[limits];
-        summed = new long[limits];
-        summedOldest = new long[limits];
-        Arrays.fill(summedCell, Long.MIN_VALUE);
-    }
-
-    /** The permits counted by limit {@code j} at cell {@code k}; sets {@code summedOldest[j]}. */
+    /** The permits counted by limit {@code j} at cell {@code k}; sets its SUMMED_OLDEST. */
     private long windowSum(int j, long k) {
-        if (summedCell[j] == k) {
-            return summed[j];
+        int l = j * LIM;
+        if (numbers[l + SUMMED_CELL] == k) {
+            return numbers[l + SUMMED];
         }
         long from = k - (slots - 1);
         long used = 0;
         long oldest = Long.MAX_VALUE;
-        for (int c = j * slots; c < (j + 1) * slots; c++) {
-            long index = cellIndex[c];
-            if (index >= from && index <= k && counts[c] > 0) {
-                used += counts[c];
+        int r = ring();
+        for (int c = r + 2 * j * slots; c < r + 2 * (j + 1) * slots; c += 2) {
+            long index = numbers[c];
+            if (index >= from && index <= k && numbers[c + 1] > 0) {
+                used += numbers[c + 1];
                 oldest = Math.min(oldest, index);
             }
         }
-        summedCell[j] = k;
-        summed[j] = used;
-        summedOldest[j] = oldest;
+        numbers[l + SUMMED_CELL] = k;
+        numbers[l + SUMMED] = used;
+        numbers[l + SUMMED_OLDEST] = oldest;
         return used;
     }
 
-    /** The index of the cell of limit {@code j} that holds {@code now}: {@code now / cellSize[j]}. */
+    /** The index of the cell of limit {@code j} that holds {@code now}: {@code now / cellSize}. */
     private long cell(int j, long now) {
-        long end = lastCellEnd[j];
-        if (now < end && now >= end - cellSize[j]) {
-            return lastCell[j];
+        int l = j * LIM;
+        long end = numbers[l + LAST_END];
+        long size = numbers[l + SIZE];
+        if (now < end && now >= end - size) {
+            return numbers[l + LAST_CELL];
         }
-        long k = now / cellSize[j];
-        lastCell[j] = k;
-        lastCellEnd[j] = (k + 1) * cellSize[j];
+        long k = now / size;
+        numbers[l + LAST_CELL] = k;
+        numbers[l + LAST_END] = (k + 1) * size;
+        numbers[l + LAST_SLOT] = ring() + 2 * (j * slots + (int) (k % slots));
         return k;
     }
 
@@ -211,37 +229,34 @@ final class SlidingCounterState extends KeyState {
 
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
-        long[] size = new long[from.length];
-        long[] index = new long[from.length * slots];
-        long[] count = new long[from.length * slots];
-        Arrays.fill(index, Long.MIN_VALUE);
-        for (int s = 0; s < from.length; s++) {
+        int m = from.length;
+        long[] l = new long[(LIM + 2 * slots) * m]; // a new array: a peek's copy shares the old one
+        emptyRing(l, m);
+        int r = ring();
+        for (int s = 0; s < m; s++) {
             int j = from[s];
-            size[s] = cellSize(nw[s]);
+            long size = cellSize(nw[s]);
+            l[s * LIM + SIZE] = size;
             if (j >= 0) {
-                System.arraycopy(cellIndex, j * slots, index, s * slots, slots);
-                System.arraycopy(counts, j * slots, count, s * slots, slots);
+                System.arraycopy(numbers, r + 2 * j * slots, l, LIM * m + 2 * s * slots, 2 * slots);
             } else if (carry > 0) {
-                long k = now / size[s];
-                index[s * slots + (int) (k % slots)] = k;
-                count[s * slots + (int) (k % slots)] = carry;
+                long k = now / size;
+                int at = LIM * m + 2 * (s * slots + (int) (k % slots));
+                l[at] = k;
+                l[at + 1] = carry;
             }
         }
-        cellSize = size;
-        cellIndex = index;
-        counts = count;
-        lastCell = new long[from.length]; // new arrays: a peek's copy shares the old ones
-        lastCellEnd = new long[from.length];
-        Arrays.fill(lastCellEnd, Long.MIN_VALUE);
-        forgetSums(from.length);
+        forgetCells(l, m);
+        numbers = l;
     }
 
     /** The permits counted at cell {@code k} from cells at or after {@code from}, up to {@code k}. */
     private long sum(int j, long from, long k) {
         long sum = 0;
-        for (int c = j * slots; c < (j + 1) * slots; c++) {
-            if (cellIndex[c] >= from && cellIndex[c] <= k) {
-                sum += counts[c];
+        int r = ring();
+        for (int c = r + 2 * j * slots; c < r + 2 * (j + 1) * slots; c += 2) {
+            if (numbers[c] >= from && numbers[c] <= k) {
+                sum += numbers[c + 1];
             }
         }
         return sum;
@@ -255,32 +270,34 @@ final class SlidingCounterState extends KeyState {
     @Override
     protected long waitFor(int i, long now, int cost) {
         long k = cell(i, now);
-        int c = slots - 1;
-        // the first cell k' >= k at which the cells still counted then ([k' - C, k]) leave room for cost
         if (windowSum(i, k) + cost <= permits[i]) {
             return 0;
         }
+        // the first cell k' > k at which the cells still counted then ([k' - C, k]) leave room for cost
+        int c = slots - 1;
+        long size = numbers[i * LIM + SIZE];
         for (long next = k + 1; next <= k + slots; next++) {
             if (sum(i, next - c, k) + cost <= permits[i]) {
-                return next * cellSize[i] - now;
+                return next * size - now;
             }
         }
-        return (k + slots) * cellSize[i] - now; // not reached: by then nothing is counted
+        return (k + slots) * size - now; // not reached: by then nothing is counted
     }
 
     @Override
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
             long k = cell(j, now);
-            int slot = j * slots + (int) (k % slots);
-            if (cellIndex[slot] != k) {
-                cellIndex[slot] = k;
-                counts[slot] = 0;
+            int l = j * LIM;
+            int at = (int) numbers[l + LAST_SLOT]; // cell() just placed k
+            if (numbers[at] != k) {
+                numbers[at] = k;
+                numbers[at + 1] = 0;
             }
-            counts[slot] += cost;
-            if (summedCell[j] == k) { // cell k is in the window sum at k; the cell it replaced was not
-                summed[j] += cost;
-                summedOldest[j] = Math.min(summedOldest[j], k);
+            numbers[at + 1] += cost;
+            if (numbers[l + SUMMED_CELL] == k) { // cell k is in the window sum at k; the cell it replaced was not
+                numbers[l + SUMMED] += cost;
+                numbers[l + SUMMED_OLDEST] = Math.min(numbers[l + SUMMED_OLDEST], k);
             }
         }
     }
@@ -288,11 +305,11 @@ final class SlidingCounterState extends KeyState {
     @Override
     protected void settleSlots(long now, long at, long delta) {
         for (int j = 0; j < permits.length; j++) {
-            long k = at / cellSize[j];
-            int slot = j * slots + (int) (k % slots);
-            if (cellIndex[slot] == k) {
-                counts[slot] = Math.max(0, counts[slot] + delta);
-                summedCell[j] = Long.MIN_VALUE; // summed again when next asked
+            long k = at / numbers[j * LIM + SIZE];
+            int c = ring() + 2 * (j * slots + (int) (k % slots));
+            if (numbers[c] == k) {
+                numbers[c + 1] = Math.max(0, numbers[c + 1] + delta);
+                numbers[j * LIM + SUMMED_CELL] = Long.MIN_VALUE; // summed again when next asked
             }
         }
     }
@@ -301,8 +318,8 @@ final class SlidingCounterState extends KeyState {
     protected void standing(int i, long now) {
         long k = cell(i, now);
         long used = windowSum(i, k);
-        long oldest = summedOldest[i];
+        long oldest = numbers[i * LIM + SUMMED_OLDEST];
         left = Math.max(0, permits[i] - used);
-        resetIn = used == 0 ? 0 : (oldest + slots) * cellSize[i] - now;
+        resetIn = used == 0 ? 0 : (oldest + slots) * numbers[i * LIM + SIZE] - now;
     }
 }

@@ -19,8 +19,10 @@ import dev.slidegate.core.DecisionBuffer;
  */
 final class TokenBucketState extends KeyState {
 
-    private long[] interval;
-    private long[] tat;
+    /**
+     * Per bucket {@code j}, side by side in {@link #numbers} (one object to read, not two): at {@code 2j} its interval T, at
+     * {@code 2j + 1} its TAT.
+     */
 
     /**
      * The TAT of a bucket open to calls without the monitor ({@link KeyState#decideAtOnce}), with what deciding from it
@@ -49,11 +51,10 @@ final class TokenBucketState extends KeyState {
 
     TokenBucketState(Policy policy) {
         super(policy);
-        interval = new long[n];
-        tat = new long[n];
+        numbers = new long[2 * n];
         for (int i = 0; i < n; i++) {
-            interval[i] = interval(permits[i], windows[i]);
-            tat[i] = Long.MIN_VALUE;
+            numbers[2 * i] = interval(permits[i], windows[i]);
+            numbers[2 * i + 1] = Long.MIN_VALUE;
         }
     }
 
@@ -108,7 +109,7 @@ final class TokenBucketState extends KeyState {
         Cell c = (Cell) cell;
         if (c != null) {
             cell = null;
-            tat[0] = c.getAndSet(CLOSED);
+            numbers[1] = c.getAndSet(CLOSED);
         }
     }
 
@@ -116,14 +117,14 @@ final class TokenBucketState extends KeyState {
     protected void refresh() {
         Cell c = (Cell) cell;
         if (c != null) {
-            tat[0] = c.get();
+            numbers[1] = c.get();
         }
     }
 
     @Override
     protected void publish() {
         absorb();
-        cell = new Cell(policy, tat[0], interval[0], permits[0], lastChargeAt());
+        cell = new Cell(policy, numbers[1], numbers[0], permits[0], lastChargeAt());
     }
 
     /** A bucket goes on only as the same bucket: N and W. */
@@ -134,37 +135,36 @@ final class TokenBucketState extends KeyState {
 
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
-        long[] newInterval = new long[from.length];
-        long[] newTat = new long[from.length];
+        long[] next = new long[2 * from.length];
         for (int s = 0; s < from.length; s++) {
             int j = from[s];
-            newInterval[s] = interval(np[s], nw[s]);
+            long interval = interval(np[s], nw[s]);
             long used = Math.min(carry, np[s]);
-            newTat[s] = j >= 0 ? tat[j] : used == 0 ? Long.MIN_VALUE : now + used * newInterval[s];
+            next[2 * s] = interval;
+            next[2 * s + 1] = j >= 0 ? numbers[2 * j + 1] : used == 0 ? Long.MIN_VALUE : now + used * interval;
         }
-        interval = newInterval;
-        tat = newTat;
+        numbers = next;
     }
 
     @Override
     protected long used(int j, long now) {
-        long ahead = Math.max(tat[j], now) - now; // how far the bucket is drained, in time
-        return (ahead + interval[j] - 1) / interval[j];
+        long ahead = Math.max(numbers[2 * j + 1], now) - now; // how far the bucket is drained, in time
+        return (ahead + numbers[2 * j] - 1) / numbers[2 * j];
     }
 
     @Override
     protected long waitFor(int i, long now, int cost) {
-        long next = Math.max(tat[i], now) + cost * interval[i];
-        return next - now - permits[i] * interval[i];
+        long next = Math.max(numbers[2 * i + 1], now) + cost * numbers[2 * i];
+        return next - now - permits[i] * numbers[2 * i];
     }
 
     @Override
     protected void charge(long now, int cost) {
         for (int j = 0; j < permits.length; j++) {
-            long next = Math.max(tat[j], now) + cost * interval[j];
+            long next = Math.max(numbers[2 * j + 1], now) + cost * numbers[2 * j];
             // a kept bucket fills at most to empty, and never drains by being charged (it may be past empty
             // already: count-rejected while it was in force)
-            tat[j] = j < n ? next : Math.max(tat[j], Math.min(next, now + permits[j] * interval[j]));
+            numbers[2 * j + 1] = j < n ? next : Math.max(numbers[2 * j + 1], Math.min(next, now + permits[j] * numbers[2 * j]));
         }
     }
 
@@ -175,19 +175,19 @@ final class TokenBucketState extends KeyState {
     protected void settleSlots(long now, long at, long delta) {
         for (int j = 0; j < permits.length; j++) {
             if (delta > 0) {
-                long debt = delta > MAX_DEBT / interval[j] ? MAX_DEBT : delta * interval[j];
-                tat[j] = Math.max(tat[j], now) + debt;
-            } else if (tat[j] > now) { // a refund fills the bucket at most to full
-                tat[j] = Math.max(now, tat[j] + delta * interval[j]);
+                long debt = delta > MAX_DEBT / numbers[2 * j] ? MAX_DEBT : delta * numbers[2 * j];
+                numbers[2 * j + 1] = Math.max(numbers[2 * j + 1], now) + debt;
+            } else if (numbers[2 * j + 1] > now) { // a refund fills the bucket at most to full
+                numbers[2 * j + 1] = Math.max(now, numbers[2 * j + 1] + delta * numbers[2 * j]);
             }
         }
     }
 
     @Override
     protected void standing(int i, long now) {
-        long ahead = Math.max(tat[i], now) - now;
-        long used = (ahead + interval[i] - 1) / interval[i];
+        long ahead = Math.max(numbers[2 * i + 1], now) - now;
+        long used = (ahead + numbers[2 * i] - 1) / numbers[2 * i];
         left = Math.max(0, permits[i] - used);
-        resetIn = ahead == 0 ? 0 : (ahead - 1) % interval[i] + 1;
+        resetIn = ahead == 0 ? 0 : (ahead - 1) % numbers[2 * i] + 1;
     }
 }
