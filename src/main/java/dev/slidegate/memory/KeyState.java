@@ -369,8 +369,8 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
     /**
      * Checks every limit at the first instant a call can be placed at (now, or the last reservation), then charges all
      * of them at once, or at the instant they all have room when that is within {@code maxWait} (which becomes
-     * {@link #lastCharge}), or refuses (charging the attempt only with count-rejected). Sets tripped and retry, the
-     * latter counted from {@code now}.
+     * {@link #lastCharge}), or refuses (charging the attempt only with count-rejected). A refusal sets tripped and retry,
+     * the latter counted from {@code now}; an admission leaves them as they were (nothing reads them after one).
      */
     private boolean admitAndCharge(long now, int cost, long maxWait) {
         long from = Math.max(now, lastCharge);
