@@ -17,8 +17,8 @@ import dev.slidegate.core.DecisionBuffer;
  */
 final class FixedWindowState extends KeyState {
 
-    /**
-     * Per counter {@code j}, side by side in {@link #numbers} (one object to read, not three): at {@code 3j} and {@code 3j + 1}
+    /*
+     * Per counter {@code j}, side by side in numbers (one object to read, not three): at {@code 3j} and {@code 3j + 1}
      * the start and end (exclusive) of the window it counts ({@link Long#MIN_VALUE} before its first charge), at
      * {@code 3j + 2} its count.
      */

@@ -19,8 +19,8 @@ import dev.slidegate.core.DecisionBuffer;
  */
 final class TokenBucketState extends KeyState {
 
-    /**
-     * Per bucket {@code j}, side by side in {@link #numbers} (one object to read, not two): at {@code 2j} its interval T, at
+    /*
+     * Per bucket {@code j}, side by side in numbers (one object to read, not two): at {@code 2j} its interval T, at
      * {@code 2j + 1} its TAT.
      */
 
