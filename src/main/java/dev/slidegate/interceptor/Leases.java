@@ -225,7 +225,6 @@ public class Leases {
                 if (error == null && !lost.isEmpty()) {
                     // these calls ended before a renewal found their leases gone (the instance ran again after a pause
                     // and the calls, due meanwhile, ended first): said all the same
-                    stats.lost(g.policy.name(), lost.size());
                     lost(g.policy, lost.size(), stall(g));
                 } else if (error != null) {
                     LOG.debugf("Slidegate: leases of policy '%s' could not be ended (%s); they expire after %s",
@@ -300,7 +299,6 @@ public class Leases {
                     }
                 }
                 if (gone > 0) {
-                    stats.lost(g.policy.name(), gone);
                     forgetIfEmpty(g);
                     lost(g.policy, gone, stall);
                 }
@@ -311,10 +309,12 @@ public class Leases {
     }
 
     /**
-     * Counts {@code calls} of {@code policy} whose leases were found gone, {@code stallNanos} being how long this instance
+     * Counts {@code calls} of {@code policy} whose leases were found gone (in the metrics at once), {@code stallNanos} being
+     * how long this instance
      * had stalled (its timer late) when they were; the first of a tick schedules the line that says them all.
      */
     private void lost(Policy policy, int calls, long stallNanos) {
+        stats.lost(policy.name(), calls);
         LostLeases[] created = new LostLeases[1];
         unsaid.compute(policy.name(), (name, l) -> {
             if (l == null) {

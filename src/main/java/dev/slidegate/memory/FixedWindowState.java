@@ -113,7 +113,7 @@ final class FixedWindowState extends KeyState {
     protected void publish() {
         absorb();
         if (numbers[1] > lastMicros) { // the window counting now: calls until its end can decide from it
-            cell = new Cell(policy, numbers[2], numbers[0], numbers[1], permits[0], lastChargeAt());
+            cell = new Cell(policy, numbers[2], numbers[0], numbers[1], permits[0], lastCharge);
         }
     }
 

@@ -355,11 +355,6 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
         refusalVersion++;
     }
 
-    /** The latest instant anything was charged at (or a hold ends): no call is placed before it. */
-    protected final long lastChargeAt() {
-        return lastCharge;
-    }
-
     /** The instant to decide at: never before one this key has already seen. */
     private long observe(long now) {
         lastMicros = Math.max(now, lastMicros);

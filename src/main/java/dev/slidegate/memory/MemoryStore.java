@@ -231,11 +231,6 @@ public final class MemoryStore implements LimiterStore {
         }
     }
 
-    private long now(int cost) {
-        checkCost(cost);
-        return clock.nowMicros();
-    }
-
     private static void checkCost(int cost) {
         if (cost < 1) {
             throw new IllegalArgumentException("cost must be at least 1, was " + cost);

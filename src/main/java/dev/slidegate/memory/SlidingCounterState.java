@@ -181,7 +181,7 @@ final class SlidingCounterState extends KeyState {
                 oldest = Math.min(oldest, index);
             }
         }
-        cell = new Cell(policy, own, k, numbers[SIZE], slots, permits[0], older, oldest, lastChargeAt());
+        cell = new Cell(policy, own, k, numbers[SIZE], slots, permits[0], older, oldest, lastCharge);
     }
 
     /** The permits counted by limit {@code j} at cell {@code k}; sets its SUMMED_OLDEST. */

@@ -124,7 +124,7 @@ final class TokenBucketState extends KeyState {
     @Override
     protected void publish() {
         absorb();
-        cell = new Cell(policy, numbers[1], numbers[0], permits[0], lastChargeAt());
+        cell = new Cell(policy, numbers[1], numbers[0], permits[0], lastCharge);
     }
 
     /** A bucket goes on only as the same bucket: N and W. */
