@@ -61,6 +61,8 @@ public interface RateLimiter {
     /**
      * The blocking form of {@link #acquire(String, String)}: returns when the call may proceed, or at once refused.
      * For worker threads; on an event loop only where nothing is awaited (an in-process decision that does not wait).
+     * A call that waited for its permit and whose thread wakes later than {@code slidegate.wait.late-tolerance} after it
+     * (a starved CPU) is decided again before this returns, so the caller never runs on a permit it reached too late.
      *
      * @throws StoreUnavailableException when the store cannot decide
      * @throws IllegalStateException on an event loop, when the decision or the permit is not there at once

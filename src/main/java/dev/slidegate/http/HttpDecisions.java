@@ -37,4 +37,14 @@ public final class HttpDecisions {
             decisions.add(decision);
         }
     }
+
+    /** Forgets {@code made} (the very decisions recorded), for a call decided again: its new decisions are recorded instead. */
+    public static void forget(RoutingContext rc, List<Decision> made) {
+        List<Decision> decisions = rc.get(KEY);
+        if (decisions != null) {
+            synchronized (decisions) {
+                decisions.removeIf(d -> made.stream().anyMatch(m -> m == d));
+            }
+        }
+    }
 }

@@ -21,7 +21,8 @@ class Admission {
     private final SummaryLog roomFullLog = new SummaryLog("dev.slidegate.refused",
             "refused at once (they could have waited, but slidegate.wait.max-waiting or max-waiting-per-key was reached)", 60);
     private final SummaryLog lateLog = SummaryLog.ofCalls("dev.slidegate.waits",
-            "woke too late for their reserved permits and were decided again (raise slidegate.wait.late-tolerance if usual)",
+            "were taken up too late for their reserved permits (woken late, or their threads came late) and were decided again "
+                    + "(a paused or CPU-starved instance; raise slidegate.wait.late-tolerance if usual)",
             60);
     private final SummaryLog goneLog = SummaryLog.ofCalls("dev.slidegate.waits",
             "were let go: their clients went away while they waited (their permits stay charged)", 60);
@@ -48,7 +49,10 @@ class Admission {
         return true;
     }
 
-    /** A held call woke later than its permits' instant by more than the tolerance, and is decided again. */
+    /**
+     * A held call woke, or was taken up by its thread, later than its permits' instant by more than the tolerance, and is
+     * decided again.
+     */
     void wokeLate(java.util.List<Decision> made) {
         lateLog.record(made.get(made.size() - 1));
     }

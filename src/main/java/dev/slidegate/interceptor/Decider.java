@@ -78,6 +78,24 @@ class Decider {
         }
     }
 
+    /**
+     * A call released from its hold, as its admission carries it to the code that runs it: the instant it was held until
+     * (monotonic) and what deciding it again takes, should that code take it up too late ({@link #late}).
+     */
+    static final class Held {
+        private final Ask[] asks;
+        private final long startNanos;
+        private final long deadlineNanos;
+        private final RoutingContext rc;
+
+        private Held(Ask[] asks, Pending call, RoutingContext rc) {
+            this.asks = asks;
+            this.startNanos = call.startNanos;
+            this.deadlineNanos = call.deadlineNanos;
+            this.rc = rc;
+        }
+    }
+
     private final CallerKeys keys;
     private final DecisionStore store;
     private final PlanResolver plans;
@@ -159,7 +177,69 @@ class Decider {
                     + "remote rate-limit decision (or a permit, for a policy with max-wait) cannot be awaited: return Uni or "
                     + "CompletionStage, or annotate it @Blocking");
         }
-        return outcome.join();
+        return startingNow(outcome.join());
+    }
+
+    /**
+     * Whether {@code o} admits a held call that the code about to run it takes up later than the late tolerance after its
+     * permit's instant. The hold was checked when it was released, but the thread that runs the call may come later (a
+     * worker thread starved of CPU, a busy event loop): such a call must not run on that permit, next to the calls
+     * admitted after it. Its runner decides it again instead ({@link #again}, {@link #startingNow}).
+     */
+    boolean late(Outcome o) {
+        return o instanceof Outcome.Admitted a && a.held() != null && waits.late(a.held().deadlineNanos);
+    }
+
+    /**
+     * Decides again, as a new arrival, a held call whose runner took it up too late ({@link #late}): it does not run on
+     * its first admission (its leases end, what it charged to settle comes back; its permits stay charged, as for a call
+     * that woke late), and it may wait what is left of its max-wait. Completes on the caller's Vert.x context.
+     */
+    CompletionStage<Outcome> again(Outcome.Admitted a) {
+        return again(a, resumeOn(Vertx.currentContext()), true);
+    }
+
+    /**
+     * For a caller that runs the call on this very thread once this returns: {@code o}, or, while it admits a held call
+     * taken up too late ({@link #late}), what deciding it again answers. It waits for a new permit only where this thread
+     * may block; on an I/O thread the call is decided again without waiting.
+     *
+     * @throws IllegalStateException on an I/O thread when the store has not answered at once
+     */
+    Outcome startingNow(Outcome o) {
+        return late(o) ? startingNow(o, BlockingOperationControl.isBlockingAllowed()) : o;
+    }
+
+    /** {@link #startingNow(Outcome)} on a thread that may block ({@code mayWait}), or not. */
+    Outcome startingNow(Outcome o, boolean mayWait) {
+        while (late(o)) {
+            Outcome.Admitted a = (Outcome.Admitted) o;
+            CompletableFuture<Outcome> next = again(a, Runnable::run, mayWait).toCompletableFuture();
+            if (!next.isDone() && !mayWait) {
+                throw new IllegalStateException(a.held().asks[0].mp().where()
+                        + " was taken up too late for its permit on an I/O thread, where a remote rate-limit decision cannot "
+                        + "be awaited: return Uni or CompletionStage, or annotate it @Blocking");
+            }
+            o = next.join();
+        }
+        return o;
+    }
+
+    private CompletionStage<Outcome> again(Outcome.Admitted a, Executor resume, boolean mayWait) {
+        Held h = a.held();
+        a.notRun();
+        long waitedMicros = (waits.nanoTime() - h.startNanos) / 1000;
+        List<Decision> made = a.decisions();
+        for (int j = 0; j < made.size(); j++) {
+            if (holds(made.get(j))) {
+                waitStats.startedLate(made.get(j).policy().name());
+            }
+        }
+        admission.wokeLate(made);
+        Ask[] asks = anew(h.asks, waitedMicros, mayWait);
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        acquire(asks, 0, resume, new Pending(h.startNanos), outcome, h.rc);
+        return settled(outcome, asks, h.rc);
     }
 
     private CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc, Executor resume) {
@@ -210,7 +290,7 @@ class Decider {
     /** The admitted call with what it settles when it ends (policies with {@code settle}). */
     private Outcome withSettling(Outcome.Admitted a, Ask[] asks, String[] keys, RoutingContext rc) {
         Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks), rc);
-        return s == null ? a : new Outcome.Admitted(a.decisions(), a.leases(), s);
+        return s == null ? a : a.withSettling(s);
     }
 
     private static int[] estimates(Ask[] asks) {
@@ -390,7 +470,7 @@ class Decider {
                 admission.abandoned(call.made);
                 outcome.complete(new Outcome.Abandoned(call.made));
             } else {
-                outcome.complete(new Outcome.Admitted(call.made));
+                outcome.complete(new Outcome.Admitted(call.made, null, null, new Held(asks, call, rc)));
             }
         }), () -> resume.execute(late));
     }
@@ -400,12 +480,20 @@ class Decider {
             RoutingContext rc) {
         leases.settle(new Outcome.Abandoned(call.made), keysOf(asks)); // the leases of the first asking end: it asks anew
         settlements.notRun(call.made, keysOf(asks), estimates(asks), settlementsOf(asks)); // and what it reserved comes back
+        acquire(anew(asks, waitedMicros, true), 0, resume, new Pending(call.startNanos), outcome, rc);
+    }
+
+    /**
+     * The asks of a call decided again after {@code waitedMicros}: the overrides and what its upstream taught read anew,
+     * and what is left of each max-wait (none where {@code mayWait} is false).
+     */
+    private Ask[] anew(Ask[] asks, long waitedMicros, boolean mayWait) {
         Ask[] again = new Ask[asks.length];
         for (int j = 0; j < asks.length; j++) {
             again[j] = ask(asks[j].mp(), asks[j].configured(), asks[j].key(), asks[j].cost(), 0)
-                    .withMaxWait(Math.max(0, asks[j].maxWait() - waitedMicros));
+                    .withMaxWait(mayWait ? Math.max(0, asks[j].maxWait() - waitedMicros) : 0);
         }
-        acquire(again, 0, resume, new Pending(call.startNanos), outcome, rc);
+        return again;
     }
 
     /**
@@ -440,7 +528,7 @@ class Decider {
                 return;
             }
             released(asks, call, WaitStats.Release.RAN); // the store could not say: the permit stands
-            outcome.complete(new Outcome.Admitted(call.made));
+            outcome.complete(new Outcome.Admitted(call.made, null, null, new Held(asks, call, rc)));
         }));
         return true;
     }

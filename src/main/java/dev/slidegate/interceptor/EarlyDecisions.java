@@ -79,7 +79,7 @@ public class EarlyDecisions {
             request.abortWith(problems.response(HttpOutcomes.problem(v))); // resumes a suspended request with the answer
             return;
         }
-        Decided.mark(rc, policies.get(0).method());
+        Decided.mark(rc, policies.get(0).method(), (Outcome.Admitted) v);
         HttpOutcomes.endWithResponse(v, rc);
         if (suspended) {
             request.resume();

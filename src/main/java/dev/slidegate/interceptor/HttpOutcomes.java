@@ -20,6 +20,13 @@ final class HttpOutcomes {
         }
     }
 
+    /** Takes back the RateLimit fields of {@code o}'s decisions from the response of {@code rc}: the call is decided again. */
+    static void forget(Outcome o, RoutingContext rc) {
+        if (rc != null) {
+            HttpDecisions.forget(rc, o.decisions());
+        }
+    }
+
     /**
      * Ends the leases of an admitted request (policies with {@code max-in-flight}) and settles it (policies with
      * {@code settle}) when its response is done: written in full (a streamed body too), failed, or its connection closed

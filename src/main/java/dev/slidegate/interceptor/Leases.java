@@ -155,7 +155,7 @@ public class Leases {
         }
         Held h = new Held(taken, names);
         if (o instanceof Outcome.Admitted a) {
-            return new Outcome.Admitted(a.decisions(), h);
+            return a.withLeases(h);
         }
         h.end();
         return o;

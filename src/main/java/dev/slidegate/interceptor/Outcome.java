@@ -31,15 +31,34 @@ sealed interface Outcome {
      * @param leases the leases the call holds while it runs (policies with {@code max-in-flight}), or {@code null}: who
      *        runs the call ends them when it is done ({@link #end})
      * @param settling what the call settles when it is done (policies with {@code settle}), or {@code null}
+     * @param held for a call that waited for a permit at a later instant: that instant, and what deciding it again needs,
+     *        should the thread that runs it take it up later than the late tolerance ({@link Decider#late}); else
+     *        {@code null}
      */
-    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling) implements Outcome {
+    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling, Decider.Held held)
+            implements
+                Outcome {
+
+        Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling) {
+            this(decisions, leases, settling, null);
+        }
 
         Admitted(List<Decision> decisions, Leases.Held leases) {
-            this(decisions, leases, null);
+            this(decisions, leases, null, null);
         }
 
         Admitted(List<Decision> decisions) {
-            this(decisions, null, null);
+            this(decisions, null, null, null);
+        }
+
+        /** This admission holding {@code taken} while the call runs. */
+        Admitted withLeases(Leases.Held taken) {
+            return new Admitted(decisions, taken, settling, held);
+        }
+
+        /** This admission settling with {@code s} when the call ends. */
+        Admitted withSettling(Settlements.Settling s) {
+            return new Admitted(decisions, leases, s, held);
         }
 
         @Override
@@ -67,6 +86,19 @@ sealed interface Outcome {
             }
             if (settling != null) {
                 settling.settle(failed);
+            }
+        }
+
+        /**
+         * The call will not run on this admission (it is decided again): its leases end, and what it charged to settle comes
+         * back.
+         */
+        void notRun() {
+            if (leases != null) {
+                leases.end();
+            }
+            if (settling != null) {
+                settling.notRun();
             }
         }
     }

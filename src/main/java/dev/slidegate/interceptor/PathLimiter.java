@@ -162,6 +162,7 @@ public class PathLimiter {
                 HttpOutcomes.record(v, rc);
                 if (v.admitted()) {
                     HttpOutcomes.endWithResponse(v, rc);
+                    LateStarts.held(rc, v); // a REST endpoint's thread checks it was taken up in time
                     rc.next();
                 } else {
                     problems.send(rc.response(), HttpOutcomes.problem(v));

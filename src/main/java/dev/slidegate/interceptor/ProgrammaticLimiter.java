@@ -67,6 +67,10 @@ class ProgrammaticLimiter implements RateLimiter {
      * @param onCallersContext whether to complete on the caller's Vert.x context (not for a caller that blocks on it)
      */
     private CompletionStage<Decision> acquire(String policy, String key, int cost, long maxWait, boolean onCallersContext) {
+        return outcome(policy, key, cost, maxWait, onCallersContext).thenCompose(ProgrammaticLimiter::decision);
+    }
+
+    private CompletionStage<Outcome> outcome(String policy, String key, int cost, long maxWait, boolean onCallersContext) {
         if (cost < 1) {
             throw new IllegalArgumentException("A cost is a whole number of permits, at least 1, not " + cost);
         }
@@ -80,7 +84,7 @@ class ProgrammaticLimiter implements RateLimiter {
         // the request is only where a plan is read: not looked up for a policy without plans
         RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
-        return decider.decide(mp, k, cost, maxWait, rc, onCallersContext).thenCompose(ProgrammaticLimiter::decision);
+        return decider.decide(mp, k, cost, maxWait, rc, onCallersContext);
     }
 
     @Override
@@ -168,23 +172,27 @@ class ProgrammaticLimiter implements RateLimiter {
 
     @Override
     public Decision acquireBlocking(String policy, String key, int cost) {
-        return blocking(acquire(policy, key, cost, -1, false));
+        return blocking(outcome(policy, key, cost, -1, false));
     }
 
     @Override
     public Decision acquireBlocking(String policy, String key, int cost, Duration maxWait) {
-        return blocking(acquire(policy, key, cost, micros(maxWait), false));
+        return blocking(outcome(policy, key, cost, micros(maxWait), false));
     }
 
-    private static Decision blocking(CompletionStage<Decision> stage) {
-        CompletableFuture<Decision> d = stage.toCompletableFuture();
-        if (!d.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
+    /**
+     * The decision, once this thread may go on: a call released from a hold that this thread takes up too late for its
+     * permit (it woke long after the timer released it) is decided again ({@link Decider#startingNow}).
+     */
+    private Decision blocking(CompletionStage<Outcome> stage) {
+        CompletableFuture<Outcome> o = stage.toCompletableFuture();
+        if (!o.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
             throw new IllegalStateException(
                     "RateLimiter.acquireBlocking cannot wait for a remote decision or a permit on an I/O thread: use "
                             + "acquire, which returns a CompletionStage");
         }
         try {
-            return d.join();
+            return decision(decider.startingNow(o.join())).toCompletableFuture().join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
         }

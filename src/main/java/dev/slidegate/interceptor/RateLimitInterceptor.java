@@ -3,6 +3,7 @@ package dev.slidegate.interceptor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import jakarta.annotation.Priority;
 import jakarta.interceptor.AroundInvoke;
@@ -57,19 +58,23 @@ public class RateLimitInterceptor {
         // a call to an upstream: the request this service is answering is neither its key nor the answer it is told in
         RoutingContext rc = !mps.get(0).outgoing() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
-        if (Decided.take(rc, ctx.getMethod())) { // the request filter decided this endpoint's request before dispatch
+        Outcome.Admitted early = Decided.take(rc, ctx.getMethod()); // the request filter decided it before dispatch
+        if (early != null && !decider.late(early)) {
             Object result = ctx.proceed();
             RoutingContext request = rc;
             return Settlements.settles(mps)
                     ? Settlements.reporting(result, mps.get(0).kind(), () -> Settlements.usageOf(request))
                     : result;
         }
+        if (early != null) { // it was held, and this thread took it up too late for its permit: decided again, here
+            HttpOutcomes.forget(early, rc);
+        }
         List<MethodPolicy> decided = mps;
         Object[] args = ctx.getParameters();
         Object[] outgoing = mps.get(0).outgoing() ? args : null;
         return switch (mps.get(0).kind()) {
             case PLAIN -> {
-                Outcome o = decider.decideAndWait(mps, args, rc);
+                Outcome o = early == null ? decider.decideAndWait(mps, args, rc) : decider.startingNow(early);
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
@@ -77,7 +82,7 @@ public class RateLimitInterceptor {
                 a.end();
                 yield result;
             }
-            case UNI -> Uni.createFrom().completionStage(() -> decider.decide(decided, args, rc))
+            case UNI -> Uni.createFrom().completionStage(asking(early, decided, args, rc))
                     .chain(v -> {
                         HttpOutcomes.record(v, rc);
                         if (!v.admitted()) {
@@ -90,7 +95,7 @@ public class RateLimitInterceptor {
                                 : call.onTermination()
                                         .invoke((item, failure, cancelled) -> a.end(failure != null || cancelled));
                     });
-            case MULTI -> Multi.createFrom().completionStage(() -> decider.decide(decided, args, rc))
+            case MULTI -> Multi.createFrom().completionStage(asking(early, decided, args, rc))
                     .onItem().transformToMultiAndConcatenate(v -> {
                         HttpOutcomes.record(v, rc);
                         if (!v.admitted()) {
@@ -102,7 +107,7 @@ public class RateLimitInterceptor {
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled));
                     });
-            case STAGE -> decider.decide(mps, args, rc)
+            case STAGE -> asking(early, decided, args, rc).get()
                     .thenCompose(v -> {
                         HttpOutcomes.record(v, rc);
                         if (!v.admitted()) {
@@ -115,6 +120,12 @@ public class RateLimitInterceptor {
                     })
                     .toCompletableFuture();
         };
+    }
+
+    /** How a call is decided: as a new call, or again ({@link Decider#again}) when its early admission came too late. */
+    private Supplier<CompletionStage<Outcome>> asking(Outcome.Admitted early, List<MethodPolicy> mps, Object[] args,
+            RoutingContext rc) {
+        return early == null ? () -> decider.decide(mps, args, rc) : () -> decider.again(early);
     }
 
     /** {@link #proceed(InvocationContext, Object[])} for an admitted call: a call that throws is done, and its leases end. */

@@ -145,6 +145,13 @@ final class Settlements {
             settleNow(reported, failed);
         }
 
+        /** The call did not run on this admission: every estimate it charged comes back (settled at 0). Again: nothing. */
+        void notRun() {
+            if (done.compareAndSet(false, true)) {
+                settleNow(0, false);
+            }
+        }
+
         private boolean readsHeader() {
             for (Admission a : admissions) {
                 if (a.settlement().usageHeader() != null) {
@@ -288,9 +295,9 @@ final class Settlements {
         return admissions;
     }
 
-    /** The request's Usage itself (not its proxy), when a request context is active here; else null. */
+    /** The request's Usage itself (not its proxy), when a request context is active here; else null (no container too). */
     private static Usage current() {
-        if (!Arc.container().requestContext().isActive()) {
+        if (Arc.container() == null || !Arc.container().requestContext().isActive()) {
             return null;
         }
         return ClientProxy.unwrap(Arc.container().instance(Usage.class).get());

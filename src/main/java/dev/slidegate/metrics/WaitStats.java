@@ -104,6 +104,17 @@ public class WaitStats {
         }
     }
 
+    /**
+     * A call of {@code policy} released on time was taken up by its thread later than the late tolerance, and is decided
+     * again: counted as {@code late}, as a call that woke late is (its release was counted already).
+     */
+    public void startedLate(String policy) {
+        PerPolicy p = of(policy);
+        if (p.outcomes != null) {
+            p.outcomes[0].increment();
+        }
+    }
+
     /** A call that could have waited was refused at once: the waiting room was full. */
     public void waitingRoomFull(String policy) {
         PerPolicy p = of(policy);

@@ -3,6 +3,9 @@ package dev.slidegate.interceptor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -217,8 +220,13 @@ class DeciderTest {
     private final MethodPolicy waitingMp = new MethodPolicy(null, "DeciderTest#wait", "w", waiting, new KeySource.Global(),
             Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
 
-    private final dev.slidegate.metrics.WaitStats waitStats = new dev.slidegate.metrics.WaitStats(
-            (io.micrometer.core.instrument.MeterRegistry) null);
+    private final io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    private final dev.slidegate.metrics.WaitStats waitStats = new dev.slidegate.metrics.WaitStats(meters);
+
+    /** Calls of {@code policy} counted {@code late} ({@code slidegate_wait_outcomes_total}). */
+    private double late(String policy) {
+        return meters.counter("slidegate.wait.outcomes", "policy", policy, "outcome", "late").count();
+    }
 
     private Decider waitingDecider(ManualTimers timers, int perKey) {
         return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
@@ -267,6 +275,88 @@ class DeciderTest {
         Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, o, "decided again, and refused: " + o);
         assertTrue(r.decision().retryAfterMicros() > 700_000, "the first permit still counts: " + r.decision());
         assertEquals(1, o.decisions().size(), "the call's decisions are the new ones");
+    }
+
+    // a held call released on time, whose thread takes it up too late (a starved worker), does not run on its permit:
+    // its runner decides it again, as a new arrival with what is left of its max-wait
+    @Test
+    void aHeldCallItsThreadTakesUpTooLateIsDecidedAgain() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        MethodPolicy patient = new MethodPolicy(null, "DeciderTest#patient", "w", waiting.withMaxWait(3_000_000),
+                new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        assertTrue(join(d.decide(patient, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(patient, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 1_010_000); // released 10 ms after its permit's instant: on time
+        Outcome.Admitted released = assertInstanceOf(Outcome.Admitted.class, held.join());
+        assertFalse(d.late(released), "taken up at once, it runs");
+        assertSame(released, d.startingNow(released), "nothing to decide again");
+        timers.advance(clock, 50_000); // its thread comes 60 ms after the instant: later than the tolerance (50 ms)
+        assertTrue(d.late(released));
+        double lateBefore = late("w");
+        CompletableFuture<Outcome> again;
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate.waits")) {
+            again = d.again(released).toCompletableFuture();
+            assertTrue(log.lines().stream().anyMatch(l -> l.contains("Policy 'w'") && l.contains("too late")),
+                    log.lines().toString());
+        }
+        assertEquals(lateBefore + 1, late("w"), "counted as late");
+        // a new arrival 1.06 s after the first asking: 1.94 s of its 3 s left, its next permit 0.94 s away (the first
+        // one stays charged); it waits for it
+        assertFalse(again.isDone(), "held again");
+        timers.advance(clock, 939_000);
+        assertFalse(again.isDone(), "not before its new permit");
+        timers.advance(clock, 2_000);
+        Outcome.Admitted second = assertInstanceOf(Outcome.Admitted.class, again.join());
+        assertNotSame(released.decisions().get(0), second.decisions().get(0), "its decisions are the new ones");
+        assertFalse(d.late(second));
+    }
+
+    // a thread that may not block (an event loop) cannot wait for a new permit: the late call is decided without waiting
+    @Test
+    void aCallTakenUpTooLateOnAThreadThatMayNotBlockIsDecidedWithoutWaiting() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 1_001_000);
+        Outcome released = held.join();
+        timers.advance(clock, 100_000);
+        Outcome o = d.startingNow(released, false);
+        Outcome.Refused r = assertInstanceOf(Outcome.Refused.class, o, "its next permit is 0.9 s away: " + o);
+        assertTrue(r.decision().retryAfterMicros() > 800_000, r.decision().toString());
+        // later, once the window has passed, a late call is admitted at once
+        timers.advance(clock, 1_000_000);
+        CompletableFuture<Outcome> next = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 1_001_000);
+        Outcome nextReleased = next.join();
+        timers.advance(clock, 60_000);
+        Outcome.Admitted now = assertInstanceOf(Outcome.Admitted.class, d.startingNow(nextReleased, false));
+        assertEquals(0, now.decisions().get(0).waitMicros(), now.toString());
+    }
+
+    // what a late call charged to settle comes back when it is decided again: its estimate does not count twice
+    @Test
+    void aCallTakenUpTooLateGivesBackWhatItChargedToSettle() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        Policy tokens = new Policy("tokens", List.of(Limit.parse("4/1s")), Strategy.SLIDING_COUNTER, "global", false, false,
+                Policy.DEFAULT_CELLS, dev.slidegate.api.FailMode.LOCAL, 2_000_000);
+        MethodPolicy settles = new MethodPolicy(null, "DeciderTest#tokens", "tokens", tokens, new KeySource.Global(),
+                Map.of(), -1, MethodPolicy.Kind.STAGE, 3, null, Map.of(), null, false,
+                dev.slidegate.core.Settlement.REPORTED);
+        assertTrue(join(d.decide(settles, "global", 3, null)).admitted()); // runs on, unsettled
+        CompletableFuture<Outcome> held = d.decide(settles, "global", 3, null).toCompletableFuture();
+        for (int step = 0; step < 150 && !held.isDone(); step++) {
+            timers.advance(clock, 10_000); // until its permit's instant comes
+        }
+        Outcome.Admitted released = assertInstanceOf(Outcome.Admitted.class, held.join());
+        assertNotNull(released.settling(), "it settles when it ends");
+        timers.advance(clock, 100_000);
+        // the first call's 3 have left the window; the late call's own 3 came back: 3 more fit at once
+        Outcome.Admitted again = assertInstanceOf(Outcome.Admitted.class, join(d.again(released)));
+        assertEquals(0, again.decisions().get(0).waitMicros(), again.toString());
+        assertInstanceOf(Outcome.Refused.class, join(d.decide(settles, "global", 3, 0, null, false)), "and no more than that");
     }
 
     // a held call that wakes within the tolerance runs on its permit
