@@ -54,7 +54,7 @@ class StarvedWorkersTest {
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private record Sent(String id, long sent, long answered, int status) {
+    private record Sent(String id, long sent, long answered, int status, List<String> state) {
     }
 
     // A runs at once; B and C wait for their permits (A + W, A + 2W). The only worker is kept busy from before B's
@@ -96,6 +96,9 @@ class StarvedWorkersTest {
             Long run = runs.get(s.id());
             assertTrue(run != null && run >= s.sent() && run <= s.answered(), s + " ran at " + run);
             brackets.add(Math.max(s.sent(), run - tolerance), run);
+            // a call decided again answers with its new decision's fields only
+            assertEquals(1, s.state().size(), s.toString());
+            assertEquals(1, s.state().get(0).split(",").length, s.toString());
         }
         assertEquals(1, brackets.maxProvable(W), "runs provably within one window of 500 ms, limit 1: " + runs);
     }
@@ -111,7 +114,7 @@ class StarvedWorkersTest {
         try {
             HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).header("X-Request", id).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
-            return new Sent(id, before, System.nanoTime(), r.statusCode());
+            return new Sent(id, before, System.nanoTime(), r.statusCode(), r.headers().allValues("RateLimit"));
         } catch (Exception e) {
             throw new IllegalStateException("request " + id + " failed", e);
         }
