@@ -216,6 +216,11 @@ class Decider {
             Outcome.Admitted a = (Outcome.Admitted) o;
             CompletableFuture<Outcome> next = again(a, Runnable::run, mayWait).toCompletableFuture();
             if (!next.isDone() && !mayWait) {
+                next.thenAccept(unused -> { // nobody runs it: its leases end, what it charged to settle comes back
+                    if (unused instanceof Outcome.Admitted admitted) {
+                        admitted.notRun();
+                    }
+                });
                 throw new IllegalStateException(a.held().asks[0].mp().where()
                         + " was taken up too late for its permit on an I/O thread, where a remote rate-limit decision cannot "
                         + "be awaited: return Uni or CompletionStage, or annotate it @Blocking");
