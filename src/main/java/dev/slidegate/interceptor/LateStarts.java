@@ -46,7 +46,7 @@ public class LateStarts {
 
     /**
      * On the endpoint's thread: nothing for most requests; a call released from its hold and taken up too late is decided
-     * again, waiting for a new permit where this thread may block, else without waiting.
+     * again, and may wait for a new permit: on this worker thread, or, on an event loop, with the request suspended.
      */
     @ServerRequestFilter(priority = LAST)
     public void startOnTime(RoutingContext rc, ResteasyReactiveContainerRequestContext request) {
