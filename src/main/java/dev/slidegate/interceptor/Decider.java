@@ -66,7 +66,13 @@ class Decider {
         final long startNanos;
         List<Decision> made = List.of();
         List<Waits.Place> places = List.of();
+        /** Held until (monotonic): the latest permit's wait, counted from its answer's arrival (never early). */
         long deadlineNanos;
+        /**
+         * The earliest instant that permit can be (its wait counted from when it was asked): lateness is judged from
+         * here, so a store's answer that arrived late cannot hide it.
+         */
+        long earliestNanos;
         boolean holds;
 
         Pending(long startNanos) {
@@ -85,13 +91,13 @@ class Decider {
     static final class Held {
         private final Ask[] asks;
         private final long startNanos;
-        private final long deadlineNanos;
+        private final long earliestNanos;
         private final RoutingContext rc;
 
         private Held(Ask[] asks, Pending call, RoutingContext rc) {
             this.asks = asks;
             this.startNanos = call.startNanos;
-            this.deadlineNanos = call.deadlineNanos;
+            this.earliestNanos = call.earliestNanos;
             this.rc = rc;
         }
     }
@@ -187,7 +193,7 @@ class Decider {
      * admitted after it. Its runner decides it again instead ({@link #again}, {@link #startingNow}).
      */
     boolean late(Outcome o) {
-        return o instanceof Outcome.Admitted a && a.held() != null && waits.late(a.held().deadlineNanos);
+        return o instanceof Outcome.Admitted a && a.held() != null && waits.late(a.held().earliestNanos);
     }
 
     /**
@@ -386,6 +392,7 @@ class Decider {
         Ask a = asks[i];
         Waits.Place place = a.maxWait() > 0 ? waits.enter(a.policy().name(), a.key()) : null;
         boolean roomFull = a.maxWait() > 0 && place == null;
+        long asked = place == null ? 0 : waits.nanoTime(); // only a call with a place may be held
         CompletionStage<Decision> decision;
         try {
             decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost(), place == null ? 0 : a.maxWait());
@@ -416,6 +423,8 @@ class Decider {
                 }
                 if (holds(d)) {
                     long until = waits.nanoTime() + d.waitMicros() * 1000; // from the answer's arrival
+                    long earliest = asked + d.waitMicros() * 1000; // the store decided after it was asked
+                    call.earliestNanos = call.holds && call.deadlineNanos >= until ? call.earliestNanos : earliest;
                     call.deadlineNanos = call.holds ? Math.max(call.deadlineNanos, until) : until;
                     call.holds = true;
                     if (place != null) {
@@ -460,8 +469,8 @@ class Decider {
             admission.wokeLate(call.made);
             decideAgain(asks, call, waited, resume, outcome, rc);
         };
-        waits.hold(call.deadlineNanos, () -> resume.execute(() -> {
-            if (waits.late(call.deadlineNanos)) { // on time when the timer fired, but its caller's context ran it late
+        waits.hold(call.deadlineNanos, call.earliestNanos, () -> resume.execute(() -> {
+            if (waits.late(call.earliestNanos)) { // on time when the timer fired, but its caller's context ran it late
                 late.run();
                 return;
             }
@@ -527,8 +536,12 @@ class Decider {
             held = CompletableFuture.failedFuture(e);
         }
         held.whenComplete((micros, error) -> resume.execute(() -> {
-            if (error == null && micros > 0) {
+            boolean lateNow = waits.late(call.earliestNanos); // the read took so long that the permit is too old now
+            if (error == null && micros > 0 || lateNow) {
                 long waited = released(asks, call, WaitStats.Release.LATE) / 1000;
+                if (lateNow) {
+                    admission.wokeLate(call.made);
+                }
                 decideAgain(asks, call, waited, resume, outcome, rc);
                 return;
             }

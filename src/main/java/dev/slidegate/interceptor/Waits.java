@@ -117,31 +117,37 @@ public class Waits {
 
     /**
      * Runs {@code onTime} once the monotonic clock reaches {@code deadlineNanos} (never before it), or {@code late}
-     * instead when it wakes more than the late tolerance after it.
+     * instead when it wakes more than the late tolerance after {@code earliestNanos}, the earliest instant its permit can
+     * be (at most the deadline: a wait counted from when the store was asked, where the deadline counts it from the
+     * answer's arrival).
      */
-    public void hold(long deadlineNanos, Runnable onTime, Runnable late) {
+    public void hold(long deadlineNanos, long earliestNanos, Runnable onTime, Runnable late) {
         long delay = deadlineNanos - nanoTime.getAsLong();
         if (delay <= 0) {
-            onTime.run();
+            if (late(earliestNanos)) {
+                late.run();
+            } else {
+                onTime.run();
+            }
             return;
         }
-        timer.schedule(delay, () -> wake(deadlineNanos, onTime, late));
+        timer.schedule(delay, () -> wake(deadlineNanos, earliestNanos, onTime, late));
     }
 
     /**
-     * Whether a call held until {@code deadlineNanos} would now run later than the late tolerance: asked again where it is
-     * resumed (its caller's context may run it a while after the timer fired), so the tolerance holds where the call
-     * runs.
+     * Whether a call whose permit is at {@code earliestNanos} or later would now run later than the late tolerance after
+     * it: asked again where it is resumed and where it starts (its caller's context, or the thread that runs it, may come
+     * a while after the timer fired), so the tolerance holds where the call runs.
      */
-    public boolean late(long deadlineNanos) {
-        return nanoTime.getAsLong() - deadlineNanos > toleranceNanos;
+    public boolean late(long earliestNanos) {
+        return nanoTime.getAsLong() - earliestNanos > toleranceNanos;
     }
 
-    private void wake(long deadlineNanos, Runnable onTime, Runnable late) {
+    private void wake(long deadlineNanos, long earliestNanos, Runnable onTime, Runnable late) {
         long now = nanoTime.getAsLong();
         if (now < deadlineNanos) { // a timer that fired early: sleep the rest
-            timer.schedule(deadlineNanos - now, () -> wake(deadlineNanos, onTime, late));
-        } else if (now - deadlineNanos > toleranceNanos) {
+            timer.schedule(deadlineNanos - now, () -> wake(deadlineNanos, earliestNanos, onTime, late));
+        } else if (now - earliestNanos > toleranceNanos) {
             late.run();
         } else {
             onTime.run();

@@ -80,9 +80,9 @@ class StarvedWorkersTest {
         assertEquals(200, a.status(), a.toString());
         long ranA = runs(ran).get("A");
         CompletableFuture<Sent> b = CompletableFuture.supplyAsync(() -> send(endpoint, "B"));
-        sleepUntil(ranA + 100_000_000L);
+        WaitingCallsTest.sleepUntil(ranA + 100_000_000L);
         CompletableFuture<Sent> c = CompletableFuture.supplyAsync(() -> send(endpoint, "C"));
-        sleepUntil(ranA + 300_000_000L);
+        WaitingCallsTest.sleepUntil(ranA + 300_000_000L);
         CompletableFuture<HttpResponse<String>> worker = client.sendAsync(
                 HttpRequest.newBuilder(URI.create(busy + "?until=" + (ranA + W + 250_000_000L))).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -117,13 +117,6 @@ class StarvedWorkersTest {
             return new Sent(id, before, System.nanoTime(), r.statusCode(), r.headers().allValues("RateLimit"));
         } catch (Exception e) {
             throw new IllegalStateException("request " + id + " failed", e);
-        }
-    }
-
-    private static void sleepUntil(long nanos) {
-        long left;
-        while ((left = nanos - System.nanoTime()) > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(left);
         }
     }
 }

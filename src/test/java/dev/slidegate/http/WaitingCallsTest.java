@@ -250,7 +250,8 @@ class WaitingCallsTest {
         }
     }
 
-    private static void sleepUntil(long nanos) {
+    /** Parks the calling thread until {@link System#nanoTime()} reaches {@code nanos}. */
+    static void sleepUntil(long nanos) {
         long left;
         while ((left = nanos - System.nanoTime()) > 0) {
             java.util.concurrent.locks.LockSupport.parkNanos(left);

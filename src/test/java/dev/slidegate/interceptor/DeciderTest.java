@@ -229,9 +229,13 @@ class DeciderTest {
     }
 
     private Decider waitingDecider(ManualTimers timers, int perKey) {
-        return new Decider(null, memory, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
-                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory),
-                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+        return waitingDecider(timers, perKey, memory);
+    }
+
+    private Decider waitingDecider(ManualTimers timers, int perKey, DecisionStore store) {
+        return new Decider(null, store, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
+                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(store),
+                new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
                         () -> timers.nanos, timers));
     }
 
@@ -310,6 +314,51 @@ class DeciderTest {
         Outcome.Admitted second = assertInstanceOf(Outcome.Admitted.class, again.join());
         assertNotSame(released.decisions().get(0), second.decisions().get(0), "its decisions are the new ones");
         assertFalse(d.late(second));
+    }
+
+    // a store's answer that arrives late cannot hide the lateness: the wait is counted from the answer's arrival (never
+    // early), but judged from when the store was asked, the earliest instant the permit can be
+    @Test
+    void aHeldCallWhoseAnswerArrivedLateIsJudgedFromWhenTheStoreWasAsked() {
+        ManualTimers timers = new ManualTimers();
+        List<Runnable> answers = new java.util.ArrayList<>();
+        boolean[] slow = { false };
+        DecisionStore store = new dev.slidegate.core.ForwardingStore(memory) {
+            @Override
+            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWait) {
+                CompletionStage<Decision> decided = super.acquire(policy, key, cost, maxWait);
+                if (!slow[0]) {
+                    return decided;
+                }
+                CompletableFuture<Decision> late = new CompletableFuture<>();
+                answers.add(() -> decided.thenAccept(late::complete));
+                return late;
+            }
+        };
+        Decider d = waitingDecider(timers, 10, store);
+        MethodPolicy patient = new MethodPolicy(null, "DeciderTest#patient", "w", waiting.withMaxWait(3_000_000),
+                new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        assertTrue(join(d.decide(patient, "global", 1, null)).admitted());
+        slow[0] = true;
+        long askedAt = clock.nowMicros();
+        CompletableFuture<Outcome> held = d.decide(patient, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 100_000); // its answer (a permit 1 s after the asking) arrives 100 ms late
+        answers.forEach(Runnable::run);
+        slow[0] = false;
+        timers.advance(clock, 1_005_000); // the wait counted from the answer's arrival is over
+        assertFalse(held.isDone(), "about 100 ms after its permit's instant: not run on it, decided again and held anew");
+        for (int step = 0; step < 200 && !held.isDone(); step++) {
+            timers.advance(clock, 10_000);
+        }
+        Outcome.Admitted again = assertInstanceOf(Outcome.Admitted.class, held.join());
+        assertTrue(again.decisions().get(0).atMicros() >= askedAt + 2_000_000, "runs on a new permit, a window later: "
+                + again + ", asked at " + askedAt);
+        // an answer that arrives at once changes nothing: the call runs on its permit
+        timers.advance(clock, 2_000_000);
+        assertTrue(join(d.decide(patient, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> onTime = d.decide(patient, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 1_001_000);
+        assertTrue(onTime.join().admitted());
     }
 
     // a thread that may not block (an event loop) cannot wait for a new permit: the late call is decided without waiting
