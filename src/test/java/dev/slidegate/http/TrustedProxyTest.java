@@ -2,6 +2,7 @@ package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -99,7 +100,15 @@ class TrustedProxyTest {
     void tenThousandForwardingEntriesAreNoProblem() {
         String chain = "192.0.2.1, ".repeat(10_000) + "203.0.113.90";
         int before = used("ip:127.0.0.1");
-        int status = products(chain);
+        int status;
+        try {
+            status = products(chain);
+        } catch (Exception e) { // (RestAssured throws the socket's exception as it is)
+            // the server answered 431 and closed the connection while the client still wrote the header: the client's
+            // write fails instead of reading the answer (seen once, in a newcomer run of 2026-11-27)
+            assertInstanceOf(java.net.SocketException.class, e, "only the connection's close, not another failure");
+            status = 431;
+        }
         if (status == 200) { // more than 32 hops: the chain is not believed, and the proxy's own address is charged
             assertEquals(before + 1, used("ip:127.0.0.1"), "the proxy's address was charged");
         } else { // or the server refused so long a header before any handler: nobody was charged
