@@ -220,6 +220,10 @@ class DeciderTest {
     private final MethodPolicy waitingMp = new MethodPolicy(null, "DeciderTest#wait", "w", waiting, new KeySource.Global(),
             Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
 
+    /** The waiting policy with a max-wait of 3 s: a call decided again a window later still has time to wait. */
+    private final MethodPolicy patientMp = new MethodPolicy(null, "DeciderTest#patient", "w", waiting.withMaxWait(3_000_000),
+            new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+
     private final io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     private final dev.slidegate.metrics.WaitStats waitStats = new dev.slidegate.metrics.WaitStats(meters);
 
@@ -287,10 +291,8 @@ class DeciderTest {
     void aHeldCallItsThreadTakesUpTooLateIsDecidedAgain() {
         ManualTimers timers = new ManualTimers();
         Decider d = waitingDecider(timers, 10);
-        MethodPolicy patient = new MethodPolicy(null, "DeciderTest#patient", "w", waiting.withMaxWait(3_000_000),
-                new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
-        assertTrue(join(d.decide(patient, "global", 1, null)).admitted());
-        CompletableFuture<Outcome> held = d.decide(patient, "global", 1, null).toCompletableFuture();
+        assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(patientMp, "global", 1, null).toCompletableFuture();
         timers.advance(clock, 1_010_000); // released 10 ms after its permit's instant: on time
         Outcome.Admitted released = assertInstanceOf(Outcome.Admitted.class, held.join());
         assertFalse(d.late(released), "taken up at once, it runs");
@@ -336,12 +338,10 @@ class DeciderTest {
             }
         };
         Decider d = waitingDecider(timers, 10, store);
-        MethodPolicy patient = new MethodPolicy(null, "DeciderTest#patient", "w", waiting.withMaxWait(3_000_000),
-                new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
-        assertTrue(join(d.decide(patient, "global", 1, null)).admitted());
+        assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
         slow[0] = true;
         long askedAt = clock.nowMicros();
-        CompletableFuture<Outcome> held = d.decide(patient, "global", 1, null).toCompletableFuture();
+        CompletableFuture<Outcome> held = d.decide(patientMp, "global", 1, null).toCompletableFuture();
         timers.advance(clock, 100_000); // its answer (a permit 1 s after the asking) arrives 100 ms late
         answers.forEach(Runnable::run);
         slow[0] = false;
@@ -355,8 +355,8 @@ class DeciderTest {
                 + again + ", asked at " + askedAt);
         // an answer that arrives at once changes nothing: the call runs on its permit
         timers.advance(clock, 2_000_000);
-        assertTrue(join(d.decide(patient, "global", 1, null)).admitted());
-        CompletableFuture<Outcome> onTime = d.decide(patient, "global", 1, null).toCompletableFuture();
+        assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
+        CompletableFuture<Outcome> onTime = d.decide(patientMp, "global", 1, null).toCompletableFuture();
         timers.advance(clock, 1_001_000);
         assertTrue(onTime.join().admitted());
     }
