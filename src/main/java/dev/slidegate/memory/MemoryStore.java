@@ -65,6 +65,8 @@ public final class MemoryStore implements LimiterStore {
      * The windows of the policy objects decided lately: a decision finds its policy's windows without hashing the name
      * (the callers hold their policy objects for good; an override's is new, and looked up once).
      */
+    /** The slots a new key's state starts with, by policy: shared by its keys ({@link KeyState.Slots}). */
+    private final ByIdentity<Policy, KeyState.Slots> slots = new ByIdentity<>(KeyState.Slots::of);
     private final ByIdentity<Policy, Keys> known = new ByIdentity<>(p -> policies.computeIfAbsent(p.name(), n -> new Keys()));
 
     public MemoryStore(Clock clock, int maxKeys) {
@@ -238,7 +240,7 @@ public final class MemoryStore implements LimiterStore {
     }
 
     /** The state of a key that has one, or null. */
-    private KeyState existing(Policy policy, String key) {
+    KeyState existing(Policy policy, String key) {
         return known.get(policy).states.get(key);
     }
 
@@ -335,12 +337,13 @@ public final class MemoryStore implements LimiterStore {
         }
     }
 
-    private static KeyState newState(Policy policy) {
+    private KeyState newState(Policy policy) {
+        KeyState.Slots s = slots.get(policy);
         return switch (policy.strategy()) {
-            case SLIDING_LOG -> new SlidingLogState(policy);
-            case FIXED_WINDOW -> new FixedWindowState(policy);
-            case SLIDING_COUNTER -> new SlidingCounterState(policy);
-            case TOKEN_BUCKET -> new TokenBucketState(policy);
+            case SLIDING_LOG -> new SlidingLogState(policy, s);
+            case FIXED_WINDOW -> new FixedWindowState(policy, s);
+            case SLIDING_COUNTER -> new SlidingCounterState(policy, s);
+            case TOKEN_BUCKET -> new TokenBucketState(policy, s);
             case CONCURRENCY -> throw new IllegalArgumentException(
                     "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold or count");
         };

@@ -82,8 +82,8 @@ final class SlidingCounterState extends KeyState {
 
     private static final long CLOSED = -1;
 
-    SlidingCounterState(Policy policy) {
-        super(policy);
+    SlidingCounterState(Policy policy, Slots shared) {
+        super(policy, shared);
         slots = policy.cells() + 1;
         numbers = new long[(LIM + 2 * slots) * n];
         for (int i = 0; i < n; i++) {
@@ -166,7 +166,7 @@ final class SlidingCounterState extends KeyState {
     }
 
     @Override
-    protected void publish() {
+    protected boolean publish() {
         absorb();
         long k = cell(0, lastMicros);
         int r = ring();
@@ -182,6 +182,7 @@ final class SlidingCounterState extends KeyState {
             }
         }
         cell = new Cell(policy, own, k, numbers[SIZE], slots, permits[0], older, oldest, lastCharge);
+        return true;
     }
 
     /** The permits counted by limit {@code j} at cell {@code k}; sets its SUMMED_OLDEST. */

@@ -36,8 +36,8 @@ final class SlidingLogState extends KeyState {
     /** The oldest instant counted, {@code recent(size)} while {@code size > 0}. */
     private long oldest;
 
-    SlidingLogState(Policy policy) {
-        super(policy);
+    SlidingLogState(Policy policy, Slots slots) {
+        super(policy, slots);
         this.maxPermits = policy.maxPermits();
         this.maxWindow = policy.maxWindowMicros();
         this.ring = new long[Math.min(INITIAL_CAPACITY, maxPermits)];

@@ -49,8 +49,8 @@ final class TokenBucketState extends KeyState {
 
     private static final long CLOSED = Long.MAX_VALUE;
 
-    TokenBucketState(Policy policy) {
-        super(policy);
+    TokenBucketState(Policy policy, Slots slots) {
+        super(policy, slots);
         numbers = new long[2 * n];
         for (int i = 0; i < n; i++) {
             numbers[2 * i] = interval(permits[i], windows[i]);
@@ -122,9 +122,10 @@ final class TokenBucketState extends KeyState {
     }
 
     @Override
-    protected void publish() {
+    protected boolean publish() {
         absorb();
         cell = new Cell(policy, numbers[1], numbers[0], permits[0], lastCharge);
+        return true;
     }
 
     /** A bucket goes on only as the same bucket: N and W. */

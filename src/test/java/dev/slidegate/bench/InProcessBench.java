@@ -58,11 +58,19 @@ public class InProcessBench {
     @Param({ "1", "10000" })
     public int keys;
 
+    /**
+     * How each thread picks its next key: {@code round-robin} walks them in order from its own position; {@code random}
+     * draws each uniformly (xorshift), as independent callers arrive.
+     */
+    @Param({ "round-robin" })
+    public String walk;
+
     String[] names;
     Predicate<String> decide;
 
     @Setup(Level.Trial)
     public void setUp() {
+        random = "random".equals(walk);
         names = new String[keys];
         for (int i = 0; i < keys; i++) {
             names[i] = "caller-" + i;
@@ -79,6 +87,9 @@ public class InProcessBench {
             // SmallRye Fault Tolerance's @RateLimit(type = ROLLING): a ring of the last N instants (ms) per limiter
             case "smallrye-rolling" -> peer(k -> TimeWindow.createRolling(SystemStopwatch.INSTANCE, perSecond, 1000, 0),
                     w -> w.record() == 0);
+            // reference floors, not peers (docs/BENCHMARKS.md): what any limiter in a map pays before deciding anything
+            case "floor-lookup" -> peer(k -> new Floor(), f -> System.nanoTime() >= f.end);
+            case "floor-window" -> peer(k -> new Floor(), f -> f.tryAcquire(perSecond));
             default -> slidegate(impl);
         };
         for (String n : names) { // every key exists before measuring
@@ -131,21 +142,59 @@ public class InProcessBench {
         return k -> tryAcquire.test(limiters.get(k));
     }
 
+    boolean random;
+
     /** A peer's decision by the caller's number, in the bare view; {@code null} otherwise. */
     java.util.function.IntPredicate bare;
+
+    /**
+     * The least an exact limiter found in a map can do: {@code floor-lookup} finds the key's object and reads the
+     * clock, deciding nothing; {@code floor-window} adds a fixed window of one second under the object's monitor (a
+     * count and the window's end), the smallest exact decision. Reference lines for the ratios, not peers.
+     */
+    static final class Floor {
+        long end;
+        long count;
+
+        boolean tryAcquire(int perSecond) {
+            long now = System.nanoTime() / 1000;
+            synchronized (this) {
+                if (now >= end) {
+                    end = (now / 1_000_000 + 1) * 1_000_000;
+                    count = 0;
+                }
+                if (count < perSecond) {
+                    count++;
+                    return true;
+                }
+                return false;
+            }
+        }
+    }
 
     /** Each thread walks the keys from its own position. */
     @State(Scope.Thread)
     public static class Cursor {
         int next = (int) (Thread.currentThread().getId() * 7919);
+        long seed = Thread.currentThread().getId() * 0x9E3779B97F4A7C15L | 1;
         final DecisionBuffer buffer = new DecisionBuffer();
     }
 
     @Benchmark
     public boolean decide(Cursor cursor) {
-        int i = cursor.next++;
         String[] n = names;
-        int k = (i & Integer.MAX_VALUE) % n.length;
+        int k;
+        if (random) {
+            long x = cursor.seed;
+            x ^= x << 13;
+            x ^= x >>> 7;
+            x ^= x << 17;
+            cursor.seed = x;
+            k = (int) (((x >>> 32) * n.length) >>> 32);
+        } else {
+            int i = cursor.next++;
+            k = (i & Integer.MAX_VALUE) % n.length;
+        }
         MemoryStore s = buffered;
         if (s != null) {
             s.decide(bufferedPolicy, n[k], 1, cursor.buffer);
