@@ -109,23 +109,12 @@ final class FixedWindowState extends KeyState {
         }
     }
 
-    /**
-     * No: a fixed window's decision under an uncontended monitor is as cheap as one from a cell (one thread over 10 000
-     * keys: 22.9 / 23.1 / 22.7 M/s under the monitor, 22.2 / 20.3 / 21.9 from cells; docs/BENCHMARKS.md).
-     */
     @Override
-    protected boolean cellsForRuns() {
-        return false;
-    }
-
-    @Override
-    protected boolean publish() {
+    protected void publish() {
         absorb();
         if (numbers[1] > lastMicros) { // the window counting now: calls until its end can decide from it
             cell = new Cell(policy, numbers[2], numbers[0], numbers[1], permits[0], lastCharge);
-            return true;
         }
-        return false;
     }
 
     /** The start of the window of length {@code w} or period of {@code p} (when not null) that holds {@code now}. */

@@ -37,8 +37,6 @@ abstract sealed class KeyHead permits KeyState {
      */
     long lastCharge = Long.MIN_VALUE;
     boolean retired;
-    /** Admissions in a row under the monitor since a cell last opened, up to {@link KeyState#RUN}. */
-    byte run;
     /** N of every slot: {@code [0, n)} the limits in force, the rest kept from before. */
     protected int[] permits;
     /** The strategy's numbers, in the layout each strategy documents (null for one that keeps none here). */

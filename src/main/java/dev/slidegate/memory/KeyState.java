@@ -70,7 +70,7 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
     /**
      * N, W and the periods of a policy's limits, in its order: the slots a new key's state starts with. Shared by
      * every key of that policy and never written (a change of slots makes new arrays, {@link #setSlots}), so a key
-     * costs none of its own and its decisions read a line every key of the policy keeps warm.
+     * keeps none of its own.
      */
     record Slots(int[] permits, long[] windows, Periods[] periods) {
 
@@ -241,7 +241,7 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
             if (!decideLocked(p, now, cost, maxWait, out)) {
                 return false;
             }
-            publishIfHot(seen, out.allowed());
+            publishIfHot(seen);
             return true;
         }
     }
@@ -279,57 +279,30 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
     protected void refresh() {
     }
 
-    /**
-     * Whether a key decided {@link #RUN} times under the monitor gets a cell even when not hot: where deciding from a
-     * cell is measurably cheaper than under the monitor for an uncontended key.
-     */
-    protected boolean cellsForRuns() {
-        return true;
-    }
-
-    /**
-     * Under the monitor: opens a cell for {@link #decideAtOnce} from the counting state as it stands now.
-     *
-     * @return whether it opened one
-     */
-    protected boolean publish() {
-        return false;
+    /** Under the monitor: opens a cell for {@link #decideAtOnce} from the counting state as it stands now. */
+    protected void publish() {
     }
 
     /**
      * A key decided under the monitor again within this many microseconds is <em>hot</em>: its next calls are likely to
-     * meet others on the monitor, so a cell is opened for them at once ({@link #publishIfHot}).
+     * meet others on the monitor, so a cell is opened for them ({@link #publishIfHot}). A key decided less often keeps
+     * deciding under the monitor, uncontended, and allocates no cell.
      */
     private static final long HOT_MICROS = 100;
 
     /**
-     * A key admitted under the monitor this many times in a row (no refusal between, none since its last cell opened)
-     * gets a cell too, however far apart the calls: a call decided from a cell is cheaper than one under the monitor even
-     * uncontended (one compare-and-swap
-     * against the monitor's two, and the one object it reads; issue 37, docs/BENCHMARKS.md), and a key opens at most one
-     * cell (one small object) per this many admissions, so allocation per call stays bounded even for a key that never
-     * uses its cell; a key at its limit, whose next refusal would close the cell, opens none this way.
-     */
-    static final int RUN = 16;
-
-    /**
      * After a decision under the monitor, opens a cell when the key is hot (the decision before it, at {@code seen}, is
-     * at most {@link #HOT_MICROS} old) or was admitted under the monitor {@link #RUN} times in a row, and every
-     * call can be decided from one number: one limit, kept slots forgotten, refusals not counted, nothing reserved or
-     * held ahead of the newest instant seen, no refusal remembered on the key (the calls until it ends are answered
-     * from the key alone; the first after it opens a cell if the key still qualifies), and the state not retired.
-     * Other methods that take the monitor close the cell and leave it closed: a later decision opens one.
+     * at most {@link #HOT_MICROS} old) and every call can be decided from one number: one limit, kept slots forgotten,
+     * refusals not counted, nothing reserved or held ahead of the newest instant seen, no refusal remembered on the key
+     * (the calls until it ends are answered from the key alone; the first after it opens a cell if the key is still
+     * hot), and the state not retired. Other methods that take the monitor close the cell and leave it closed: the next
+     * decision opens one.
      */
-    private void publishIfHot(long seen, boolean admitted) {
-        if (!admitted) {
-            run = 0; // a key at its limit: a cell would be closed by its next refusal
-        } else if (run < RUN) {
-            run++;
-        }
-        if ((run >= RUN && cellsForRuns() || seen != Long.MIN_VALUE && lastMicros - seen <= HOT_MICROS) && !retired && n == 1
-                && permits.length == 1 && !policy.countRejected()
-                && lastCharge <= lastMicros && refusedUntil <= lastMicros && publish()) {
-            run = 0;
+    private void publishIfHot(long seen) {
+        if (seen != Long.MIN_VALUE && lastMicros - seen <= HOT_MICROS && !retired && n == 1 && permits.length == 1
+                && !policy.countRejected()
+                && lastCharge <= lastMicros && refusedUntil <= lastMicros) {
+            publish();
         }
     }
 
@@ -374,7 +347,7 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
             now = observe(now);
             adopt(p, Math.max(now, lastCharge));
             int outcome = admitAndCharge(now, cost, 0) ? 1 : 0;
-            publishIfHot(seen, outcome == 1);
+            publishIfHot(seen);
             return outcome;
         }
     }

@@ -240,7 +240,7 @@ public final class MemoryStore implements LimiterStore {
     }
 
     /** The state of a key that has one, or null. */
-    KeyState existing(Policy policy, String key) {
+    private KeyState existing(Policy policy, String key) {
         return known.get(policy).states.get(key);
     }
 

@@ -166,7 +166,7 @@ final class SlidingCounterState extends KeyState {
     }
 
     @Override
-    protected boolean publish() {
+    protected void publish() {
         absorb();
         long k = cell(0, lastMicros);
         int r = ring();
@@ -182,7 +182,6 @@ final class SlidingCounterState extends KeyState {
             }
         }
         cell = new Cell(policy, own, k, numbers[SIZE], slots, permits[0], older, oldest, lastCharge);
-        return true;
     }
 
     /** The permits counted by limit {@code j} at cell {@code k}; sets its SUMMED_OLDEST. */

@@ -122,10 +122,9 @@ final class TokenBucketState extends KeyState {
     }
 
     @Override
-    protected boolean publish() {
+    protected void publish() {
         absorb();
         cell = new Cell(policy, numbers[1], numbers[0], permits[0], lastCharge);
-        return true;
     }
 
     /** A bucket goes on only as the same bucket: N and W. */

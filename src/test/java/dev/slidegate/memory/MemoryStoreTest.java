@@ -516,33 +516,4 @@ class MemoryStoreTest {
         assertTrue(outcomes[0] > 10_000 && outcomes[1] > 10_000, "both paths taken: " + java.util.Arrays.toString(outcomes));
         assertTrue(allocated < 20_000, "allocated " + allocated + " bytes for 400 000 decisions");
     }
-
-    // issue 37: a key decided at a slow pace (calls 1 ms apart, never hot) decides from a cell once it was decided
-    // KeyState.RUN times under the monitor, where a cell is the cheaper path (token bucket, sliding counter): not before,
-    // and then a thread holding the key's monitor no longer stops its decisions. A fixed window keeps its monitor.
-    @ParameterizedTest
-    @EnumSource(value = Strategy.class, names = { "TOKEN_BUCKET", "SLIDING_COUNTER", "FIXED_WINDOW" })
-    void aKeyDecidedAtASlowPaceGetsACellAfterARun(Strategy strategy) throws Exception {
-        MemoryStore store = new MemoryStore(clock, 100);
-        Policy p = policy("slow-" + strategy, strategy, false, "1000/1s");
-        for (int i = 1; i < KeyState.RUN; i++) {
-            assertTrue(store.tryAcquire(p, "a", 1));
-            clock.advanceMicros(1000);
-        }
-        KeyState state = store.existing(p, "a");
-        assertEquals(null, state.cell, "no cell after " + (KeyState.RUN - 1) + " decisions");
-        store.decide(p, "a", 1, buffer);
-        clock.advanceMicros(1000);
-        assertTrue(buffer.allowed());
-        if (strategy == Strategy.FIXED_WINDOW) {
-            assertEquals(null, state.cell, "a fixed window decides under its monitor");
-            return;
-        }
-        assertTrue(state.cell != null, "a cell after " + KeyState.RUN + " decisions");
-        synchronized (state) {
-            java.util.concurrent.CompletableFuture<Boolean> other = java.util.concurrent.CompletableFuture
-                    .supplyAsync(() -> store.tryAcquire(p, "a", 1));
-            assertTrue(other.get(30, java.util.concurrent.TimeUnit.SECONDS), "decided from the cell, admitted");
-        }
-    }
 }
