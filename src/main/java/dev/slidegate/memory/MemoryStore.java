@@ -53,20 +53,20 @@ public final class MemoryStore implements LimiterStore {
     private final Clock clock;
     private final int maxKeys;
     private final Map<String, Keys> policies = new ConcurrentHashMap<>();
-    /** What {@link #learn} keeps, by policy name and key: the limits, until when (store µs). */
     /** The leases of the policies that count calls in flight, by policy name. */
     private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
+    /** What {@link #learn} keeps, by policy name and key: the limits, until when (store µs). */
     private final Map<String, Learned> learnedLimits = new ConcurrentHashMap<>();
 
     private record Learned(List<dev.slidegate.api.Limit> limits, long untilMicros) {
     }
 
+    /** The slots a new key's state starts with, by policy: shared by its keys ({@link KeyState.Slots}). */
+    private final ByIdentity<Policy, KeyState.Slots> slots = new ByIdentity<>(KeyState.Slots::of);
     /**
      * The windows of the policy objects decided lately: a decision finds its policy's windows without hashing the name
      * (the callers hold their policy objects for good; an override's is new, and looked up once).
      */
-    /** The slots a new key's state starts with, by policy: shared by its keys ({@link KeyState.Slots}). */
-    private final ByIdentity<Policy, KeyState.Slots> slots = new ByIdentity<>(KeyState.Slots::of);
     private final ByIdentity<Policy, Keys> known = new ByIdentity<>(p -> policies.computeIfAbsent(p.name(), n -> new Keys()));
 
     public MemoryStore(Clock clock, int maxKeys) {
