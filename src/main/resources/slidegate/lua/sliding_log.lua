@@ -71,12 +71,31 @@ local function parts(spec)
   return tonumber(string.sub(spec, 1, sep - 1)), tonumber(string.sub(spec, sep + 1))
 end
 
+-- A limit that comes now (an override) reads no instant that had left every window the key counted before it: when
+-- none counts in any slot the meta member names (the newest is older than their longest window), the instants count
+-- nowhere, as a new limit of another strategy starts from what the slots hold (docs/strategies.md, "When limits
+-- change"); they are read as absent, and dropped by the next charge.
+local stale = false
+if meta and last > 0 then
+  local before, longest_before, comes = {}, 0, false
+  for spec in string.gmatch(string.sub(meta_slots, 2), '[^,]+') do
+    before[spec] = true
+    local _, w = parts(spec)
+    if w > longest_before then longest_before = w end
+  end
+  for spec, _ in pairs(in_force) do
+    if not before[spec] then comes = true end
+  end
+  stale = comes and last + longest_before + 1 <= now
+end
+
 -- The first tick at which a permit recorded at tick t no longer counts in a window of w.
 local function free_at(t, w)
   return t + w + 1
 end
 
 local function kth_newest(k)
+  if stale then return nil end
   local r = redis.call('ZRANGE', key, -k, -k, 'WITHSCORES')
   if r[2] and tonumber(r[2]) > 0 then return tonumber(r[2]) end
   return nil
@@ -102,6 +121,10 @@ local function waits()
 end
 
 local function charge()
+  if stale then
+    redis.call('ZREMRANGEBYSCORE', key, '(0', '+inf')
+    stale = false
+  end
   -- a slot not in force that counts nothing is forgotten
   local kept, capacity, longest = {}, 0, 0
   for _, spec in ipairs(slots) do
@@ -161,7 +184,8 @@ end
 local function standing(i)
   local n = tonumber(ARGV[2 + 2 * i])
   local w = tonumber(ARGV[3 + 2 * i])
-  local used = redis.call('ZCOUNT', key, string.format('%d', now - w), '+inf')
+  local used = 0
+  if not stale then used = redis.call('ZCOUNT', key, string.format('%d', now - w), '+inf') end
   if used > n then used = n end
   local reset = 0
   if used > 0 then reset = free_at(kth_newest(used), w) - now end

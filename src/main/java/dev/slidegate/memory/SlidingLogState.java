@@ -43,9 +43,16 @@ final class SlidingLogState extends KeyState {
         this.ring = new long[Math.min(INITIAL_CAPACITY, maxPermits)];
     }
 
-    /** The instants stay as they are (nothing is dropped here); the next decision and charge trim to the new slots. */
+    /**
+     * The instants stay as they are; the next decision and charge trim to the new slots. Unless none counts in any slot
+     * at {@code now} any more (all older than the longest window counted so far): then they count nowhere, in a longer
+     * window that comes now either (docs/strategies.md, "When limits change"), and are dropped.
+     */
     @Override
     protected void rebuild(int[] from, int[] np, long[] nw, long carry, long now) {
+        if (idle(now)) {
+            size = 0;
+        }
         maxPermits = 0;
         maxWindow = 0;
         for (int s = 0; s < np.length; s++) {

@@ -364,6 +364,25 @@ public abstract class StoreContract {
         }
     }
 
+    // sliding log, 2/W, then (an override) 2/W and 2/4W: t=0 x1 under 2/W; t=W+edge the new limits: the t=0 permit had
+    // left every window the key counted before they came, so it counts nowhere, in the longer window either (as a new
+    // limit of another strategy starts from what the slots hold then). Stores agree whenever the key expired or not.
+    @Test
+    void aLongerLimitThatComesLaterDoesNotCountPermitsThatCountedNowhere() {
+        Policy before = policy(Strategy.SLIDING_LOG, false, lim(2, 1));
+        Policy after = new Policy(before.name(), List.of(Limit.parse(lim(2, 1)), Limit.parse(lim(2, 4))),
+                Strategy.SLIDING_LOG, "ip", false);
+        String k = newKey();
+        assertTrue(call(before, k).allowed());
+        advance(w() + edge());
+        Decision d = call(after, k);
+        assertTrue(d.allowed(), () -> "expected admitted: " + d);
+        assertEquals(1, d.states().get(1).remaining(), () -> "the longer limit counts only this call: " + d);
+        Decision second = call(after, k);
+        assertTrue(second.allowed(), () -> "a second fits beside it: " + second);
+        assertEquals(0, second.states().get(1).remaining(), () -> "the longer limit counts both: " + second);
+    }
+
     // fixed window, 5/W: t=W-edge x5, t=W+edge x5: all admitted, 10 in 2*edge. Documented behaviour.
     @Test
     void fixedWindowAdmitsTwoWindowsWorthAroundAnEdge() {

@@ -339,6 +339,12 @@ public final class ReferenceStore implements LimiterStore {
         if (policy.limits().equals(d.limits)) {
             return;
         }
+        if (policy.strategy() == Strategy.SLIDING_LOG && !d.log.isEmpty()) { // none counts in any slot: they count nowhere
+            long longest = d.slots.stream().mapToLong(s -> s.limit.windowMicros()).max().orElseThrow();
+            if (d.log.get(d.log.size() - 1) < now - longest) {
+                d.log.clear();
+            }
+        }
         long carry = 0;
         for (Slot s : d.slots) {
             carry = Math.max(carry, used(d, policy, s, now));
