@@ -47,21 +47,10 @@ class ByIdentityTest {
     @Test
     void twoObjectsSharingAFirstSlotAreBothRemembered() {
         Object first = new Object();
-        Object other = null;
-        while (other == null) {
-            Object candidate = new Object();
-            int a = System.identityHashCode(first);
-            int b = System.identityHashCode(candidate);
-            if ((a & 63) == (b & 63) && (((a * 0x9E3779B9) >>> 16) & 63) != (((b * 0x9E3779B9) >>> 16) & 63)) {
-                other = candidate;
-            }
-        }
+        Object other = sharingFirstSlot(first,
+                (a, b) -> (((a * 0x9E3779B9) >>> 16) & 63) != (((b * 0x9E3779B9) >>> 16) & 63));
         AtomicInteger made = new AtomicInteger();
-        ByIdentity<Object, Integer> cache = new ByIdentity<>(o -> made.incrementAndGet());
-        for (int i = 0; i < 100; i++) {
-            cache.get(first);
-            cache.get(other);
-        }
+        ByIdentity<Object, Integer> cache = takenInTurns(first, other, made);
         assertEquals(2, made.get(), "each made once");
         assertEquals(1, cache.find(first));
         assertEquals(2, cache.find(other));
@@ -72,22 +61,32 @@ class ByIdentityTest {
     @Test
     void anObjectWhoseSecondSlotWouldBeItsFirstStillHasTwo() {
         Object first = new Object();
-        Object other = null;
-        while (other == null) {
+        Object other = sharingFirstSlot(first, (a, b) -> (((b * 0x9E3779B9) >>> 16) & 63) == (b & 63));
+        AtomicInteger made = new AtomicInteger();
+        takenInTurns(first, other, made);
+        assertEquals(2, made.get(), "each made once");
+    }
+
+    /** A new object whose first slot (of 64) is {@code first}'s, and whose identity hash {@code b} meets {@code also}. */
+    private static Object sharingFirstSlot(Object first, java.util.function.BiPredicate<Integer, Integer> also) {
+        int a = System.identityHashCode(first);
+        while (true) {
             Object candidate = new Object();
-            int a = System.identityHashCode(first);
             int b = System.identityHashCode(candidate);
-            if ((a & 63) == (b & 63) && (((b * 0x9E3779B9) >>> 16) & 63) == (b & 63)) {
-                other = candidate;
+            if ((a & 63) == (b & 63) && also.test(a, b)) {
+                return candidate;
             }
         }
-        AtomicInteger made = new AtomicInteger();
+    }
+
+    /** A cache that counts what it makes in {@code made}, asked for the two objects in turn, 100 times each. */
+    private static ByIdentity<Object, Integer> takenInTurns(Object first, Object other, AtomicInteger made) {
         ByIdentity<Object, Integer> cache = new ByIdentity<>(o -> made.incrementAndGet());
         for (int i = 0; i < 100; i++) {
             cache.get(first);
             cache.get(other);
         }
-        assertEquals(2, made.get(), "each made once");
+        return cache;
     }
 
     @Test

@@ -369,11 +369,21 @@ public abstract class StoreContract {
     // limit of another strategy starts from what the slots hold then). Stores agree whenever the key expired or not.
     @Test
     void aLongerLimitThatComesLaterDoesNotCountPermitsThatCountedNowhere() {
+        aLongerLimitComesLater((p, k) -> {
+        });
+    }
+
+    /**
+     * The scenario above, with {@code afterFirstCall} run on the first call's policy and key before time moves on (a
+     * store may keep the key alive there).
+     */
+    protected final void aLongerLimitComesLater(java.util.function.BiConsumer<Policy, String> afterFirstCall) {
         Policy before = policy(Strategy.SLIDING_LOG, false, lim(2, 1));
         Policy after = new Policy(before.name(), List.of(Limit.parse(lim(2, 1)), Limit.parse(lim(2, 4))),
                 Strategy.SLIDING_LOG, "ip", false);
         String k = newKey();
         assertTrue(call(before, k).allowed());
+        afterFirstCall.accept(before, k);
         advance(w() + edge());
         Decision d = call(after, k);
         assertTrue(d.allowed(), () -> "expected admitted: " + d);

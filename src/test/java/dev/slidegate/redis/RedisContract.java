@@ -1,7 +1,6 @@
 package dev.slidegate.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -189,22 +188,12 @@ abstract class RedisContract extends StoreContract {
     // longer limit comes; the shared scenario of StoreContract meets an expired key instead
     @Test
     void aLongerLimitThatComesLaterDoesNotCountPermitsThatCountedNowhereWhileTheKeyLives() {
-        Policy before = policy(Strategy.SLIDING_LOG, false, lim(2, 1));
-        Policy after = new Policy(before.name(), List.of(Limit.parse(lim(2, 1)), Limit.parse(lim(2, 4))),
-                Strategy.SLIDING_LOG, "ip", false);
-        String k = newKey();
-        assertTrue(call(before, k).allowed());
-        for (String redisKey : RedisLayout.keys(before, k)) {
-            assertEquals(1, clients.dataSource().execute("PERSIST", redisKey).await().indefinitely().toInteger(),
-                    "the key lives on: " + redisKey);
-        }
-        advance(w() + edge());
-        Decision d = call(after, k);
-        assertTrue(d.allowed(), () -> "expected admitted: " + d);
-        assertEquals(1, d.states().get(1).remaining(), () -> "the longer limit counts only this call: " + d);
-        Decision second = call(after, k);
-        assertTrue(second.allowed(), () -> "a second fits beside it: " + second);
-        assertEquals(0, second.states().get(1).remaining(), () -> "the longer limit counts both: " + second);
+        aLongerLimitComesLater((before, k) -> {
+            for (String redisKey : RedisLayout.keys(before, k)) {
+                assertEquals(1, clients.dataSource().execute("PERSIST", redisKey).await().indefinitely().toInteger(),
+                        "the key lives on: " + redisKey);
+            }
+        });
     }
 
     @Test
