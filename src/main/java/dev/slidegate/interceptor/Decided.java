@@ -7,7 +7,7 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The request attribute by which the request filter tells the interceptor that it has decided the
  * call of one endpoint method on this request, so the interceptor lets that call through once
- * without charging it again (unless the call was held and its thread took it up too late: {@link Decider#late}).
+ * without charging it again (unless its thread took it up too late for its permit: {@link Decider#late}).
  * Any other rate-limited method the endpoint calls is decided as usual.
  */
 final class Decided {

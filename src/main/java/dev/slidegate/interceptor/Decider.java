@@ -74,6 +74,8 @@ class Decider {
          */
         long earliestNanos;
         boolean holds;
+        /** Decided ahead of the thread that will run it ({@link #decideAhead}). */
+        boolean ahead;
 
         Pending(long startNanos) {
             this.startNanos = startNanos;
@@ -85,16 +87,18 @@ class Decider {
     }
 
     /**
-     * A call released from its hold, as its admission carries it to the code that runs it: the instant it was held until
-     * (monotonic) and what deciding it again takes, should that code take it up too late ({@link #late}).
+     * An admission that the code running its call takes up some time after it was made: a call released from its hold,
+     * or one admitted at once before its request was dispatched ({@link #decideAhead}). It carries the earliest instant
+     * its permits can be (monotonic) and what deciding it again takes, should that code take it up too late
+     * ({@link #late}).
      */
-    static final class Held {
+    static final class Released {
         private final Ask[] asks;
         private final long startNanos;
         private final long earliestNanos;
         private final RoutingContext rc;
 
-        private Held(Ask[] asks, Pending call, RoutingContext rc) {
+        private Released(Ask[] asks, Pending call, RoutingContext rc) {
             this.asks = asks;
             this.startNanos = call.startNanos;
             this.earliestNanos = call.earliestNanos;
@@ -135,7 +139,18 @@ class Decider {
      * @param rc the HTTP request, or {@code null} outside HTTP
      */
     CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
-        return decide(policies, args, rc, resumeOn(Vertx.currentContext()));
+        return decide(policies, args, rc, resumeOn(Vertx.currentContext()), false);
+    }
+
+    /**
+     * {@link #decide(List, Object[], RoutingContext)} for a request decided before it is dispatched to the thread that runs
+     * its endpoint (a request filter, the router): where one of its policies may wait, a call admitted at once carries the
+     * instant it was asked ({@link Outcome.Admitted#released}), as a held call carries its permit's, so that the thread
+     * that takes it up later than the late tolerance decides it again ({@link #late}) instead of running it beside the
+     * calls admitted after it. The clock is read only for such calls.
+     */
+    CompletionStage<Outcome> decideAhead(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
+        return decide(policies, args, rc, resumeOn(Vertx.currentContext()), true);
     }
 
     /**
@@ -176,7 +191,7 @@ class Decider {
      */
     Outcome decideAndWait(List<MethodPolicy> policies, Object[] args, RoutingContext rc) {
         // the waiting thread is the caller: continue on whichever thread the store answers
-        CompletableFuture<Outcome> outcome = decide(policies, args, rc, Runnable::run).toCompletableFuture();
+        CompletableFuture<Outcome> outcome = decide(policies, args, rc, Runnable::run, false).toCompletableFuture();
         if (!outcome.isDone() && !BlockingOperationControl.isBlockingAllowed()) {
             throw new IllegalStateException(policies.get(0).where()
                     + " returns a plain value but runs on an I/O thread, where a "
@@ -187,13 +202,14 @@ class Decider {
     }
 
     /**
-     * Whether {@code o} admits a held call that the code about to run it takes up later than the late tolerance after its
-     * permit's instant. The hold was checked when it was released, but the thread that runs the call may come later (a
-     * worker thread starved of CPU, a busy event loop): such a call must not run on that permit, next to the calls
-     * admitted after it. Its runner decides it again instead ({@link #again}, {@link #startingNow}).
+     * Whether {@code o} admits a call that the code about to run it takes up later than the late tolerance after its
+     * permit's instant: a held call (the hold was checked when it was released), or one admitted at once before its request
+     * was dispatched ({@link #decideAhead}). The thread that runs the call may come later (a worker thread starved of CPU,
+     * a busy event loop, a cold first call): such a call must not run on that permit, next to the calls admitted after it.
+     * Its runner decides it again instead ({@link #again}, {@link #startingNow}).
      */
     boolean late(Outcome o) {
-        return o instanceof Outcome.Admitted a && a.held() != null && waits.late(a.held().earliestNanos);
+        return o instanceof Outcome.Admitted a && a.released() != null && waits.late(a.released().earliestNanos);
     }
 
     /**
@@ -227,7 +243,7 @@ class Decider {
                         admitted.notRun();
                     }
                 });
-                throw new IllegalStateException(a.held().asks[0].mp().where()
+                throw new IllegalStateException(a.released().asks[0].mp().where()
                         + " was taken up too late for its permit on an I/O thread, where a remote rate-limit decision cannot "
                         + "be awaited: return Uni or CompletionStage, or annotate it @Blocking");
             }
@@ -237,12 +253,12 @@ class Decider {
     }
 
     private CompletionStage<Outcome> again(Outcome.Admitted a, Executor resume, boolean mayWait) {
-        Held h = a.held();
+        Released h = a.released();
         a.notRun();
         long waitedMicros = (waits.nanoTime() - h.startNanos) / 1000;
         List<Decision> made = a.decisions();
         for (int j = 0; j < made.size(); j++) {
-            if (holds(made.get(j))) {
+            if (h.asks[j].maxWait() > 0 && !made.get(j).policy().dryRun()) { // released, or admitted at once ahead
                 waitStats.startedLate(made.get(j).policy().name());
             }
         }
@@ -253,7 +269,8 @@ class Decider {
         return settled(outcome, asks, h.rc);
     }
 
-    private CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc, Executor resume) {
+    private CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc, Executor resume,
+            boolean ahead) {
         Ask[] asks = new Ask[policies.size()];
         try {
             for (int i = 0; i < asks.length; i++) { // keys and plans are read now, on the caller's thread, where the request is
@@ -265,7 +282,9 @@ class Decider {
             return CompletableFuture.completedFuture(failure(e, policies.get(0), List.of()));
         }
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        acquire(asks, 0, resume, pending(asks), outcome, rc);
+        Pending call = pending(asks);
+        call.ahead = ahead;
+        acquire(asks, 0, resume, call, outcome, rc);
         return settled(outcome, asks, rc);
     }
 
@@ -455,7 +474,12 @@ class Decider {
                 outcome.complete(new Outcome.Abandoned(call.made)); // (its leases end at once)
                 return;
             }
-            outcome.complete(new Outcome.Admitted(call.made));
+            if (call.ahead && call.startNanos != 0 && mayWait(asks)) { // its runner checks it takes it up in time
+                call.earliestNanos = call.startNanos; // the store decided after it was asked
+                outcome.complete(new Outcome.Admitted(call.made, null, null, new Released(asks, call, rc)));
+            } else {
+                outcome.complete(new Outcome.Admitted(call.made));
+            }
             return;
         }
         for (int j = 0; j < call.made.size(); j++) {
@@ -484,7 +508,7 @@ class Decider {
                 admission.abandoned(call.made);
                 outcome.complete(new Outcome.Abandoned(call.made));
             } else {
-                outcome.complete(new Outcome.Admitted(call.made, null, null, new Held(asks, call, rc)));
+                outcome.complete(new Outcome.Admitted(call.made, null, null, new Released(asks, call, rc)));
             }
         }), () -> resume.execute(late));
     }
@@ -546,9 +570,19 @@ class Decider {
                 return;
             }
             released(asks, call, WaitStats.Release.RAN); // the store could not say: the permit stands
-            outcome.complete(new Outcome.Admitted(call.made, null, null, new Held(asks, call, rc)));
+            outcome.complete(new Outcome.Admitted(call.made, null, null, new Released(asks, call, rc)));
         }));
         return true;
+    }
+
+    /** Whether one of a call's policies may hold it: a max-wait, and a policy that enforces (dry-run never slows). */
+    private static boolean mayWait(Ask[] asks) {
+        for (Ask a : asks) {
+            if (a.maxWait() > 0 && !a.policy().dryRun()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether {@code d} holds its call: it reserved a later instant, and its policy enforces (dry-run never slows). */

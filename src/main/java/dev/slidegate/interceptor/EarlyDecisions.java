@@ -55,7 +55,8 @@ public class EarlyDecisions {
         if (policies == null) {
             return;
         }
-        CompletableFuture<Outcome> outcome = decider.decide(policies, MethodPolicies.NO_ARGUMENTS, rc).toCompletableFuture();
+        CompletableFuture<Outcome> outcome = decider.decideAhead(policies, MethodPolicies.NO_ARGUMENTS, rc)
+                .toCompletableFuture();
         if (outcome.isDone()) {
             apply(outcome.join(), policies, rc, request, false);
             return;

@@ -11,11 +11,11 @@ import io.quarkus.runtime.BlockingOperationControl;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * For a REST endpoint behind a path policy whose call waited for its permit: the router released it on time, but a
- * blocking endpoint starts when a worker thread takes it up, which may come later than the late tolerance (every worker
- * busy, the CPU starved). This request filter runs on that thread, just before the endpoint: a call taken up too late is
- * decided again there ({@link Decider#late}), never run on its old permit beside the calls released after it.
- * (Annotated endpoints are checked by the interceptor itself.)
+ * For a REST endpoint behind a path policy that may hold its calls: the router admitted the call at once or released it
+ * on time, but a blocking endpoint starts when a worker thread takes it up, which may come later than the late tolerance
+ * (every worker busy, the CPU starved). This request filter runs on that thread, just before the endpoint: a call taken
+ * up too late is decided again there ({@link Decider#late}), never run on its old permit beside the calls admitted
+ * after it. (Annotated endpoints are checked by the interceptor itself.)
  */
 public class LateStarts {
 
@@ -37,15 +37,18 @@ public class LateStarts {
         this.enabled = config.enabled();
     }
 
-    /** Remembers that the path policies of {@code rc} admitted it after a hold, for the endpoint's thread to check. */
-    static void held(RoutingContext rc, Outcome o) {
-        if (o instanceof Outcome.Admitted a && a.held() != null) {
+    /**
+     * Remembers that the path policies of {@code rc} admitted it for a permit whose lateness the endpoint's thread checks
+     * ({@link Outcome.Admitted#released}).
+     */
+    static void admitted(RoutingContext rc, Outcome o) {
+        if (o instanceof Outcome.Admitted a && a.released() != null) {
             rc.put(KEY, a);
         }
     }
 
     /**
-     * On the endpoint's thread: nothing for most requests; a call released from its hold and taken up too late is decided
+     * On the endpoint's thread: nothing for most requests; a call admitted ahead of it and taken up too late is decided
      * again, and may wait for a new permit: on this worker thread, or, on an event loop, with the request suspended.
      */
     @ServerRequestFilter(priority = LAST)
@@ -53,20 +56,20 @@ public class LateStarts {
         if (!enabled || rc == null) {
             return;
         }
-        Outcome.Admitted held = rc.get(KEY);
-        if (held == null) {
+        Outcome.Admitted admitted = rc.get(KEY);
+        if (admitted == null) {
             return;
         }
         rc.remove(KEY);
-        if (!decider.late(held)) {
+        if (!decider.late(admitted)) {
             return;
         }
-        HttpOutcomes.forget(held, rc);
+        HttpOutcomes.forget(admitted, rc);
         if (BlockingOperationControl.isBlockingAllowed()) {
-            apply(decider.startingNow(held), rc, request, false);
+            apply(decider.startingNow(admitted), rc, request, false);
             return;
         }
-        CompletableFuture<Outcome> again = decider.again(held).toCompletableFuture();
+        CompletableFuture<Outcome> again = decider.again(admitted).toCompletableFuture();
         if (again.isDone()) {
             apply(again.join(), rc, request, false);
             return;

@@ -31,11 +31,12 @@ sealed interface Outcome {
      * @param leases the leases the call holds while it runs (policies with {@code max-in-flight}), or {@code null}: who
      *        runs the call ends them when it is done ({@link #end})
      * @param settling what the call settles when it is done (policies with {@code settle}), or {@code null}
-     * @param held for a call that waited for a permit at a later instant: that instant, and what deciding it again needs,
-     *        should the thread that runs it take it up later than the late tolerance ({@link Decider#late}); else
-     *        {@code null}
+     * @param released for a call that waited for a permit at a later instant, or that was admitted at once before its
+     *        request was dispatched ({@link Decider#decideAhead}), where one of its policies may wait: the earliest instant
+     *        of its permits, and what deciding it again needs, should the thread that runs it take it up later than the
+     *        late tolerance ({@link Decider#late}); else {@code null}
      */
-    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling, Decider.Held held)
+    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling, Decider.Released released)
             implements
                 Outcome {
 
@@ -53,12 +54,12 @@ sealed interface Outcome {
 
         /** This admission holding {@code taken} while the call runs. */
         Admitted withLeases(Leases.Held taken) {
-            return new Admitted(decisions, taken, settling, held);
+            return new Admitted(decisions, taken, settling, released);
         }
 
         /** This admission settling with {@code s} when the call ends. */
         Admitted withSettling(Settlements.Settling s) {
-            return new Admitted(decisions, leases, s, held);
+            return new Admitted(decisions, leases, s, released);
         }
 
         @Override

@@ -158,11 +158,11 @@ public class PathLimiter {
         if (matched == null) {
             rc.next();
         } else {
-            decider.decide(matched, MethodPolicies.NO_ARGUMENTS, rc).thenAccept(v -> {
+            decider.decideAhead(matched, MethodPolicies.NO_ARGUMENTS, rc).thenAccept(v -> {
                 HttpOutcomes.record(v, rc);
                 if (v.admitted()) {
                     HttpOutcomes.endWithResponse(v, rc);
-                    LateStarts.held(rc, v); // a REST endpoint's thread checks it was taken up in time
+                    LateStarts.admitted(rc, v); // a REST endpoint's thread checks it was taken up in time
                     rc.next();
                 } else {
                     problems.send(rc.response(), HttpOutcomes.problem(v));

@@ -66,7 +66,7 @@ public class RateLimitInterceptor {
                     ? Settlements.reporting(result, mps.get(0).kind(), () -> Settlements.usageOf(request))
                     : result;
         }
-        if (early != null) { // it was held, and this thread took it up too late for its permit: decided again, here
+        if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
             HttpOutcomes.forget(early, rc);
         }
         List<MethodPolicy> decided = mps;

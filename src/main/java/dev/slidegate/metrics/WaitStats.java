@@ -105,8 +105,9 @@ public class WaitStats {
     }
 
     /**
-     * A call of {@code policy} released on time was taken up by its thread later than the late tolerance, and is decided
-     * again: counted as {@code late}, as a call that woke late is (its release was counted already).
+     * A call of {@code policy} released on time (or admitted at once before its request was dispatched) was taken up by
+     * its thread later than the late tolerance, and is decided again: counted as {@code late}, as a call that woke late is
+     * (a release was counted already).
      */
     public void startedLate(String policy) {
         PerPolicy p = of(policy);

@@ -19,6 +19,10 @@ public class StarvedResource {
 
     static final ConcurrentLinkedQueue<WaitResource.Run> RUNS = new ConcurrentLinkedQueue<>();
     static final ConcurrentLinkedQueue<WaitResource.Run> PATH_RUNS = new ConcurrentLinkedQueue<>();
+    static final ConcurrentLinkedQueue<WaitResource.Run> FIRST_RUNS = new ConcurrentLinkedQueue<>();
+    static final ConcurrentLinkedQueue<WaitResource.Run> FIRST_PATH_RUNS = new ConcurrentLinkedQueue<>();
+    /** Calls of {@link #busy} that have started. */
+    static final java.util.concurrent.atomic.AtomicInteger BUSY = new java.util.concurrent.atomic.AtomicInteger();
 
     /** One call per 500 ms for everyone together; a call may wait up to 2 s for its permit. */
     @GET
@@ -37,10 +41,28 @@ public class StarvedResource {
         return "ok";
     }
 
+    /** As {@link #paced}, with a policy of its own: its first call is admitted at once. */
+    @GET
+    @Path("first")
+    @RateLimited(value = "starved-first", limits = "1/500ms", key = "global", maxWait = "2s")
+    public String first(@HeaderParam("X-Request") String request) {
+        FIRST_RUNS.add(new WaitResource.Run(request, System.nanoTime()));
+        return "ok";
+    }
+
+    /** As {@link #path}, with a policy of its own ({@code starved-first-path}): its first call is admitted at once. */
+    @GET
+    @Path("first-path")
+    public String firstPath(@HeaderParam("X-Request") String request) {
+        FIRST_PATH_RUNS.add(new WaitResource.Run(request, System.nanoTime()));
+        return "ok";
+    }
+
     /** Not limited: holds its worker thread until {@code until} ({@link System#nanoTime()} of this JVM). */
     @GET
     @Path("busy")
     public String busy(@QueryParam("until") long until) {
+        BUSY.incrementAndGet();
         long left;
         while ((left = until - System.nanoTime()) > 0) {
             LockSupport.parkNanos(left);

@@ -39,7 +39,9 @@ class StarvedWorkersTest {
             return plus("quarkus.thread-pool.max-threads", "1", "quarkus.thread-pool.core-threads", "1",
                     "slidegate.policies.starved-path.limits", "1/500ms", "slidegate.policies.starved-path.key", "global",
                     "slidegate.policies.starved-path.max-wait", "2s", "slidegate.policies.starved-path.paths",
-                    "/test/starved/path");
+                    "/test/starved/path", "slidegate.policies.starved-first-path.limits", "1/500ms",
+                    "slidegate.policies.starved-first-path.key", "global", "slidegate.policies.starved-first-path.max-wait",
+                    "2s", "slidegate.policies.starved-first-path.paths", "/test/starved/first-path");
         }
     }
 
@@ -51,6 +53,10 @@ class StarvedWorkersTest {
     URI path;
     @TestHTTPResource("/test/starved/busy")
     URI busy;
+    @TestHTTPResource("/test/starved/first")
+    URI first;
+    @TestHTTPResource("/test/starved/first-path")
+    URI firstPath;
 
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -75,6 +81,44 @@ class StarvedWorkersTest {
         scenario(path, StarvedResource.PATH_RUNS);
     }
 
+    // A call admitted at once is decided before its request is dispatched (the request filter), while the only worker
+    // is busy for about 350 ms more; a second call, sent 30 ms later, waits for its permit, 500 ms after the first. Run
+    // when the worker comes, the first would run about 150 ms before the second: two runs of a 1-per-500 ms policy
+    // provably in one window (once seen in WaitingCallsTest with a cold first call). Checked where its worker takes it
+    // up, it is decided again and waits for the next permit
+    @Test
+    void aCallAdmittedAtOnceThatItsWorkerTakesUpTooLateIsDecidedAgain() throws Exception {
+        StarvedResource.FIRST_RUNS.clear();
+        admittedAtOnce(first, StarvedResource.FIRST_RUNS);
+    }
+
+    // the same, for a policy attached to the endpoint's path by configuration: the router admits the call
+    @Test
+    void aCallAdmittedAtOnceByAPathPolicyThatItsWorkerTakesUpTooLateIsDecidedAgain() throws Exception {
+        StarvedResource.FIRST_PATH_RUNS.clear();
+        admittedAtOnce(firstPath, StarvedResource.FIRST_PATH_RUNS);
+    }
+
+    private void admittedAtOnce(URI endpoint, Queue<WaitResource.Run> ran) throws Exception {
+        // a first call, admitted at once: the interceptor decides an annotated endpoint's first call itself, where it runs
+        // (it learns then that the request alone decides it); the next ones are decided before dispatch
+        Sent warm = send(endpoint, "W");
+        assertEquals(200, warm.status(), warm.toString());
+        WaitingCallsTest.sleepUntil(runs(ran).get("W") + W + 20_000_000L); // its permit has left every window
+        int busyBefore = StarvedResource.BUSY.get();
+        CompletableFuture<HttpResponse<String>> worker = client.sendAsync(
+                HttpRequest.newBuilder(URI.create(busy + "?until=" + (System.nanoTime() + 400_000_000L))).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), StarvedResource.BUSY::get, n -> n > busyBefore,
+                "the only worker is busy");
+        CompletableFuture<Sent> a = CompletableFuture.supplyAsync(() -> send(endpoint, "A"));
+        WaitingCallsTest.sleepUntil(System.nanoTime() + 30_000_000L);
+        CompletableFuture<Sent> b = CompletableFuture.supplyAsync(() -> send(endpoint, "B"));
+        List<Sent> sent = List.of(warm, a.get(), b.get());
+        assertEquals(200, worker.get().statusCode());
+        judge(sent, runs(ran));
+    }
+
     private void scenario(URI endpoint, Queue<WaitResource.Run> ran) throws Exception {
         Sent a = send(endpoint, "A");
         assertEquals(200, a.status(), a.toString());
@@ -88,7 +132,14 @@ class StarvedWorkersTest {
                 HttpResponse.BodyHandlers.ofString());
         List<Sent> sent = new ArrayList<>(List.of(a, b.get(), c.get()));
         assertEquals(200, worker.get().statusCode());
-        Map<String, Long> runs = runs(ran);
+        judge(sent, runs(ran));
+    }
+
+    /**
+     * Each call admitted within its max-wait, run while its client waited, answering with one decision's fields; and the
+     * endpoint's runs, each bracketed by [max(sent, run - tolerance), run], at most one provably in any 500 ms.
+     */
+    private static void judge(List<Sent> sent, Map<String, Long> runs) {
         long tolerance = ConfigProvider.getConfig().getValue("slidegate.wait.late-tolerance", Duration.class).toNanos();
         Brackets brackets = new Brackets();
         for (Sent s : sent) {

@@ -237,7 +237,10 @@ class DeciderTest {
     }
 
     private Decider waitingDecider(ManualTimers timers, int perKey, DecisionStore store) {
-        return new Decider(null, store, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
+        return new Decider(
+                new CallerKeys(null, new dev.slidegate.http.ClientAddress(dev.slidegate.testing.TestConfigs.slidegate(
+                        Map.of()), dev.slidegate.testing.TestConfigs.config(Map.of()))),
+                store, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(store),
                 new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
                         () -> timers.nanos, timers));
@@ -316,6 +319,47 @@ class DeciderTest {
         Outcome.Admitted second = assertInstanceOf(Outcome.Admitted.class, again.join());
         assertNotSame(released.decisions().get(0), second.decisions().get(0), "its decisions are the new ones");
         assertFalse(d.late(second));
+    }
+
+    // a call admitted at once before its request was dispatched (the request filter, the router), where its policy may
+    // wait, is checked where its thread takes it up, as a held call is: taken up later than the tolerance after it was
+    // asked (a starved worker, a cold first call), it does not run beside the calls admitted after it, but is decided
+    // again. Decided by the thread that runs it, or under a policy that never waits, nothing is checked
+    @Test
+    void aCallAdmittedAtOnceAheadOfItsThreadIsDecidedAgainWhenTakenUpTooLate() {
+        ManualTimers timers = new ManualTimers();
+        Decider d = waitingDecider(timers, 10);
+        Outcome.Admitted first = assertInstanceOf(Outcome.Admitted.class,
+                join(d.decideAhead(List.of(patientMp), MethodPolicies.NO_ARGUMENTS, null)));
+        timers.advance(clock, 50_000); // its thread takes it up 50 ms after it was asked: on time
+        assertFalse(d.late(first), "taken up within the tolerance, it runs");
+        assertSame(first, d.startingNow(first), "nothing to decide again");
+        timers.advance(clock, 1_000); // 51 ms: later than the tolerance (50 ms)
+        assertTrue(d.late(first));
+        double lateBefore = late("w");
+        CompletableFuture<Outcome> again = d.again(first).toCompletableFuture();
+        assertEquals(lateBefore + 1, late("w"), "counted as late");
+        // its first permit stays charged: a new arrival 51 ms after it, whose next permit is 949 ms away, within what is
+        // left of its max-wait; it waits for it
+        assertFalse(again.isDone(), "held");
+        timers.advance(clock, 948_000);
+        assertFalse(again.isDone(), "not before its new permit");
+        timers.advance(clock, 2_000);
+        Outcome.Admitted second = assertInstanceOf(Outcome.Admitted.class, again.join());
+        assertNotSame(first.decisions().get(0), second.decisions().get(0), "its decisions are the new ones");
+        assertFalse(d.late(second));
+
+        MethodPolicy inline = new MethodPolicy(null, "DeciderTest#inline", "i", waiting.withMaxWait(3_000_000)
+                .withName("i"), new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        Outcome.Admitted onItsThread = assertInstanceOf(Outcome.Admitted.class,
+                join(d.decide(List.of(inline), MethodPolicies.NO_ARGUMENTS, null)));
+        MethodPolicy never = new MethodPolicy(null, "DeciderTest#never", "n", waiting.withMaxWait(0).withName("n"),
+                new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        Outcome.Admitted neverWaits = assertInstanceOf(Outcome.Admitted.class,
+                join(d.decideAhead(List.of(never), MethodPolicies.NO_ARGUMENTS, null)));
+        timers.advance(clock, 100_000);
+        assertFalse(d.late(onItsThread), "decided where it runs");
+        assertFalse(d.late(neverWaits), "a policy without max-wait bounds its decisions");
     }
 
     // a store's answer that arrives late cannot hide the lateness: the wait is counted from the answer's arrival (never
