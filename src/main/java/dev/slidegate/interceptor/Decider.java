@@ -258,7 +258,7 @@ class Decider {
         long waitedMicros = (waits.nanoTime() - h.startNanos) / 1000;
         List<Decision> made = a.decisions();
         for (int j = 0; j < made.size(); j++) {
-            if (h.asks[j].maxWait() > 0 && !made.get(j).policy().dryRun()) { // released, or admitted at once ahead
+            if (mayWait(h.asks[j])) { // released, or admitted at once ahead
                 waitStats.startedLate(made.get(j).policy().name());
             }
         }
@@ -575,14 +575,19 @@ class Decider {
         return true;
     }
 
-    /** Whether one of a call's policies may hold it: a max-wait, and a policy that enforces (dry-run never slows). */
+    /** Whether one of a call's policies may hold it ({@link #mayWait(Ask)}). */
     private static boolean mayWait(Ask[] asks) {
         for (Ask a : asks) {
-            if (a.maxWait() > 0 && !a.policy().dryRun()) {
+            if (mayWait(a)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** Whether a policy may hold the call: a max-wait, and a policy that enforces (dry-run never slows). */
+    private static boolean mayWait(Ask a) {
+        return a.maxWait() > 0 && !a.policy().dryRun();
     }
 
     /** Whether {@code d} holds its call: it reserved a later instant, and its policy enforces (dry-run never slows). */

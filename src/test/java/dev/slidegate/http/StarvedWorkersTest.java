@@ -19,6 +19,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.testing.Brackets;
+import dev.slidegate.testing.Eventually;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -109,7 +110,7 @@ class StarvedWorkersTest {
         CompletableFuture<HttpResponse<String>> worker = client.sendAsync(
                 HttpRequest.newBuilder(URI.create(busy + "?until=" + (System.nanoTime() + 400_000_000L))).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-        dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), StarvedResource.BUSY::get, n -> n > busyBefore,
+        Eventually.eventually(Duration.ofSeconds(5), StarvedResource.BUSY::get, n -> n > busyBefore,
                 "the only worker is busy");
         CompletableFuture<Sent> a = CompletableFuture.supplyAsync(() -> send(endpoint, "A"));
         WaitingCallsTest.sleepUntil(System.nanoTime() + 30_000_000L);
