@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads the limits an upstream API publishes about its caller in a response's header fields (issue 39): what quota
@@ -119,14 +117,17 @@ public final class UpstreamHeaders {
 
     /** The largest count believed: a quota or a remainder above it is not a number the upstream meant. */
     static final long MAX_COUNT = 1_000_000_000_000L;
+    /** The longest value of a field that holds one number, duration or date; a longer one is left out unread. */
+    static final int MAX_VALUE = 128;
+    /** The longest line of a structured list field ({@code RateLimit}, {@code RateLimit-Policy}) read. */
+    static final int MAX_LIST = 4096;
+    /** The most items read of a structured list field, over all its lines. */
+    static final int MAX_ITEMS = 16;
+    /** The longest quota name believed. */
+    static final int MAX_NAME = 100;
+    /** The most parameters read of one item. */
+    static final int MAX_PARAMS = 16;
     private static final long SECOND = 1_000_000L;
-    private static final Pattern INTEGER = Pattern.compile("\\d{1,40}");
-    private static final Pattern SF_ITEM = Pattern
-            .compile(
-                    "\\s*(\"((?:[^\"\\\\]|\\\\.)*)\"|([A-Za-z*][A-Za-z0-9_.:*/%-]*))((?:\\s*;\\s*[a-z*][a-z0-9_.*-]*(?:=[^;,]*)?)*)\\s*");
-    private static final Pattern SF_PARAM = Pattern.compile(";\\s*([a-z*][a-z0-9_.*-]*)(?:=([^;,]*))?");
-    private static final Pattern GO_DURATION = Pattern.compile("(?:(\\d{1,9}(?:\\.\\d{1,9})?)(h|ms|m|s|us|µs|ns))+");
-    private static final Pattern GO_PART = Pattern.compile("(\\d{1,9}(?:\\.\\d{1,9})?)(h|ms|m|s|us|µs|ns)");
 
     private final Set<Form> forms;
     private final long ceilingMicros;
@@ -171,7 +172,7 @@ public final class UpstreamHeaders {
         }
         long retryAfter = -1;
         if (forms.contains(Form.RETRY_AFTER)) {
-            String v = first(header, "Retry-After");
+            String v = first(header, "Retry-After", problems);
             if (v != null) {
                 retryAfter = retryAfter(v, nowEpochMicros, problems);
             }
@@ -187,36 +188,43 @@ public final class UpstreamHeaders {
 
     private void ietf(Function<String, List<String>> header, Map<String, long[]> quotas, Map<String, String> units,
             List<String> problems) {
-        for (String policy : items(header, "RateLimit-Policy", problems)) {
-            Item item = item(policy, "RateLimit-Policy", problems);
-            if (item == null) {
+        for (StructuredList.Item item : items(header, "RateLimit-Policy", problems)) {
+            if (!named(item, "RateLimit-Policy", problems)) {
                 continue;
             }
-            long[] q = quota(quotas, item.name);
-            q[0] = count(item.params.get("q"), "RateLimit-Policy q", problems);
-            long w = count(item.params.get("w"), "RateLimit-Policy w", problems); // a window, not a wait: not cut
+            long[] q = quota(quotas, item.name());
+            q[0] = count(item.params().get("q"), "RateLimit-Policy q", problems);
+            long w = count(item.params().get("w"), "RateLimit-Policy w", problems); // a window, not a wait: not cut
             q[1] = w < 0 ? -1 : w * SECOND;
-            String unit = item.params.get("qu");
+            String unit = item.params().get("qu");
             if (unit != null) {
-                units.put(item.name, unquote(unit));
+                units.put(item.name(), unquote(unit));
             }
         }
-        for (String state : items(header, "RateLimit", problems)) {
-            Item item = item(state, "RateLimit", problems);
-            if (item == null) {
+        for (StructuredList.Item item : items(header, "RateLimit", problems)) {
+            if (!named(item, "RateLimit", problems)) {
                 continue;
             }
-            long[] q = quota(quotas, item.name);
-            q[2] = count(item.params.get("r"), "RateLimit r", problems);
-            q[3] = seconds(item.params.get("t"), "RateLimit t", problems);
+            long[] q = quota(quotas, item.name());
+            q[2] = count(item.params().get("r"), "RateLimit r", problems);
+            q[3] = seconds(item.params().get("t"), "RateLimit t", problems);
         }
+    }
+
+    /** Whether an item's name is short enough to be a quota's ({@link #MAX_NAME}); a longer one is said and left out. */
+    private static boolean named(StructuredList.Item item, String field, List<String> problems) {
+        if (item.name().length() <= MAX_NAME) {
+            return true;
+        }
+        problems.add(field + ": a quota name of " + item.name().length() + " characters: left out");
+        return false;
     }
 
     private void plain(Function<String, List<String>> header, String limitName, String remainingName, String resetName,
             boolean epochAllowed, long now, Map<String, long[]> quotas, Map<String, String> units, List<String> problems) {
-        String limit = first(header, limitName);
-        String remaining = first(header, remainingName);
-        String reset = first(header, resetName);
+        String limit = first(header, limitName, problems);
+        String remaining = first(header, remainingName, problems);
+        String reset = first(header, resetName, problems);
         if (limit == null && remaining == null && reset == null) {
             return;
         }
@@ -237,9 +245,9 @@ public final class UpstreamHeaders {
 
     private void llm(Function<String, List<String>> header, String unit, Map<String, long[]> quotas,
             Map<String, String> units, List<String> problems) {
-        String limit = first(header, "x-ratelimit-limit-" + unit);
-        String remaining = first(header, "x-ratelimit-remaining-" + unit);
-        String reset = first(header, "x-ratelimit-reset-" + unit);
+        String limit = first(header, "x-ratelimit-limit-" + unit, problems);
+        String remaining = first(header, "x-ratelimit-remaining-" + unit, problems);
+        String reset = first(header, "x-ratelimit-reset-" + unit, problems);
         if (limit == null && remaining == null && reset == null) {
             return;
         }
@@ -271,7 +279,7 @@ public final class UpstreamHeaders {
             return -1;
         }
         String t = v.trim();
-        if (!INTEGER.matcher(t).matches()) {
+        if (!digits(t)) {
             problems.add(field + ": '" + shown(t) + "' is not a whole number: left out");
             return -1;
         }
@@ -321,32 +329,20 @@ public final class UpstreamHeaders {
 
     /** A duration as the LLM providers write it ({@code 6m0s}, {@code 250ms}, {@code 1h2m3.5s}), or whole seconds. */
     private long duration(String v, String field, List<String> problems) {
-        if (INTEGER.matcher(v).matches()) {
+        if (digits(v)) {
             return seconds(v, field, problems);
         }
-        if (!GO_DURATION.matcher(v).matches()) {
+        double micros = GoDuration.micros(v);
+        if (micros < 0) {
             problems.add(field + ": '" + shown(v) + "' is not a duration (e.g. 1s, 6m0s, 250ms): left out");
             return -1;
-        }
-        double micros = 0;
-        Matcher m = GO_PART.matcher(v);
-        while (m.find()) {
-            double n = Double.parseDouble(m.group(1));
-            micros += switch (m.group(2)) {
-                case "h" -> n * 3600 * SECOND;
-                case "m" -> n * 60 * SECOND;
-                case "s" -> n * SECOND;
-                case "ms" -> n * 1000;
-                case "us", "µs" -> n;
-                default -> n / 1000; // ns
-            };
         }
         return bounded(micros >= Long.MAX_VALUE ? Long.MAX_VALUE : (long) Math.ceil(micros), field, problems);
     }
 
     private long retryAfter(String v, long now, List<String> problems) {
         String t = v.trim();
-        if (INTEGER.matcher(t).matches()) {
+        if (digits(t)) {
             return seconds(t, "Retry-After", problems);
         }
         try {
@@ -368,53 +364,57 @@ public final class UpstreamHeaders {
         return micros;
     }
 
-    /** One structured-field item: its name and parameters. */
-    private record Item(String name, Map<String, String> params) {
-    }
-
-    /** The items of a structured list field, over all its lines; a line that is too long is left out. */
-    private static List<String> items(Function<String, List<String>> header, String name, List<String> problems) {
+    /** The items of a structured list field, over all its lines; a line that is too long is left out unread. */
+    private static List<StructuredList.Item> items(Function<String, List<String>> header, String name,
+            List<String> problems) {
         List<String> values = header.apply(name);
-        List<String> items = new ArrayList<>();
+        List<StructuredList.Item> items = new ArrayList<>();
         if (values == null) {
             return items;
         }
+        int members = 0;
         for (String line : values) {
-            if (line.length() > 4096) {
-                problems.add(name + ": a field of " + line.length() + " characters: left out");
+            if (line == null || members >= MAX_ITEMS) {
                 continue;
             }
-            for (String part : line.split(",")) {
-                if (!part.isBlank() && items.size() < 16) {
-                    items.add(part);
-                }
+            if (line.length() > MAX_LIST) {
+                problems.add(name + ": a field of " + line.length() + " characters: left out");
+                members++;
+                continue;
             }
+            members += StructuredList.parse(line, MAX_ITEMS - members, MAX_PARAMS, items, bad -> problems
+                    .add(name + ": '" + shown(bad) + "' is not an item like \"name\";q=100;w=60: left out"));
         }
         return items;
-    }
-
-    private static Item item(String text, String field, List<String> problems) {
-        Matcher m = SF_ITEM.matcher(text);
-        if (!m.matches()) {
-            problems.add(field + ": '" + shown(text) + "' is not an item like \"name\";q=100;w=60: left out");
-            return null;
-        }
-        String name = m.group(2) != null ? m.group(2) : m.group(3);
-        Map<String, String> params = new LinkedHashMap<>();
-        Matcher p = SF_PARAM.matcher(m.group(4));
-        while (p.find()) {
-            params.put(p.group(1), p.group(2) == null ? "?1" : p.group(2).trim());
-        }
-        return new Item(name.isEmpty() ? "default" : name, params);
     }
 
     private static String unquote(String v) {
         return v.length() >= 2 && v.startsWith("\"") && v.endsWith("\"") ? v.substring(1, v.length() - 1) : v;
     }
 
-    private static String first(Function<String, List<String>> header, String name) {
+    /** The first value of a field; one longer than {@link #MAX_VALUE} is read as a problem, never parsed. */
+    private static String first(Function<String, List<String>> header, String name, List<String> problems) {
         List<String> values = header.apply(name);
-        return values == null || values.isEmpty() ? null : values.get(0);
+        String v = values == null || values.isEmpty() ? null : values.get(0);
+        if (v != null && v.length() > MAX_VALUE) {
+            problems.add(name + ": a field of " + v.length() + " characters: left out");
+            return null;
+        }
+        return v;
+    }
+
+    /** Whether {@code t} is 1 to 40 ASCII digits. */
+    static boolean digits(String t) {
+        if (t.isEmpty() || t.length() > 40) {
+            return false;
+        }
+        for (int i = 0; i < t.length(); i++) {
+            char c = t.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A value as a problem shows it: at most 40 characters, printable. */

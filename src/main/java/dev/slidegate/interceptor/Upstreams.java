@@ -108,7 +108,7 @@ public class Upstreams {
         this.ceilingMicros = ceilingMicros;
         this.maxKeys = maxKeys;
         Map<Policy, Policy> made = new ConcurrentHashMap<>(); // one paced policy per configured one, whatever the cache forgot
-        this.withMargin = new ByIdentity<>(p -> made.computeIfAbsent(p, this::margin));
+        this.withMargin = new ByIdentity<>(p -> made.computeIfAbsent(p, c -> margin(c, spacing(c))));
     }
 
     /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
@@ -199,7 +199,7 @@ public class Upstreams {
 
     /** What a key paced at {@code limits} (none: the configured ones) knows, read at {@code readNanos}, no read under way. */
     private Learned learnedAt(Policy configured, List<Limit> limits, long readNanos, long keptNanos) {
-        Policy paced = limits.isEmpty() ? null : margin(configured.withLimits(limits));
+        Policy paced = limits.isEmpty() ? null : margin(configured.withLimits(limits), spacing(configured));
         return new Learned(configured, limits, paced, readNanos, null, keptNanos);
     }
 
@@ -242,15 +242,14 @@ public class Upstreams {
      * The policy an outgoing call is decided under: each window {@link #marginMicros} longer; and, for a policy whose calls
      * may wait ({@code max-wait} above 0) with {@code slidegate.upstream.spread}, one more limit that spreads its calls
      * evenly, one per (W + margin) / N of its fastest limit: a fleet never bursts into a quota it may share with traffic
-     * it does not see, and calls held by an upstream's answer go out one by one when it ends, not all at once.
+     * it does not see, and calls held by an upstream's answer go out one by one when it ends, not all at once. The
+     * spacing is never shorter than {@code floorMicros}, the configured policy's own: a learned limit can only slow a
+     * client, so a fast window an upstream publishes ({@code "fast";q=1000;w=1}) cannot switch spreading off (issue 56).
      */
-    private Policy margin(Policy p) {
+    private Policy margin(Policy p, long floorMicros) {
         List<Limit> limits = new ArrayList<>(p.limits().stream().map(this::margin).toList());
         if (spread && p.maxWaitMicros() > 0) {
-            long spacing = Long.MAX_VALUE;
-            for (Limit l : limits) {
-                spacing = Math.min(spacing, Math.max(1, l.windowMicros() / l.permits()));
-            }
+            long spacing = Math.max(floorMicros, spacing(limits));
             Limit even = spacing >= 1000 ? new Limit(1, spacing)
                     : new Limit((int) Math.min(Integer.MAX_VALUE, (1000 + spacing - 1) / spacing), 1000);
             if (even.permits() < limits.stream().mapToInt(Limit::permits).min().orElse(0)
@@ -262,6 +261,19 @@ public class Upstreams {
             }
         }
         return limits.equals(p.limits()) ? p : p.withLimits(List.copyOf(limits));
+    }
+
+    /** The spacing of a policy's configured limits with the margin, (W + margin) / N of its fastest one (µs). */
+    private long spacing(Policy configured) {
+        return spacing(configured.limits().stream().map(this::margin).toList());
+    }
+
+    private static long spacing(List<Limit> limits) {
+        long spacing = Long.MAX_VALUE;
+        for (Limit l : limits) {
+            spacing = Math.min(spacing, Math.max(1, l.windowMicros() / l.permits()));
+        }
+        return spacing;
     }
 
     private Limit margin(Limit l) {
@@ -286,8 +298,14 @@ public class Upstreams {
      */
     public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers) {
         long nowMillis = System.currentTimeMillis();
-        UpstreamHeaders.Reading r = reader.read(headers, nowMillis * 1000);
         String policy = configured.name();
+        UpstreamHeaders.Reading r;
+        try {
+            r = reader.read(headers, nowMillis * 1000);
+        } catch (RuntimeException | StackOverflowError e) { // never expected: a call never fails for what its upstream says
+            problem(policy, "header fields that could not be read (" + e.getClass().getSimpleName() + ")");
+            r = new UpstreamHeaders.Reading(List.of(), -1, List.of());
+        }
         r.problems().forEach(p -> problem(policy, p));
         long hold = 0;
         String because = null;

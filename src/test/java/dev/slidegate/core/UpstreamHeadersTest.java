@@ -128,7 +128,13 @@ class UpstreamHeadersTest {
                 new String[] { "RateLimit", "\"x\";r=3;t=99999999999", "longer than the ceiling" },
                 new String[] { "RateLimit-Policy", "no item here;;;", "not an item" },
                 new String[] { "RateLimit", "x".repeat(5000), "characters: left out" },
-                new String[] { "X-RateLimit-Limit", "1\u0000\r\n2", "not a whole number" });
+                new String[] { "X-RateLimit-Limit", "1\u0000\r\n2", "not a whole number" },
+                // issue 56: what overflowed the event loop's stack, or cost it a third of a second, before
+                new String[] { "x-ratelimit-reset-requests", "1m".repeat(1500), "characters: left out" },
+                new String[] { "x-ratelimit-reset-tokens", "1m".repeat(40), "not a duration" },
+                new String[] { "Retry-After", "1".repeat(500), "characters: left out" },
+                new String[] { "RateLimit-Policy", "\"" + "a".repeat(2500) + "\";q=5;w=1", "quota name of 2500" },
+                new String[] { "RateLimit-Policy", "\"" + "\\\"".repeat(1000), "not an item" });
         for (String[] c : cases) {
             Reading r = all.read(fields(c[0], c[1]), NOW);
             assertEquals(1, r.problems().size(), c[0] + ": " + c[1] + " -> " + r.problems());
@@ -139,6 +145,23 @@ class UpstreamHeadersTest {
                 assertTrue(q.resetMicros() <= HOUR && q.remaining() >= -1 && q.limit() >= -1, q.toString());
             }
         }
+    }
+
+    // issue 56: a parameter followed by thousands of spaces, and items past the sixteenth, are read in one pass
+    @Test
+    void longRunsOfSpacesAndManyItemsAreReadInOnePass() {
+        Reading spaces = all.read(fields("RateLimit-Policy", "x;a=" + " ".repeat(4000) + ";q=7;w=2"), NOW);
+        assertEquals(List.of(new Quota("x", "requests", 7, 2_000_000, -1, -1)), spaces.quotas());
+        StringBuilder many = new StringBuilder();
+        for (int i = 0; i < 200; i++) {
+            many.append("\"q").append(i).append("\";q=").append(i + 1).append(";w=").append(i + 1).append(", ");
+        }
+        Reading r = all.read(fields("RateLimit-Policy", many.toString()), NOW);
+        assertEquals(UpstreamHeaders.MAX_ITEMS, r.quotas().size());
+        // a quoted name may hold commas and semicolons; a bare key is ?1
+        Reading quoted = all.read(fields("RateLimit-Policy", "\"a, b;c\";q=3;w=4;x", "RateLimit", "\"a, b;c\";r=1;t=2"),
+                NOW);
+        assertEquals(List.of(new Quota("a, b;c", "requests", 3, 4_000_000, 1, 2_000_000)), quoted.quotas());
     }
 
     // which forms are read is the caller's choice: a form left out is not read, whatever the response says
