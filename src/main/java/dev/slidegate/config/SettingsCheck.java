@@ -1,9 +1,9 @@
 package dev.slidegate.config;
 
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -34,44 +34,81 @@ public final class SettingsCheck {
         }
     }
 
-    private static final List<String> POLICY_MEMBERS = List.of("limits", "strategy", "key", "count-rejected", "dry-run",
-            "cells", "fail-mode", "cost", "default-plan", "paths", "methods", "max-wait", "outgoing", "max-in-flight", "lease",
-            "unit", "settle", "refund-failures", "zone", "usage-header", "cost-resolver");
-
     /**
-     * Every setting of {@link SlidegateConfig}, {@code *} standing for a name (a policy, a plan): the same list as
-     * SmallRye's own view of the mapping ({@code SettingsCheckTest} compares them).
+     * What a setting holds, as its declaration in {@link SlidegateConfig} types it: what its raw value, from any source,
+     * must look like. {@code SettingsCheckTest.theCheckKnowsEverySettingOfTheMappingAndItsType} derives the kind of every
+     * setting from the mapping itself and compares, so a setting added there without its kind here fails the build.
      */
-    static final List<String> SETTINGS = settings();
+    enum Kind {
+        /** {@code true} or {@code false}, any case; never empty. */
+        BOOLEAN("true or false"),
+        /** A duration ({@code 250ms}, {@code 1s}); never empty (its converter reads the rest). */
+        TIME("a time such as 250ms or 1s"),
+        /** A whole number; never empty. */
+        NUMBER("a whole number"),
+        /** A value of a fixed set (a strategy, a fail mode, the store); never empty. */
+        CHOICE("one of the values the setting names in docs/configuration.md"),
+        /** A time zone, an IANA name; never empty. */
+        ZONE("a time zone such as Europe/Paris or UTC"),
+        /** Text, a list or a limit: read by its own converter or check. */
+        TEXT(null);
 
-    private static List<String> settings() {
-        List<String> all = new ArrayList<>(List.of("slidegate.enabled", "slidegate.store", "slidegate.fail-mode",
-                "slidegate.admin.enabled", "slidegate.admin.cors", "slidegate.admin.root-path", "slidegate.admin.role",
-                "slidegate.log.redact", "slidegate.http.problem-bodies", "slidegate.openapi.enabled", "slidegate.redis.client",
-                "slidegate.overrides.refresh", "slidegate.overrides.max",
-                "slidegate.fallback.instances", "slidegate.http.trusted-proxies", "slidegate.http.forwarded-header",
-                "slidegate.http.trusted-hops", "slidegate.http.trust-every-address", "slidegate.http.ipv6-prefix",
-                "slidegate.http.header-timeout", "slidegate.memory.max-keys", "slidegate.redis.timeout",
-                "slidegate.redis.late-limit", "slidegate.redis.refusal-cache-size", "slidegate.redis.batch-size",
-                "slidegate.redis.failure-threshold", "slidegate.redis.cool-down", "slidegate.plans.header",
-                "slidegate.plans.api-keys.*", "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits",
-                "slidegate.defaults.plans.*.max-wait", "slidegate.policies.*.plans.*.max-wait",
-                "slidegate.defaults.plans.*.max-in-flight", "slidegate.policies.*.plans.*.max-in-flight",
-                "slidegate.wait.max-waiting",
-                "slidegate.wait.max-waiting-per-key", "slidegate.wait.late-tolerance", "slidegate.upstream.forms",
-                "slidegate.upstream.ceiling", "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
-                "slidegate.upstream.learned-refresh",
-                "slidegate.upstream.max-keys", "slidegate.upstream.spread"));
-        for (String member : POLICY_MEMBERS) {
-            all.add("slidegate.defaults." + member);
-            all.add("slidegate.policies.*." + member);
+        final String expected;
+
+        Kind(String expected) {
+            this.expected = expected;
         }
-        return List.copyOf(all);
     }
 
-    private static final Set<String> BOOLEANS = Set.of("slidegate.enabled", "slidegate.admin.enabled", "slidegate.admin.cors",
-            "slidegate.openapi.enabled",
-            "slidegate.http.trust-every-address", "count-rejected", "dry-run");
+    private static final Map<String, Kind> POLICY_MEMBERS = kinds("limits", Kind.TEXT, "strategy", Kind.CHOICE, "key",
+            Kind.TEXT, "count-rejected", Kind.BOOLEAN, "dry-run", Kind.BOOLEAN, "cells", Kind.NUMBER, "fail-mode", Kind.CHOICE,
+            "cost", Kind.NUMBER, "default-plan", Kind.TEXT, "paths", Kind.TEXT, "methods", Kind.TEXT, "max-wait", Kind.TIME,
+            "outgoing", Kind.BOOLEAN, "max-in-flight", Kind.NUMBER, "lease", Kind.TIME, "unit", Kind.TEXT, "settle",
+            Kind.BOOLEAN, "refund-failures", Kind.BOOLEAN, "zone", Kind.ZONE, "usage-header", Kind.TEXT, "cost-resolver",
+            Kind.TEXT);
+
+    /**
+     * Every setting of {@link SlidegateConfig} with its kind, {@code *} standing for a name (a policy, a plan): the same
+     * as SmallRye's own view of the mapping, names and types ({@code SettingsCheckTest} compares them).
+     */
+    static final Map<String, Kind> SETTINGS = settings();
+
+    private static Map<String, Kind> settings() {
+        Map<String, Kind> all = new LinkedHashMap<>(kinds("slidegate.enabled", Kind.BOOLEAN, "slidegate.store", Kind.CHOICE,
+                "slidegate.fail-mode", Kind.CHOICE, "slidegate.admin.enabled", Kind.BOOLEAN, "slidegate.admin.cors",
+                Kind.BOOLEAN, "slidegate.admin.root-path", Kind.TEXT, "slidegate.admin.role", Kind.TEXT,
+                "slidegate.log.redact", Kind.TEXT, "slidegate.http.problem-bodies", Kind.TEXT, "slidegate.openapi.enabled",
+                Kind.BOOLEAN, "slidegate.redis.client", Kind.TEXT, "slidegate.overrides.refresh", Kind.TIME,
+                "slidegate.overrides.max", Kind.NUMBER, "slidegate.fallback.instances", Kind.NUMBER,
+                "slidegate.http.trusted-proxies", Kind.TEXT, "slidegate.http.forwarded-header", Kind.TEXT,
+                "slidegate.http.trusted-hops", Kind.NUMBER, "slidegate.http.trust-every-address", Kind.BOOLEAN,
+                "slidegate.http.ipv6-prefix", Kind.NUMBER, "slidegate.http.header-timeout", Kind.TIME,
+                "slidegate.memory.max-keys", Kind.NUMBER, "slidegate.redis.timeout", Kind.TIME, "slidegate.redis.late-limit",
+                Kind.TIME, "slidegate.redis.refusal-cache-size", Kind.NUMBER, "slidegate.redis.batch-size", Kind.NUMBER,
+                "slidegate.redis.failure-threshold", Kind.NUMBER, "slidegate.redis.cool-down", Kind.TIME,
+                "slidegate.plans.header", Kind.TEXT, "slidegate.plans.api-keys.*", Kind.TEXT,
+                "slidegate.defaults.plans.*.limits", Kind.TEXT, "slidegate.policies.*.plans.*.limits", Kind.TEXT,
+                "slidegate.defaults.plans.*.max-wait", Kind.TIME, "slidegate.policies.*.plans.*.max-wait", Kind.TIME,
+                "slidegate.defaults.plans.*.max-in-flight", Kind.NUMBER, "slidegate.policies.*.plans.*.max-in-flight",
+                Kind.NUMBER, "slidegate.wait.max-waiting", Kind.NUMBER, "slidegate.wait.max-waiting-per-key", Kind.NUMBER,
+                "slidegate.wait.late-tolerance", Kind.TIME, "slidegate.upstream.forms", Kind.TEXT,
+                "slidegate.upstream.ceiling", Kind.TIME, "slidegate.upstream.pause-without-retry-after", Kind.TIME,
+                "slidegate.upstream.margin", Kind.TIME, "slidegate.upstream.learned-refresh", Kind.TIME,
+                "slidegate.upstream.max-keys", Kind.NUMBER, "slidegate.upstream.spread", Kind.BOOLEAN));
+        POLICY_MEMBERS.forEach((member, kind) -> {
+            all.put("slidegate.defaults." + member, kind);
+            all.put("slidegate.policies.*." + member, kind);
+        });
+        return java.util.Collections.unmodifiableMap(all);
+    }
+
+    private static Map<String, Kind> kinds(Object... nameKind) {
+        Map<String, Kind> m = new LinkedHashMap<>();
+        for (int i = 0; i < nameKind.length; i += 2) {
+            m.put((String) nameKind[i], (Kind) nameKind[i + 1]);
+        }
+        return m;
+    }
 
     private SettingsCheck() {
     }
@@ -80,18 +117,10 @@ public final class SettingsCheck {
      * @throws ConfigurationException naming the first setting that is wrong
      */
     public static void check(Config config, SlidegateConfig slidegate) {
-        List<String> known = concrete(slidegate);
-        for (String name : known) {
-            if (BOOLEANS.contains(name) || BOOLEANS.contains(name.substring(name.lastIndexOf('.') + 1))) {
-                String raw = config.getConfigValue(name).getRawValue();
-                String value = raw == null ? null : raw.trim().toLowerCase(Locale.ROOT);
-                if (value != null && !value.equals("true") && !value.equals("false")) {
-                    throw fail(name + where(config, name) + ": '" + raw + "' is not a boolean: expected true or false");
-                }
-            }
-        }
+        Map<String, Kind> known = concrete(slidegate);
+        known.forEach((name, kind) -> checkRaw(config, name, kind));
         Set<String> environment = new java.util.HashSet<>();
-        known.forEach(n -> environment.add(environmentName(n)));
+        known.keySet().forEach(n -> environment.add(environmentName(n)));
         for (org.eclipse.microprofile.config.spi.ConfigSource source : config.getConfigSources()) {
             if (!(source instanceof io.smallrye.config.EnvConfigSource)) {
                 continue;
@@ -172,26 +201,59 @@ public final class SettingsCheck {
     /** An element of a list given one by one: {@code SLIDEGATE_POLICIES_LOGIN_LIMITS_0_}. */
     private static final Pattern LIST_INDEX = Pattern.compile("_[0-9]+_$");
 
-    /** Every setting that can be given, with the names of the policies and plans this configuration has. */
-    static List<String> concrete(SlidegateConfig slidegate) {
-        List<String> names = new ArrayList<>();
-        for (String setting : SETTINGS) {
+    /**
+     * The raw value of one setting, as given in whatever source, against its kind: a boolean other than true or false
+     * (SmallRye reads {@code ture} as false), and an empty value where the kind has no empty meaning (SmallRye reads an
+     * empty value as none given, so {@code SLIDEGATE_POLICIES_BILLING_ZONE=} started in UTC) are refused.
+     */
+    private static void checkRaw(Config config, String name, Kind kind) {
+        if (kind == Kind.TEXT) {
+            return;
+        }
+        String raw = config.getConfigValue(name).getRawValue();
+        if (raw == null) {
+            return;
+        }
+        String value = raw.trim();
+        if (value.isEmpty()) {
+            throw fail(name + where(config, name) + ": is empty: expected " + kind.expected
+                    + ", or the setting left out for its default");
+        }
+        if (kind == Kind.BOOLEAN && !value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+            throw fail(name + where(config, name) + ": '" + raw + "' is not a boolean: expected true or false");
+        }
+        if (kind == Kind.ZONE) {
+            try {
+                java.time.ZoneId.of(value);
+            } catch (java.time.DateTimeException e) {
+                throw fail(name + where(config, name) + ": '" + raw + "' is not a time zone: expected " + kind.expected);
+            }
+        }
+    }
+
+    /** Every setting that can be given, with the names of the policies and plans this configuration has, and its kind. */
+    static Map<String, Kind> concrete(SlidegateConfig slidegate) {
+        Map<String, Kind> names = new LinkedHashMap<>();
+        for (Map.Entry<String, Kind> entry : SETTINGS.entrySet()) {
+            String setting = entry.getKey();
+            Kind kind = entry.getValue();
             if (setting.startsWith("slidegate.policies.*.plans.*.")) {
                 slidegate.policies().forEach((policy, p) -> p.plans().keySet().forEach(
-                        plan -> names.add("slidegate.policies." + quoted(policy) + ".plans." + quoted(plan)
-                                + setting.substring(setting.lastIndexOf('.')))));
+                        plan -> names.put("slidegate.policies." + quoted(policy) + ".plans." + quoted(plan)
+                                + setting.substring(setting.lastIndexOf('.')), kind)));
             } else if (setting.startsWith("slidegate.policies.*.")) {
                 slidegate.policies().keySet().forEach(
-                        policy -> names
-                                .add(setting.replace("slidegate.policies.*.", "slidegate.policies." + quoted(policy) + ".")));
+                        policy -> names.put(
+                                setting.replace("slidegate.policies.*.", "slidegate.policies." + quoted(policy) + "."), kind));
             } else if (setting.startsWith("slidegate.defaults.plans.*.")) {
                 slidegate.defaults().plans().keySet()
-                        .forEach(plan -> names.add("slidegate.defaults.plans." + quoted(plan)
-                                + setting.substring(setting.lastIndexOf('.'))));
+                        .forEach(plan -> names.put("slidegate.defaults.plans." + quoted(plan)
+                                + setting.substring(setting.lastIndexOf('.')), kind));
             } else if (setting.equals("slidegate.plans.api-keys.*")) {
-                slidegate.plans().apiKeys().keySet().forEach(plan -> names.add("slidegate.plans.api-keys." + quoted(plan)));
+                slidegate.plans().apiKeys().keySet()
+                        .forEach(plan -> names.put("slidegate.plans.api-keys." + quoted(plan), kind));
             } else {
-                names.add(setting);
+                names.put(setting, kind);
             }
         }
         return names;

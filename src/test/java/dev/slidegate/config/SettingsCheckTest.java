@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -164,13 +162,96 @@ class SettingsCheckTest {
         assertEquals(java.util.Optional.of(false), slidegate.policies().get("my-policy").dryRun());
     }
 
-    // the settings this check knows are exactly those of the mapping, as SmallRye sees it
+    // the settings this check knows are exactly those of the mapping, as SmallRye sees it, each of the kind its
+    // declaration gives it (issue 56: a hand-kept list of booleans missed settle, outgoing, refund-failures and spread)
     @Test
-    void theCheckKnowsEverySettingOfTheMapping() {
-        Set<String> mapping = new TreeSet<>(io.smallrye.config.ConfigMappings
+    void theCheckKnowsEverySettingOfTheMappingAndItsType() {
+        Map<String, SettingsCheck.Kind> mapping = new java.util.TreeMap<>();
+        io.smallrye.config.ConfigMappings
                 .getProperties(io.smallrye.config.ConfigMappings.ConfigClass.configClass(SlidegateConfig.class, "slidegate"))
-                .keySet());
-        mapping.removeIf(n -> n.endsWith("[*]"));
-        assertEquals(mapping, new TreeSet<>(SettingsCheck.SETTINGS));
+                .forEach((name, property) -> {
+                    if (!name.endsWith("[*]")) {
+                        mapping.put(name, kindOf(name, property));
+                    }
+                });
+        assertEquals(mapping, new java.util.TreeMap<>(SettingsCheck.SETTINGS));
+    }
+
+    /** The kind a declaration gives a setting: by the type it converts to, a zone by its name (it is read as text). */
+    private static SettingsCheck.Kind kindOf(String name, io.smallrye.config.ConfigMappingInterface.Property property) {
+        io.smallrye.config.ConfigMappingInterface.Property p = property.isOptional()
+                ? property.asOptional().getNestedProperty()
+                : property;
+        if (p.isCollection() || p.isMap()) {
+            return SettingsCheck.Kind.TEXT;
+        }
+        Class<?> type = p.isPrimitive() ? p.asPrimitive().getBoxType() : declared(property.getMethod());
+        if (type == Boolean.class) {
+            return SettingsCheck.Kind.BOOLEAN;
+        } else if (type == java.time.Duration.class) {
+            return SettingsCheck.Kind.TIME;
+        } else if (type == Integer.class || type == Long.class) {
+            return SettingsCheck.Kind.NUMBER;
+        } else if (type.isEnum()) {
+            return SettingsCheck.Kind.CHOICE;
+        } else if (name.endsWith(".zone") || type == java.time.ZoneId.class) {
+            return SettingsCheck.Kind.ZONE;
+        }
+        return SettingsCheck.Kind.TEXT;
+    }
+
+    /** The type a mapping method returns, inside its {@code Optional}. */
+    private static Class<?> declared(java.lang.reflect.Method m) {
+        java.lang.reflect.Type t = m.getGenericReturnType();
+        if (t instanceof java.lang.reflect.ParameterizedType pt && pt.getRawType() == java.util.Optional.class) {
+            t = pt.getActualTypeArguments()[0];
+        }
+        return t instanceof Class<?> c ? c : Object.class;
+    }
+
+    // every boolean, time, number, choice and zone of the declarations, given ill-typed or empty in the environment,
+    // stops the start-up naming it (issue 56: SLIDEGATE_UPSTREAM_SPREAD=ture turned spreading off, ..._SETTLE=yes,
+    // ..._OUTGOING=ture, ..._REFUND_FAILURES=1 started, an empty ..._ZONE= started in UTC)
+    @Test
+    void everyTypedSettingIllTypedOrEmptyInTheEnvironmentIsRefused() {
+        Map<String, String> properties = Map.of("slidegate.policies.billing.limits", "5/1m",
+                "slidegate.policies.billing.plans.pro.limits", "9/1m", "slidegate.defaults.plans.pro.limits", "9/1m");
+        int checked = 0;
+        for (Map.Entry<String, SettingsCheck.Kind> e : SettingsCheck.SETTINGS.entrySet()) {
+            if (e.getValue() == SettingsCheck.Kind.TEXT) {
+                continue;
+            }
+            String name = e.getKey().replace("policies.*.", "policies.billing.").replace("plans.*.", "plans.pro.");
+            String variable = SettingsCheck.environmentName(name);
+            List<String> bad = new java.util.ArrayList<>(List.of(""));
+            if (e.getValue() == SettingsCheck.Kind.BOOLEAN) {
+                bad.addAll(List.of("ture", "yes", "1"));
+            }
+            if (e.getValue() == SettingsCheck.Kind.ZONE) {
+                bad.add("Mars/Olympus");
+            }
+            for (String value : bad) {
+                String prefix = "Invalid Slidegate configuration: " + name + " (environment variable " + variable + "): ";
+                Throwable refused;
+                try {
+                    SmallRyeConfig config = TestConfigs.config(properties, Map.of(variable, value));
+                    SettingsCheck.check(config, config.getConfigMapping(SlidegateConfig.class));
+                    refused = null;
+                } catch (RuntimeException ex) {
+                    refused = ex;
+                }
+                if (value.isEmpty() && refused instanceof io.smallrye.config.ConfigValidationException) {
+                    // a setting with a default: SmallRye itself refuses the empty value, naming the property
+                    assertTrue(refused.getMessage().contains(name), variable + "='" + value + "': " + refused);
+                } else if (value.isEmpty() || e.getValue() != SettingsCheck.Kind.TIME) {
+                    assertTrue(refused instanceof ConfigurationException && refused.getMessage().startsWith(prefix),
+                            variable + "='" + value + "': " + refused);
+                } else {
+                    assertTrue(refused != null, variable + "='" + value + "' was taken");
+                }
+                checked++;
+            }
+        }
+        assertTrue(checked > 60, "checked " + checked);
     }
 }
