@@ -74,6 +74,11 @@ public record Limit(int permits, long windowMicros, Periods periods) {
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a limit: expected " + EXPECTED);
         }
+        if (text.substring(m.start(3), m.end(3)).equals("M")) {
+            // 1M reads as a month to many (Java's Period, Kubernetes), as a minute here: one capital letter from /1mo
+            throw new IllegalArgumentException("'" + text + "' is not a limit: 'M' is ambiguous; write m for minutes (5/1m) "
+                    + "or /month for a calendar month (5/month)");
+        }
         long permits = Long.parseLong(m.group(1));
         long amount = m.group(2).isEmpty() ? 1 : Long.parseLong(m.group(2));
         if (permits < 1 || permits > Integer.MAX_VALUE) {

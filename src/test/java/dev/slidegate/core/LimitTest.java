@@ -27,6 +27,18 @@ class LimitTest {
         assertEquals(Duration.ofDays(2), Limit.parse(" 7 / 2d ").window());
     }
 
+    // issue 56: N/1M meant minutes and N/1mo months, one capital letter apart; a capital M is refused, naming both
+    @Test
+    void aCapitalMIsAmbiguousAndRefused() {
+        for (String text : List.of("100/1M", "100/M", " 5 / 10M ")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Limit.parse(text));
+            assertTrue(e.getMessage().contains("'M' is ambiguous") && e.getMessage().contains("/month"), e.getMessage());
+        }
+        assertEquals(Duration.ofMinutes(1), Limit.parse("5/1m").window());
+        assertEquals(new Limit(5, 1000), Limit.parse("5/1MS"));
+        assertTrue(Limit.parse("5/1MO").calendar());
+    }
+
     @Test
     void printsInTheLargestExactUnit() {
         assertEquals("500/2s", Limit.parse("500/2000ms").toString());
