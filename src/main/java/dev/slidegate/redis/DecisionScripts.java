@@ -175,6 +175,14 @@ final class DecisionScripts {
 
         /** {@code EVALSHA} arguments of a call that may wait up to {@code maxWaitMicros} for its permits. */
         String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros) {
+            return evalsha(keyPrefix, cost, countRejected, maxWaitMicros, System.currentTimeMillis() * 1000);
+        }
+
+        /**
+         * As {@link #evalsha(String, int, boolean, long)}, the calendar periods given around {@code aroundMicros}: this
+         * instance's clock at first, the server's time when the script said the periods given did not hold it.
+         */
+        String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros, long aroundMicros) {
             String[] cmd = new String[5 + keySuffixes.size() + limitArgs.size()];
             cmd[0] = script.sha1();
             cmd[1] = Integer.toString(keySuffixes.size());
@@ -188,12 +196,11 @@ final class DecisionScripts {
             for (String a : limitArgs) {
                 cmd[i++] = a;
             }
-            if (periods != null) { // the periods around now, on this instance's clock
-                long now = System.currentTimeMillis() * 1000;
+            if (periods != null) { // the periods around the instant given; the server's clock picks among them
                 int first = i - limitArgs.size();
                 for (int k = 0; k < periods.size(); k++) {
                     if (periods.get(k) != null) {
-                        cmd[first + 2 * k + 1] = calendarArg(periods.get(k), now);
+                        cmd[first + 2 * k + 1] = calendarArg(periods.get(k), aroundMicros);
                     }
                 }
             }
@@ -202,6 +209,29 @@ final class DecisionScripts {
     }
 
     private DecisionScripts() {
+    }
+
+    /** What a script says, and nothing else, when the calendar periods it was given do not hold the server's time. */
+    static final String PERIODS_MISSED = "the calendar periods given do not hold the server time ";
+
+    /**
+     * The server's time (µs) in a failure that says the calendar periods given did not hold it, or -1 for any other
+     * failure. Such a script wrote nothing (it looks for the period before any write), so the call can be made again.
+     */
+    static long periodsMissed(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            int at = m == null ? -1 : m.indexOf(PERIODS_MISSED);
+            if (at >= 0) {
+                int from = at + PERIODS_MISSED.length();
+                int to = from;
+                while (to < m.length() && to - from < 19 && Character.isDigit(m.charAt(to))) {
+                    to++;
+                }
+                return to > from ? Long.parseLong(m.substring(from, to)) : -1;
+            }
+        }
+        return -1;
     }
 
     /** {@code EVALSHA} arguments of {@link #HOLD} for the state of {@code shape}: {@code forMicros} 0 only reads. */

@@ -202,7 +202,34 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
 
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected, long maxWaitMicros) {
         DecisionScripts.Shape shape = prepared(policy).shape();
-        String[] cmd = shape.evalsha(DecisionScripts.keyPrefix(policy, key), cost, countRejected, maxWaitMicros);
+        String prefix = DecisionScripts.keyPrefix(policy, key);
+        String[] cmd = shape.evalsha(prefix, cost, countRejected, maxWaitMicros);
+        if (shape.periods() == null) {
+            return send(policy, shape, cmd);
+        }
+        return aroundServerTime(policy, shape, prefix, cost, countRejected, maxWaitMicros, send(policy, shape, cmd), 3);
+    }
+
+    /**
+     * A decision of calendar periods whose script found the server's time outside the periods given (a call that reached
+     * Redis later than a period, or an instance whose clock is a period away from the server's) is made again with the
+     * periods around the server's time it said, up to {@code tries} more times: the periods are cut by the server's clock
+     * alone, and such a decision never fails for the two clocks' disagreement (issue 56).
+     */
+    private CompletionStage<Decision> aroundServerTime(Policy policy, DecisionScripts.Shape shape, String prefix, int cost,
+            boolean countRejected, long maxWaitMicros, CompletionStage<Decision> first, int tries) {
+        return first.handle((d, e) -> {
+            long server = e == null ? -1 : DecisionScripts.periodsMissed(e);
+            if (server < 0 || tries == 0) {
+                return e == null ? CompletableFuture.completedFuture(d) : CompletableFuture.<Decision> failedFuture(e);
+            }
+            String[] again = shape.evalsha(prefix, cost, countRejected, maxWaitMicros, server);
+            return aroundServerTime(policy, shape, prefix, cost, countRejected, maxWaitMicros, send(policy, shape, again),
+                    tries - 1);
+        }).thenCompose(s -> s);
+    }
+
+    private CompletionStage<Decision> send(Policy policy, DecisionScripts.Shape shape, String[] cmd) {
         Context loop = calls.pinned() ? Lateness.eventLoopContext() : null;
         if (loop != null && batchSize > 1) {
             return batches.add(loop, policy, shape, cmd);

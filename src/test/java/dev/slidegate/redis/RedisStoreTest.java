@@ -76,6 +76,33 @@ class RedisStoreTest {
                         + (thawedAt - askedAt) / 1000 + " ms after");
     }
 
+    // issue 56: the service hands the script the calendar periods around its own clock, and the script refused a
+    // server time outside them ("the calendar periods given do not hold the server time"): a call that reached a frozen
+    // Redis more than three periods later failed instead of being decided. Now the periods are taken again around the
+    // server's time it said, and the call is decided in the period the server's clock is in
+    @Test
+    void aCalendarCallThatReachesRedisPeriodsLateIsDecidedByTheServersClock() throws Exception {
+        dev.slidegate.api.Periods short100 = new dev.slidegate.testing.IrregularPeriods(0, new long[] { 100_000 },
+                "p100");
+        Policy p = new Policy("late-periods", List.of(new dev.slidegate.api.Limit(3, short100)), Strategy.FIXED_WINDOW, "ip",
+                false);
+        call(p, "warm"); // connected, script loaded
+        CompletableFuture<Decision> asked;
+        long thawedAt;
+        server.signal("STOP");
+        try {
+            asked = store.acquire(p, "k", 1).toCompletableFuture();
+            Thread.sleep(700); // seven periods
+        } finally {
+            thawedAt = System.currentTimeMillis() * 1000;
+            server.signal("CONT");
+        }
+        Decision d = asked.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(d.allowed(), d.toString());
+        assertTrue(d.atMicros() >= thawedAt - 20_000, "decided in the server's period, not the one it was asked in");
+        assertEquals(2, d.states().get(0).remaining());
+    }
+
     // 200 calls in flight at once on one key, N = 100: exactly 100 admitted, and the sorted set holds
     // exactly 100 members (none collapsed although many share a microsecond on the client side)
     @Test
