@@ -22,11 +22,16 @@ import dev.slidegate.api.StoreUnavailableException;
  * only over-charges (the permit counts in Redis, and the local decision stands on its own).
  *
  * <p>
- * Worst case of a real outage in {@code local} mode, k instances alive: during it each instance
- * admits at most ⌊N/k⌋ per window, so the fleet at most N; an interval that spans the start or the
- * end of the outage adds what Redis admitted before (or after) to what the instances admitted
- * locally: at most 2N. A local decision reports the share it was made against (N/k), in its
- * RateLimit fields and its problem text alike.
+ * In {@code local} mode, k instances alive, a key's local share starts from what the store last said was left
+ * of it (issue 56): each instance admits at most ⌊r/k⌋ more in the window where the store, at its last answer
+ * here within a window's length, had r left (⌊N/k⌋ per window afterwards), and what it admitted locally is
+ * charged to the store, at the instant the store answers again, before this instance's next decision there. A
+ * store that was late (a stall, a snapshot's fork, a busy machine) and answers again therefore changes no
+ * window: what was admitted before, during and after the stall adds up to at most N, up to the staleness of
+ * each instance's last answer (docs/operations.md). A store that lost its data (killed without persistence, a
+ * failover to a replica that was behind) forgets what it had admitted before: a window that spans that can
+ * hold up to 2N. A local decision reports the share it was made against (N/k), in its RateLimit fields and
+ * its problem text alike.
  * The admin reads and resets through the other SPI ({@link StoreInspection}); a reset tells {@link #forget} too.
  *
  * <p>
@@ -49,6 +54,25 @@ public final class FallbackStore implements DecisionStore {
     }
 
     private final java.util.function.Consumer<Throwable> onError;
+
+    /** What the store last said of a key (its decision, when it arrived here), per policy name and key. */
+    private final Map<String, Map<String, Said>> said = new ConcurrentHashMap<>();
+    /** The keys of each policy remembered at most; beyond it the policy's memory starts again (a flood of keys). */
+    static final int MAX_REMEMBERED = 100_000;
+    /** What the fail mode admitted locally and the store has not been charged yet, by policy name and key. */
+    private final Map<String, Owed> owed = new ConcurrentHashMap<>();
+    /** The local windows already started from what the store said, since the store last answered for that key. */
+    private final Map<String, Boolean> started = new ConcurrentHashMap<>();
+
+    /** The store's last decision of a key here and when it came (nanos of the breaker's clock); updated in place. */
+    private static final class Said {
+        volatile Decision decision;
+        volatile long atNanos;
+    }
+
+    /** Permits the fail mode admitted for one key, to be charged to the store when it answers again. */
+    private record Owed(Policy policy, String key, java.util.concurrent.atomic.AtomicInteger permits) {
+    }
 
     public FallbackStore(DecisionStore remote, LimiterStore local, int instances, Breaker breaker) {
         this(remote, local, () -> instances, breaker, e -> {
@@ -79,17 +103,31 @@ public final class FallbackStore implements DecisionStore {
         }
         long sentAt = breaker.now();
         CompletionStage<Decision> remote;
-        try {
-            remote = delegate.acquire(policy, key, cost, maxWaitMicros);
-        } catch (IllegalArgumentException e) {
-            breaker.abandonProbe(); // the caller's mistake (a bad key or cost), no news of the store either way
-            throw e;
-        } catch (RuntimeException e) { // the breaker must hear of every call it let through, or a probe never ends
-            remote = CompletableFuture.failedFuture(e);
+        Owed mine = owed.isEmpty() ? null : owed.remove(id(policy.name(), key));
+        if (mine != null) { // the store may answer again: what was admitted without it is charged there first
+            DecisionStore.checkKey(key);
+            remote = chargeOwed(mine).thenCompose(charged -> delegate.acquire(policy, key, cost, maxWaitMicros));
+        } else {
+            try {
+                remote = delegate.acquire(policy, key, cost, maxWaitMicros);
+            } catch (IllegalArgumentException e) {
+                breaker.abandonProbe(); // the caller's mistake (a bad key or cost), no news of the store either way
+                throw e;
+            } catch (RuntimeException e) { // the breaker must hear of every call it let through, or a probe never ends
+                remote = CompletableFuture.failedFuture(e);
+            }
         }
         return remote.handle((d, error) -> {
             if (error == null) {
                 breaker.success(sentAt);
+                remember(policy, key, d);
+                if (!owed.isEmpty()) {
+                    owed.values().forEach(o -> {
+                        if (owed.remove(id(o.policy().name(), o.key()), o)) {
+                            chargeOwed(o);
+                        }
+                    });
+                }
                 return CompletableFuture.completedFuture(d);
             }
             Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
@@ -284,11 +322,119 @@ public final class FallbackStore implements DecisionStore {
                     cause));
             case LOCAL -> {
                 Share share = share(policy);
-                yield local.acquire(share.windows(), key, cost, maxWaitMicros)
-                        .thenApply(d -> new Decision(share.reported(), d.allowed(), d.trippedIndex(),
-                                d.retryAfterMicros(), d.atMicros(), d.states(), true, d.waitMicros()));
+                CompletionStage<Decision> started = startFromWhatWasSaid(policy, share, key);
+                yield started.thenCompose(ignored -> local.acquire(share.windows(), key, cost, maxWaitMicros))
+                        .thenApply(d -> {
+                            if (d.allowed() && !policy.strategy().inFlight() && !policy.dryRun()) {
+                                owe(policy, key, cost);
+                            }
+                            return new Decision(share.reported(), d.allowed(), d.trippedIndex(), d.retryAfterMicros(),
+                                    d.atMicros(), d.states(), true, d.waitMicros());
+                        });
             }
         };
+    }
+
+    private static String id(String policy, String key) {
+        return policy + '\u0000' + key;
+    }
+
+    /** Keeps the store's decision of a key as the last it said here; no allocation once the key is known. */
+    private void remember(Policy policy, String key, Decision d) {
+        if (policy.strategy().inFlight()) {
+            return; // leases end with their calls: nothing of a window to carry over
+        }
+        Map<String, Said> keys = said.get(policy.name());
+        if (keys == null) {
+            keys = said.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
+        }
+        Said s = keys.get(key);
+        if (s == null) {
+            if (keys.size() >= MAX_REMEMBERED) {
+                keys.clear(); // bounded: a flood of keys makes the policy's memory start again
+            }
+            s = keys.computeIfAbsent(key, k -> new Said());
+        }
+        s.decision = d;
+        s.atNanos = breaker.now();
+        if (!started.isEmpty()) {
+            started.remove(id(policy.name(), key)); // the next fail-over starts from this answer
+        }
+    }
+
+    /**
+     * The first local decision of a key since the store last answered for it: its local window is charged what the
+     * store said was used, so the share left there is what the store had left divided among the instances (⌊r/k⌋ per
+     * limit), not a fresh N/k. Said within a window's length only: an older answer says nothing of the window now.
+     */
+    private CompletionStage<Decision> startFromWhatWasSaid(Policy policy, Share share, String key) {
+        Map<String, Said> keys = said.get(policy.name());
+        Said s = keys == null ? null : keys.get(key);
+        if (s == null || policy.strategy().inFlight() || started.putIfAbsent(id(policy.name(), key), Boolean.TRUE) != null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        if (started.size() > MAX_REMEMBERED) {
+            started.clear();
+        }
+        Decision d = s.decision;
+        long age = (breaker.now() - s.atNanos) / 1000;
+        if (d == null || !d.policy().limits().equals(policy.limits()) || age >= policy.maxWindowMicros()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        int k = share.instances();
+        int charge = 0;
+        for (int i = 0; i < d.states().size() && i < share.windows().limits().size(); i++) {
+            int shareN = share.windows().limits().get(i).permits();
+            long left = Math.max(0, d.states().get(i).remaining()) / k;
+            charge = (int) Math.max(charge, Math.min(shareN, shareN - left));
+        }
+        if (charge <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Policy charging = new Policy(share.windows().name(), share.windows().limits(), policy.strategy(), policy.key(), true,
+                false, policy.cells(), policy.failMode(), 0, policy.unit());
+        return local.acquire(charging, key, charge, 0);
+    }
+
+    private void owe(Policy policy, String key, int cost) {
+        String id = id(policy.name(), key);
+        Owed o = owed.get(id);
+        if (o == null) {
+            if (owed.size() >= MAX_REMEMBERED) {
+                return; // bounded: beyond it a key's local admissions are not charged back (docs/operations.md)
+            }
+            o = owed.computeIfAbsent(id, i -> new Owed(policy, key, new java.util.concurrent.atomic.AtomicInteger()));
+        }
+        o.permits().addAndGet(cost);
+    }
+
+    /**
+     * Charges the store what the fail mode admitted for one key while it could not answer: as refused attempts are
+     * charged under {@code count-rejected}, whatever room is left, at the instant the store answers (later than the
+     * calls ran: their permits count there longer, never shorter). Never fails: a charge the store cannot take is owed
+     * again.
+     */
+    private CompletionStage<Void> chargeOwed(Owed o) {
+        int permits = o.permits().getAndSet(0);
+        if (permits <= 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        Policy p = o.policy();
+        Policy charging = new Policy(p.name(), p.limits(), p.strategy(), p.key(), true, false, p.cells(), p.failMode(), 0,
+                p.unit());
+        int cost = Math.min(permits, p.maxPermits());
+        CompletionStage<Decision> sent;
+        try {
+            sent = delegate.acquire(charging, o.key(), cost, 0);
+        } catch (RuntimeException e) {
+            sent = CompletableFuture.failedFuture(e);
+        }
+        return sent.handle((d, error) -> {
+            if (error != null) {
+                owe(p, o.key(), permits);
+            }
+            return null;
+        });
     }
 
     /**
@@ -321,8 +467,17 @@ public final class FallbackStore implements DecisionStore {
         return delegate.name();
     }
 
-    /** Forgets the local window of {@code key}, so that a reset reaches the fail modes' share too. */
+    /**
+     * Forgets the local window of {@code key}, so that a reset reaches the fail modes' share too, with what the store
+     * said of it and what the fail mode owes it.
+     */
     public void forget(Policy policy, String key) {
         local.reset(share(policy).windows(), key);
+        Map<String, Said> keys = said.get(policy.name());
+        if (keys != null) {
+            keys.remove(key);
+        }
+        owed.remove(id(policy.name(), key));
+        started.remove(id(policy.name(), key));
     }
 }

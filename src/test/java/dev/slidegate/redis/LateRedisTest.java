@@ -1,0 +1,152 @@
+package dev.slidegate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.Breaker;
+import dev.slidegate.core.Clock;
+import dev.slidegate.core.FallbackStore;
+import dev.slidegate.memory.MemoryStore;
+import dev.slidegate.testing.Brackets;
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.TestConfigs;
+
+/**
+ * A Redis that is late, not gone (issue 56, point 6): two instances on one Redis, with the shipped defaults (budget,
+ * late limit, breaker, refusal memory), one caller alternating between them. While Redis is frozen (SIGSTOP, as a
+ * {@code DEBUG SLEEP}, a snapshot's fork or a busy machine freeze it) the fail mode {@code local} decides; it starts
+ * from what Redis last said was left, and what it admitted is charged to Redis when it answers again. Judged by the
+ * caller's own clock: at most N admitted in any window of W. Before, each instance got a fresh N/k: 20 in 10 s admitted
+ * up to 35.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LateRedisTest {
+
+    private static final long W = 10_000_000;
+
+    /** One instance's stack as the service builds it, with the shipped defaults: refusal memory, breaker, fail mode. */
+    private static FallbackStore instance(RedisClients clients, SlidegateConfig defaults) {
+        SlidegateConfig.RedisConfig r = defaults.redis();
+        RedisStore redis = new RedisStore(clients.dataSource(), RedisNodes.single(clients.dataSource()),
+                RedisStore.Options.of(r.timeout()).withLateLimit(r.lateLimit()).withBatchSize(r.batchSize()));
+        RefusalCache refusals = new RefusalCache(redis, r.refusalCacheSize(), System::nanoTime);
+        return new FallbackStore(refusals, new MemoryStore(Clock.system(), defaults.memory().maxKeys()), 2,
+                new Breaker("Redis", r.failureThreshold(), r.coolDown().toNanos(), System::nanoTime));
+    }
+
+    @Test
+    void aFrozenRedisChangesNoWindowOfTheFleet() throws Exception {
+        runScenario(false);
+    }
+
+    // the same, frozen twice within the window: the second fail-over starts from what Redis said after the first
+    @Test
+    void twoStallsInOneWindowStillAdmitAtMostN() throws Exception {
+        runScenario(true);
+    }
+
+    // a real outage: Redis killed, and started again empty (no persistence). While it is gone the fleet admits at most
+    // what Redis last said was left (15 of 20 used: 5 more); what it admitted is charged to the new Redis, so after it
+    // the fleet admits at most N less that. A window that spans the restart can hold what the dead Redis had admitted
+    // too: the 2N of a store that lost its data (docs/operations.md)
+    @Test
+    void aKilledRedisLosesOnlyWhatItHeld() throws Exception {
+        SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
+        Policy p = new Policy("killed", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
+        RedisServer server = RedisServer.start();
+        int port = server.port();
+        try (RedisClients one = new RedisClients(server); RedisClients two = new RedisClients(server)) {
+            FallbackStore[] fleet = { instance(one, defaults), instance(two, defaults) };
+            Brackets before = new Brackets();
+            int calls = 0;
+            while (before.size() < 15) {
+                call(fleet[calls++ % 2], p, before);
+            }
+            server.signal("KILL");
+            server.close();
+            Brackets gone = new Brackets();
+            long until = System.nanoTime() + 1_000_000_000L;
+            while (System.nanoTime() < until) {
+                call(fleet[calls++ % 2], p, gone);
+                Thread.sleep(20);
+            }
+            server = RedisServer.startOn(port);
+            Brackets back = new Brackets();
+            until = System.nanoTime() + 1_500_000_000L;
+            while (System.nanoTime() < until) {
+                call(fleet[calls++ % 2], p, back);
+                Thread.sleep(20);
+            }
+            assertTrue(gone.size() <= 5, gone.size() + " admitted while Redis was gone, with 5 left: " + timeline);
+            assertTrue(gone.size() + back.size() <= 20,
+                    gone.size() + " admitted while gone and " + back.size() + " after the restart: " + timeline);
+            assertTrue(back.size() > 0, "the new Redis decides: " + timeline);
+        } finally {
+            server.close();
+        }
+    }
+
+    private void runScenario(boolean twice) throws Exception {
+        SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
+        Policy p = new Policy("late", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
+        try (RedisServer server = RedisServer.start();
+                RedisClients one = new RedisClients(server);
+                RedisClients two = new RedisClients(server)) {
+            FallbackStore[] fleet = { instance(one, defaults), instance(two, defaults) };
+            Brackets admitted = new Brackets();
+            int calls = 0;
+            // 15 through Redis, alternating
+            while (admitted.size() < 15) {
+                call(fleet[calls++ % 2], p, admitted);
+            }
+            int stalls = twice ? 2 : 1;
+            long start = System.nanoTime();
+            for (int s = 0; s < stalls; s++) {
+                server.signal("STOP");
+                long thaw = System.nanoTime() + 1_500_000_000L;
+                try {
+                    while (System.nanoTime() < thaw) {
+                        call(fleet[calls++ % 2], p, admitted);
+                        Thread.sleep(20);
+                    }
+                } finally {
+                    server.signal("CONT");
+                }
+                long after = System.nanoTime() + 700_000_000L; // Redis answers again: the breaker's cool-down, a probe
+                while (System.nanoTime() < after) {
+                    call(fleet[calls++ % 2], p, admitted);
+                    Thread.sleep(20);
+                }
+            }
+            assertTrue(System.nanoTime() - start < W * 1000 / 2, "the scenario ran within half a window");
+            int most = admitted.maxProvable(W * 1000);
+            assertTrue(most <= 20, most + " admitted in 10 s of a limit of 20/10s, in " + calls + " calls over "
+                    + stalls + " stall(s) (R/r admitted/refused by Redis, L/l by the fail mode): " + timeline);
+            assertTrue(admitted.size() >= 15, "Redis admitted before the stall");
+        }
+    }
+
+    private final StringBuilder timeline = new StringBuilder();
+
+    private void call(FallbackStore instance, Policy p, Brackets admitted) {
+        long before = System.nanoTime();
+        Decision d = instance.acquire(p, "client:one", 1).toCompletableFuture().join();
+        long after = System.nanoTime();
+        if (d.allowed()) {
+            admitted.add(before, after);
+        }
+        timeline.append(d.allowed() ? (d.fallback() ? 'L' : 'R') : (d.fallback() ? 'l' : 'r'));
+    }
+}
