@@ -405,6 +405,56 @@ class DeciderTest {
         assertTrue(onTime.join().admitted());
     }
 
+    // issue 56, point 3: a call admitted at once whose answer arrived later than the tolerance after it was asked ran on
+    // that permit, up to the answer's delay after it, beside the calls held for the next window's permits (a bean method
+    // returning CompletionStage: 27 to 36 runs in one second of 20/1s by its own clock). It is decided again, as a held
+    // call that woke late is
+    @Test
+    void aCallAdmittedAtOnceWhoseAnswerArrivedLateIsDecidedAgain() {
+        ManualTimers timers = new ManualTimers();
+        List<Runnable> answers = new java.util.ArrayList<>();
+        boolean[] slow = { true };
+        int[] asked = { 0 };
+        DecisionStore store = new dev.slidegate.core.ForwardingStore(memory) {
+            @Override
+            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWait) {
+                asked[0]++;
+                CompletionStage<Decision> decided = super.acquire(policy, key, cost, maxWait);
+                if (!slow[0]) {
+                    return decided;
+                }
+                CompletableFuture<Decision> late = new CompletableFuture<>();
+                answers.add(() -> decided.thenAccept(late::complete));
+                return late;
+            }
+        };
+        Decider d = waitingDecider(timers, 10, store);
+        long askedAt = clock.nowMicros();
+        CompletableFuture<Outcome> first = d.decide(patientMp, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 100_000); // admitted at once, but its answer arrives 100 ms after the asking
+        slow[0] = false;
+        answers.forEach(Runnable::run);
+        assertFalse(first.isDone(), "not run on a permit 100 ms old: decided again, and held for the next one");
+        assertEquals(2, asked[0]);
+        for (int step = 0; step < 200 && !first.isDone(); step++) {
+            timers.advance(clock, 10_000);
+        }
+        Outcome.Admitted again = assertInstanceOf(Outcome.Admitted.class, first.join());
+        assertTrue(again.decisions().get(0).atMicros() >= askedAt + 1_000_000, "runs on a new permit, a window after the "
+                + "first: " + again + ", asked at " + askedAt);
+        assertEquals(1.0, late("w"), "counted late");
+        // an answer that arrives within the tolerance changes nothing: the call runs on its permit
+        timers.advance(clock, 2_000_000);
+        slow[0] = true;
+        answers.clear();
+        CompletableFuture<Outcome> onTime = d.decide(patientMp, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 30_000);
+        answers.forEach(Runnable::run);
+        Outcome.Admitted at = assertInstanceOf(Outcome.Admitted.class, onTime.join());
+        assertEquals(0, at.decisions().get(0).waitMicros());
+        assertEquals(3, asked[0]);
+    }
+
     // a thread that may not block (an event loop) cannot wait for a new permit: the late call is decided without waiting
     @Test
     void aCallTakenUpTooLateOnAThreadThatMayNotBlockIsDecidedWithoutWaiting() {
