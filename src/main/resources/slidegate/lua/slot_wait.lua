@@ -37,12 +37,13 @@ redis.call('ZREMRANGEBYSCORE', lapses, '-inf', string.format('%d', now))
 local out = {0, now}
 local mine = {}
 local until_ = string.format('%d', now + lapse)
+local next_id = now -- new tickets of this call take instants from here on, each after the last: O(n), not O(n^2)
 for i = 4, #ARGV do
   local t = ARGV[i]
   if t == '0' then -- a ticket of its own: the first instant from now that no queued call holds
-    local id = now
-    while redis.call('ZSCORE', queue, string.format('%d', id)) do id = id + 1 end
-    t = string.format('%d', id)
+    while redis.call('ZSCORE', queue, string.format('%d', next_id)) do next_id = next_id + 1 end
+    t = string.format('%d', next_id)
+    next_id = next_id + 1
   end
   redis.call('ZADD', queue, t, t) -- a lapsed ticket named again takes its arrival place back
   redis.call('ZADD', lapses, until_, t)

@@ -417,7 +417,7 @@ class Decider {
         Waits.Place place = a.maxWait() > 0 ? waits.enter(a.policy().name(), a.key()) : null;
         boolean roomFull = a.maxWait() > 0 && place == null;
         long asked = place == null ? 0 : waits.nanoTime(); // only a call with a place may be held
-        if (call.askedNanos == 0) {
+        if (call.askedNanos == 0 && mayWait(a) && !a.policy().strategy().inFlight()) { // (a slot counts from its grant)
             call.askedNanos = asked;
         }
         CompletionStage<Decision> decision;
@@ -485,7 +485,7 @@ class Decider {
             if (call.ahead && call.startNanos != 0 && mayWait(asks)) { // its runner checks it takes it up in time
                 call.earliestNanos = call.startNanos; // the store decided after it was asked
                 outcome.complete(new Outcome.Admitted(call.made, null, null, new Released(asks, call, rc)));
-            } else if (!call.ahead && call.askedNanos != 0 && mayWait(asks) && waits.late(call.askedNanos)) {
+            } else if (!call.ahead && call.askedNanos != 0 && waits.late(call.askedNanos)) { // (a permit that may wait)
                 answeredLate(asks, call, resume, outcome, rc);
             } else {
                 outcome.complete(new Outcome.Admitted(call.made));
@@ -534,7 +534,7 @@ class Decider {
     private void answeredLate(Ask[] asks, Pending call, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
         for (int j = 0; j < call.made.size(); j++) {
-            if (mayWait(asks[j])) {
+            if (mayWait(asks[j]) && !asks[j].policy().strategy().inFlight()) {
                 waitStats.startedLate(call.made.get(j).policy().name());
             }
         }

@@ -31,4 +31,9 @@ class SlotWaitsTest {
     void theTicketOfAnInstanceThatStoppedAskingLapses() throws Exception {
         SlotQueueScenarios.theTicketOfAnInstanceThatStoppedAskingLapses(fleet());
     }
+
+    @Test
+    void aFloodOfWaitersUsesEverySlotThatFrees() throws Exception {
+        SlotQueueScenarios.aFloodOfWaitersUsesEverySlotThatFrees(fleet());
+    }
 }

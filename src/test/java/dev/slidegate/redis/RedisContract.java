@@ -183,6 +183,11 @@ abstract class RedisContract extends StoreContract {
         dev.slidegate.testing.SlotQueueScenarios.theTicketOfAnInstanceThatStoppedAskingLapses(slotFleet());
     }
 
+    @Test
+    void aFloodOfWaitersUsesEverySlotThatFrees() throws Exception {
+        dev.slidegate.testing.SlotQueueScenarios.aFloodOfWaitersUsesEverySlotThatFrees(slotFleet());
+    }
+
     // the script's own branch of the sliding log's rule for limits that change (docs/strategies.md, "When limits
     // change"): the key kept alive past its expiry (PERSIST), so the permit that counts nowhere is still in Redis when the
     // longer limit comes; the shared scenario of StoreContract meets an expired key instead

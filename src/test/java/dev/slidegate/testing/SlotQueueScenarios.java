@@ -106,6 +106,71 @@ public final class SlotQueueScenarios {
         assertEquals(0, fleet.a().waiting(ONE, key) + fleet.b().waiting(ONE, key));
     }
 
+    /** Two slots per key, held 30 s unless ended. */
+    private static final Policy TWO = new Policy("two-at-a-time", List.of(new Limit(2, 30_000_000L)), Strategy.CONCURRENCY,
+            "ip", false);
+
+    // issue 56, point 4: a thousand calls waiting for two slots, half on each instance. Each slot that frees goes to a
+    // waiting call (none is refused while a slot is free and its max-wait lasts), every waiting call gets an answer (a
+    // slot, or a refusal at its max-wait), and none fails: before, a thousand tickets given in one store call cost the
+    // store O(n^2) (every new ticket looked for a free instant from the same one), which stalled Redis long enough for
+    // the waiters to be refused with the slots free
+    public static void aFloodOfWaitersUsesEverySlotThatFrees(Fleet fleet) throws Exception {
+        String key = UUID.randomUUID().toString();
+        List<Decision> running = new java.util.ArrayList<>();
+        running.add(fleet.a().acquire(TWO, key, 1, 0).toCompletableFuture().join());
+        running.add(fleet.b().acquire(TWO, key, 1, 0).toCompletableFuture().join());
+        assertTrue(running.get(0).allowed() && running.get(1).allowed());
+        int waiters = 1000;
+        List<CompletableFuture<Decision>> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            calls.add((i % 2 == 0 ? fleet.a() : fleet.b()).acquire(TWO, key, 1, 8_000_000).toCompletableFuture());
+        }
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (fleet.a().waiting(TWO, key) + fleet.b().waiting(TWO, key) < waiters && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        assertEquals(waiters, fleet.a().waiting(TWO, key) + fleet.b().waiting(TWO, key), "every call waits");
+        java.util.Set<CompletableFuture<Decision>> ran = new java.util.HashSet<>();
+        for (int round = 0; round < 3; round++) { // each slot that frees goes to a waiting call
+            for (Decision d : running) {
+                fleet.a().leave(TWO, key, List.of(d.atMicros())).toCompletableFuture().join();
+            }
+            running.clear();
+            List<CompletableFuture<Decision>> next = new java.util.ArrayList<>();
+            long by = System.nanoTime() + 3_000_000_000L;
+            while (next.size() < 2 && System.nanoTime() < by) {
+                Thread.sleep(5);
+                next.clear();
+                for (CompletableFuture<Decision> c : calls) {
+                    if (!ran.contains(c) && c.isDone()) {
+                        assertFalse(c.isCompletedExceptionally() || !c.join().allowed(),
+                                "round " + round + ": a waiting call was refused or failed while slots freed: " + c);
+                        next.add(c);
+                    }
+                }
+            }
+            assertEquals(2, next.size(), "round " + round + ": both freed slots went to waiting calls");
+            ran.addAll(next);
+            next.forEach(c -> running.add(c.join()));
+        }
+        for (Decision d : running) {
+            fleet.a().leave(TWO, key, List.of(d.atMicros())).toCompletableFuture().join();
+        }
+        int admitted = ran.size();
+        for (CompletableFuture<Decision> c : calls) {
+            if (ran.contains(c)) {
+                continue;
+            }
+            Decision d = c.get(15, TimeUnit.SECONDS); // every call answered, none failed
+            if (d.allowed()) {
+                admitted++;
+                fleet.a().leave(TWO, key, List.of(d.atMicros())).toCompletableFuture().join();
+            }
+        }
+        assertTrue(admitted >= 6, admitted + " admitted");
+    }
+
     // an instance that stops asking (it died) holds its place for the lapse only: its ticket reserves the slot until
     // then (a call that does not wait is refused), then the next in line gets it
     public static void theTicketOfAnInstanceThatStoppedAskingLapses(Fleet fleet) throws Exception {
