@@ -33,6 +33,8 @@ import dev.slidegate.testing.ManualClock;
  * The one pipeline, without HTTP: each way a call can end is an {@link Outcome} that carries the
  * decisions made and what a Java caller gets, and plans apply to a call whose key the code gives.
  */
+// a regression fails in seconds: a store that admits without bound, or a join that never completes, ends at the timeout
+@org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
 class DeciderTest {
 
     private final ManualClock clock = new ManualClock();

@@ -27,6 +27,8 @@ import dev.slidegate.testing.LoadOracle;
  * a permit at tick t + W, and callers hammering the key landed on exactly that tick, less than W after
  * the permit in real time.
  */
+// a regression fails in seconds: a store that admits without bound, or a join that never completes, ends at the timeout
+@org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
 class ContentionTest {
 
     private static final int N = 100;
