@@ -189,6 +189,7 @@ final class RedisKeyspace {
         // now, the first periodic read counts as a change, which is safe
         String initial = null;
         try {
+            redis.execute(Command.SET, RESETS, marker(), "NX").await().atMost(lateLimit);
             Response r = redis.execute(Command.GET, RESETS).await().atMost(lateLimit);
             initial = r == null ? "" : r.toString();
         } catch (RuntimeException e) {
@@ -197,12 +198,26 @@ final class RedisKeyspace {
         AtomicReference<String> lastSeen = new AtomicReference<>(initial);
         long timer = vertx.setPeriodic(every.toMillis(), id -> redis.execute(Command.GET, RESETS).subscribe().with(r -> {
             String seen = r == null ? "" : r.toString();
+            if (r == null) { // wiped (FLUSHALL, a new empty Redis): a marker of its own again, so the next wipe shows too
+                redis.execute(Command.SET, RESETS, marker(), "NX").subscribe().with(ok -> {
+                }, e -> {
+                });
+            }
             if (!seen.equals(lastSeen.getAndSet(seen))) {
                 onChange.run();
             }
         }, e -> {
         }));
         return () -> vertx.cancelTimer(timer);
+    }
+
+    /**
+     * A value for the resets key where it has none: a random count (a reset increments it), so that a Redis wiped
+     * behind Slidegate's back shows as a change even before any reset was made (issue 56: remembered refusals outlived a
+     * {@code FLUSHALL} then), and two instances that each set one after a wipe are seen to differ from before.
+     */
+    private static String marker() {
+        return Long.toString(1 + java.util.concurrent.ThreadLocalRandom.current().nextLong(1L << 52));
     }
 
     private <T> Uni<T> withTimeout(Uni<T> call, String what) {

@@ -103,6 +103,32 @@ class RedisStoreTest {
         assertEquals(2, d.states().get(0).remaining());
     }
 
+    // issue 56: a Redis wiped behind Slidegate's back (FLUSHALL) drops what every instance remembers, even when no reset
+    // was ever made: before, the resets key did not exist until a first reset, so a wipe changed nothing an instance read
+    @Test
+    void aWipedRedisIsSeenEvenBeforeAnyReset() throws Exception {
+        try (RedisServer own = RedisServer.start(); RedisClients c = new RedisClients(own); Resp r = own.connect()) {
+            RedisStore s = new RedisStore(c.dataSource(), Duration.ofSeconds(5));
+            java.util.concurrent.atomic.AtomicInteger changes = new java.util.concurrent.atomic.AtomicInteger();
+            try (AutoCloseable watch = s.watchResets(c.vertx().getDelegate(), Duration.ofMillis(20),
+                    changes::incrementAndGet)) {
+                Thread.sleep(200); // ten reads: nothing changed
+                assertEquals(0, changes.get(), "no change seen while nothing changed");
+                r.call("FLUSHALL");
+                dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), changes::get, n -> n > 0,
+                        "the wipe seen");
+                int seen = changes.get();
+                Thread.sleep(200);
+                int settled = changes.get();
+                Thread.sleep(200);
+                assertEquals(settled, changes.get(), "quiet again after the wipe (seen " + seen + " then " + settled + ")");
+                r.call("FLUSHALL");
+                dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), changes::get, n -> n > settled,
+                        "a second wipe seen too");
+            }
+        }
+    }
+
     // 200 calls in flight at once on one key, N = 100: exactly 100 admitted, and the sorted set holds
     // exactly 100 members (none collapsed although many share a microsecond on the client side)
     @Test
