@@ -47,8 +47,29 @@ final class SummaryLog {
         this.line = calls
                 ? (d, count, seconds) -> log.infof("Policy '%s': %d call(s) in the last %d s %s", d.policy().name(), count,
                         seconds, what)
-                : (d, count, seconds) -> log.infof("Policy '%s' %s %d call(s) in the last %d s; latest by limit %s",
-                        d.policy().name(), what, count, seconds, d.trippedLimit().map(Limit::toString).orElse("?"));
+                : (d, count, seconds) -> log.infof("Policy '%s' %s %d call(s) in the last %d s; %s", d.policy().name(),
+                        whatFor(d), count, seconds, why(d));
+        this.what = what;
+    }
+
+    private final String what;
+
+    /**
+     * What refused: a limit of calls per window ({@code latest by limit 5/1s}), or, for a policy of calls in flight,
+     * its slots ({@code all 2 slots in use}): such a policy has no permits or windows to speak of (issue 56).
+     */
+    private static String why(Decision d) {
+        if (d.policy().strategy().inFlight()) {
+            int most = d.policy().maxInFlight();
+            return "all " + most + (most == 1 ? " slot" : " slots") + " in use";
+        }
+        return "latest by limit " + d.trippedLimit().map(Limit::toString).orElse("?");
+    }
+
+    /** {@code what}, with a policy of calls in flight's words: slots, not permits. */
+    private String whatFor(Decision d) {
+        return d.policy().strategy().inFlight() ? what.replace("their permits were further away than its max-wait",
+                "no slot freed within its max-wait") : what;
     }
 
     void record(Decision d) {

@@ -42,4 +42,20 @@ class SummaryLogTest {
                     lines.get(1));
         }
     }
+
+    // issue 56: a policy of calls in flight has slots, not limits or permits: its summaries say so
+    @Test
+    void aPolicyOfCallsInFlightIsSummarisedInSlots() {
+        AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
+        SummaryLog summary = new SummaryLog("dev.slidegate.test-slots",
+                "refused at once (their permits were further away than its max-wait)", 60, nanos::get);
+        Logger.getLogger("dev.slidegate.test-slots").setLevel(Level.INFO);
+        try (LogCapture log = LogCapture.of("dev.slidegate.test-slots")) {
+            Policy p = new Policy("archives", List.of(new Limit(2, 30_000_000L)), Strategy.CONCURRENCY, "ip", false);
+            summary.record(new Decision(p, false, 0, 1_000_000, 0, List.of()));
+            String line = log.lines().get(0);
+            assertEquals("INFO Policy 'archives' refused at once (no slot freed within its max-wait) 1 call(s) in the last "
+                    + "0 s; all 2 slots in use", line.replaceAll("in the last \\d+ s", "in the last 0 s"));
+        }
+    }
 }
