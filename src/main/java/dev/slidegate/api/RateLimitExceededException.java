@@ -9,6 +9,7 @@ public class RateLimitExceededException extends RuntimeException {
     private final transient Decision decision;
     private final int cost;
     private final boolean waitingRoomFull;
+    private final boolean heldByUpstream;
 
     public RateLimitExceededException(Decision decision) {
         this(decision, 1);
@@ -24,10 +25,28 @@ public class RateLimitExceededException extends RuntimeException {
      * (within its max-wait) but this instance already held as many waiting calls as it may.
      */
     public RateLimitExceededException(Decision decision, int cost, boolean waitingRoomFull) {
+        this(decision, cost, waitingRoomFull, false);
+    }
+
+    /**
+     * As {@link #RateLimitExceededException(Decision, int, boolean)}; {@code heldByUpstream}: a call of an outgoing policy
+     * refused because the upstream asked its callers to pause (a 429 with {@code Retry-After}, a quota it said was spent),
+     * which holds every call of the key until the decision's retry-after.
+     */
+    public RateLimitExceededException(Decision decision, int cost, boolean waitingRoomFull, boolean heldByUpstream) {
         super(null, null, false, false);
         this.decision = decision;
         this.cost = cost;
         this.waitingRoomFull = waitingRoomFull;
+        this.heldByUpstream = heldByUpstream;
+    }
+
+    /**
+     * Whether the call (of an outgoing policy) was refused because its upstream asked for a pause that lasts longer than
+     * the call may wait, rather than by one of the policy's own limits.
+     */
+    public boolean heldByUpstream() {
+        return heldByUpstream;
     }
 
     /** Whether the call was refused only because too many calls already wait ({@code slidegate.wait.max-waiting*}). */
@@ -38,6 +57,10 @@ public class RateLimitExceededException extends RuntimeException {
     /** What was refused and when to retry; written when asked for (a refused HTTP request never asks). */
     @Override
     public String getMessage() {
+        if (heldByUpstream) {
+            return "Rate limit exceeded: policy '" + decision.policy().name() + "' holds its calls: its upstream asked for a "
+                    + "pause; retry in " + decision.retryAfterSeconds() + " s";
+        }
         String m = describe(decision, cost);
         return waitingRoomFull ? m + " (too many calls are waiting already)" : m;
     }

@@ -38,6 +38,11 @@ public final class Problems {
                     + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
                     + ", and that many are running; retry in " + retry + " s.", d.policy().name(), most + " in flight", retry);
         }
+        if (e.heldByUpstream()) { // not the policy's own limit (the spreading one would be named): the upstream's pause
+            return new Problem(TYPES + "upstream-paused", "Too Many Requests", 429, "Policy '" + d.policy().name()
+                    + "' holds its calls to an upstream that asked for a pause (Retry-After, or a quota it said was spent); "
+                    + "retry in " + retry + " s.", d.policy().name(), null, retry);
+        }
         if (e.waitingRoomFull()) {
             return new Problem(TYPES + "waiting-room-full", "Too Many Requests", 429,
                     "Policy '" + d.policy().name() + "' lets calls wait for their permit, but too many calls are waiting "

@@ -445,6 +445,10 @@ class Decider {
                     if (full) {
                         waitStats.waitingRoomFull(d.policy().name());
                     }
+                    if (a.mp().outgoing() && !full) {
+                        refusedOutgoing(a, d, call, resume, outcome);
+                        return;
+                    }
                     outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));
                     return;
                 }
@@ -521,6 +525,21 @@ class Decider {
                 outcome.complete(new Outcome.Admitted(call.made, null, null, new Released(asks, call, rc)));
             }
         }), () -> resume.execute(late));
+    }
+
+    /**
+     * A refused outgoing call: refused by the upstream's pause when its key is held now (one store read, paid by refused
+     * outgoing calls only), which the refusal then says instead of naming the limit that spreads the calls (issue 56).
+     */
+    private void refusedOutgoing(Ask a, Decision d, Pending call, Executor resume, CompletableFuture<Outcome> outcome) {
+        CompletionStage<Long> held;
+        try {
+            held = upstreams.heldFor(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            held = CompletableFuture.failedFuture(e);
+        }
+        held.whenComplete((micros, error) -> resume.execute(() -> outcome.complete(new Outcome.Refused(call.made,
+                new RateLimitExceededException(d, a.cost(), false, error == null && micros != null && micros > 0)))));
     }
 
     /**

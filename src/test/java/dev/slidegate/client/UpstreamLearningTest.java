@@ -115,6 +115,10 @@ class UpstreamLearningTest {
         long retry = e.decision().retryAfterMicros();
         assertTrue(retry > 28_000_000 && retry <= 30_000_000, "retry-after " + retry + " us");
         assertEquals(1, EchoUpstream.of(t).size(), "the refused call reached the upstream");
+        // issue 56: the refusal says the upstream's pause, not the limit that spreads the calls
+        assertTrue(e.heldByUpstream() && e.getMessage().contains("its upstream asked for a pause"), e.getMessage());
+        dev.slidegate.http.Problem body = dev.slidegate.http.Problems.rateLimited(e);
+        assertTrue(body.type().endsWith("/upstream-paused") && body.detail().contains("asked for a pause"), body.toString());
         String other = tenant();
         assertEquals("ok", client.tenant(other, 200, List.of()));
 
