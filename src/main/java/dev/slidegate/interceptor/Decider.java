@@ -486,8 +486,11 @@ class Decider {
                 outcome.complete(new Outcome.Abandoned(call.made)); // (its leases end at once)
                 return;
             }
-            if (call.ahead && call.startNanos != 0 && mayWait(asks)) { // its runner checks it takes it up in time
-                call.earliestNanos = call.startNanos; // the store decided after it was asked
+            if (call.ahead && call.askedNanos != 0) { // a permit that may wait: its runner checks it takes it up in time
+                // the store decided after it was asked; a slot a call waited for counts from its grant, not from the
+                // asking (issue 56: waiters for a slot, admitted ahead of their runner, were all "late" and decided
+                // again, giving their slot back and queueing anew: the first ran 2 s after the slots freed)
+                call.earliestNanos = call.askedNanos;
                 outcome.complete(new Outcome.Admitted(call.made, null, null, new Released(asks, call, rc)));
             } else if (!call.ahead && call.askedNanos != 0 && waits.late(call.askedNanos)) { // (a permit that may wait)
                 answeredLate(asks, call, resume, outcome, rc);

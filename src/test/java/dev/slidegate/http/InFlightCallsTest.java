@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -195,6 +196,40 @@ class InFlightCallsTest {
         assertEquals(0, InFlightResource.running(gone), "the call whose client left never ran");
         InFlightResource.gate(next).complete(null);
         assertEquals(200, after.join().statusCode());
+        assertEquals(1, InFlightResource.MOST.get("waits").get(), "never two at once");
+        awaitLeasesEnded();
+    }
+
+    // issue 56, point 4: a flood of calls waiting for one slot. Each is decided once, takes the slot when its turn
+    // comes and runs (the endpoint's own count): before, a waiter admitted ahead of its runner counted its lateness from
+    // its asking, so every one that had waited was "late", gave its slot back and queued again at the end (1 000 waiters
+    // behind two slots: the first ran 2 s after they freed, most were refused with the slots free)
+    @Test
+    void aFloodOfWaitersRunsOneByOneAsTheSlotFrees() throws Exception {
+        String tenant = "t-" + newGate();
+        String holder = newGate();
+        var first = send("waits/" + holder, tenant);
+        awaitRunning(holder, 1);
+        String quick = newGate();
+        InFlightResource.gate(quick).complete(null); // each waiter ends as soon as it runs
+        int waiters = 100;
+        List<CompletableFuture<HttpResponse<String>>> calls = new java.util.ArrayList<>();
+        for (int i = 0; i < waiters; i++) {
+            calls.add(send("waits/" + quick, tenant));
+        }
+        Thread.sleep(500); // (every waiter asked: none runs while the holder does)
+        assertEquals(0, InFlightResource.running(quick), "all wait while the first runs");
+        int ran = 0;
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate.waits")) {
+            InFlightResource.gate(holder).complete(null);
+            assertEquals(200, first.join().statusCode());
+            for (CompletableFuture<HttpResponse<String>> c : calls) {
+                ran += c.join().statusCode() == 200 ? 1 : 0;
+            }
+            assertTrue(log.lines().stream().noneMatch(l -> l.contains("'in-flight-waits'") && l.contains("too late")),
+                    "a waiter that got its slot is never decided again: " + log.lines());
+        }
+        assertEquals(waiters, ran, "every waiter ran, one by one, within its 3 s of max-wait");
         assertEquals(1, InFlightResource.MOST.get("waits").get(), "never two at once");
         awaitLeasesEnded();
     }
