@@ -43,6 +43,8 @@ class InFlightCallsTest {
     InFlightResource.Work work;
     @Inject
     Leases leases;
+    @Inject
+    dev.slidegate.interceptor.Waits waits;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -217,7 +219,7 @@ class InFlightCallsTest {
         for (int i = 0; i < waiters; i++) {
             calls.add(send("waits/" + quick, tenant));
         }
-        Thread.sleep(500); // (every waiter asked: none runs while the holder does)
+        Eventually.eventually(Duration.ofSeconds(10), waits::waiting, n -> n == waiters, "every waiter in the waiting room");
         assertEquals(0, InFlightResource.running(quick), "all wait while the first runs");
         int ran = 0;
         try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate.waits")) {
