@@ -364,33 +364,50 @@ class DeciderTest {
         assertFalse(d.late(neverWaits), "a policy without max-wait bounds its decisions");
     }
 
+    /** A store whose answers, while {@link #slow}, arrive only when the test says ({@link #answer}). */
+    private static final class LateAnswers extends dev.slidegate.core.ForwardingStore {
+        final List<Runnable> answers = new java.util.ArrayList<>();
+        boolean slow;
+        int asked;
+
+        LateAnswers(DecisionStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWait) {
+            asked++;
+            CompletionStage<Decision> decided = super.acquire(policy, key, cost, maxWait);
+            if (!slow) {
+                return decided;
+            }
+            CompletableFuture<Decision> late = new CompletableFuture<>();
+            answers.add(() -> decided.thenAccept(late::complete));
+            return late;
+        }
+
+        /** The answers held back arrive now. */
+        void answer() {
+            List<Runnable> now = List.copyOf(answers);
+            answers.clear();
+            now.forEach(Runnable::run);
+        }
+    }
+
     // a store's answer that arrives late cannot hide the lateness: the wait is counted from the answer's arrival (never
     // early), but judged from when the store was asked, the earliest instant the permit can be
     @Test
     void aHeldCallWhoseAnswerArrivedLateIsJudgedFromWhenTheStoreWasAsked() {
         ManualTimers timers = new ManualTimers();
-        List<Runnable> answers = new java.util.ArrayList<>();
-        boolean[] slow = { false };
-        DecisionStore store = new dev.slidegate.core.ForwardingStore(memory) {
-            @Override
-            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWait) {
-                CompletionStage<Decision> decided = super.acquire(policy, key, cost, maxWait);
-                if (!slow[0]) {
-                    return decided;
-                }
-                CompletableFuture<Decision> late = new CompletableFuture<>();
-                answers.add(() -> decided.thenAccept(late::complete));
-                return late;
-            }
-        };
+        LateAnswers store = new LateAnswers(memory);
         Decider d = waitingDecider(timers, 10, store);
         assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
-        slow[0] = true;
+        store.slow = true;
         long askedAt = clock.nowMicros();
         CompletableFuture<Outcome> held = d.decide(patientMp, "global", 1, null).toCompletableFuture();
         timers.advance(clock, 100_000); // its answer (a permit 1 s after the asking) arrives 100 ms late
-        answers.forEach(Runnable::run);
-        slow[0] = false;
+        store.answer();
+        store.slow = false;
         timers.advance(clock, 1_005_000); // the wait counted from the answer's arrival is over
         assertFalse(held.isDone(), "about 100 ms after its permit's instant: not run on it, decided again and held anew");
         for (int step = 0; step < 200 && !held.isDone(); step++) {
@@ -414,30 +431,16 @@ class DeciderTest {
     @Test
     void aCallAdmittedAtOnceWhoseAnswerArrivedLateIsDecidedAgain() {
         ManualTimers timers = new ManualTimers();
-        List<Runnable> answers = new java.util.ArrayList<>();
-        boolean[] slow = { true };
-        int[] asked = { 0 };
-        DecisionStore store = new dev.slidegate.core.ForwardingStore(memory) {
-            @Override
-            public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWait) {
-                asked[0]++;
-                CompletionStage<Decision> decided = super.acquire(policy, key, cost, maxWait);
-                if (!slow[0]) {
-                    return decided;
-                }
-                CompletableFuture<Decision> late = new CompletableFuture<>();
-                answers.add(() -> decided.thenAccept(late::complete));
-                return late;
-            }
-        };
+        LateAnswers store = new LateAnswers(memory);
+        store.slow = true;
         Decider d = waitingDecider(timers, 10, store);
         long askedAt = clock.nowMicros();
         CompletableFuture<Outcome> first = d.decide(patientMp, "global", 1, null).toCompletableFuture();
         timers.advance(clock, 100_000); // admitted at once, but its answer arrives 100 ms after the asking
-        slow[0] = false;
-        answers.forEach(Runnable::run);
+        store.slow = false;
+        store.answer();
         assertFalse(first.isDone(), "not run on a permit 100 ms old: decided again, and held for the next one");
-        assertEquals(2, asked[0]);
+        assertEquals(2, store.asked);
         for (int step = 0; step < 200 && !first.isDone(); step++) {
             timers.advance(clock, 10_000);
         }
@@ -447,14 +450,13 @@ class DeciderTest {
         assertEquals(1.0, late("w"), "counted late");
         // an answer that arrives within the tolerance changes nothing: the call runs on its permit
         timers.advance(clock, 2_000_000);
-        slow[0] = true;
-        answers.clear();
+        store.slow = true;
         CompletableFuture<Outcome> onTime = d.decide(patientMp, "global", 1, null).toCompletableFuture();
         timers.advance(clock, 30_000);
-        answers.forEach(Runnable::run);
+        store.answer();
         Outcome.Admitted at = assertInstanceOf(Outcome.Admitted.class, onTime.join());
         assertEquals(0, at.decisions().get(0).waitMicros());
-        assertEquals(3, asked[0]);
+        assertEquals(3, store.asked);
     }
 
     // a thread that may not block (an event loop) cannot wait for a new permit: the late call is decided without waiting
