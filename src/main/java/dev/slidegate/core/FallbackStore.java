@@ -104,8 +104,8 @@ public final class FallbackStore implements DecisionStore {
         long sentAt = breaker.now();
         CompletionStage<Decision> remote;
         Owed mine = owed.isEmpty() ? null : owed.remove(id(policy.name(), key));
-        if (mine != null) { // the store may answer again: what was admitted without it is charged there first
-            DecisionStore.checkKey(key);
+        if (mine != null) { // the store may answer again: what was admitted without it is charged there first (its key
+            // and policy were taken by the fail mode already)
             remote = chargeOwed(mine).thenCompose(charged -> delegate.acquire(policy, key, cost, maxWaitMicros));
         } else {
             try {
