@@ -112,7 +112,6 @@ class LateRedisTest {
                 call(fleet[calls++ % 2], p, admitted);
             }
             int stalls = twice ? 2 : 1;
-            long start = System.nanoTime();
             for (int s = 0; s < stalls; s++) {
                 server.signal("STOP");
                 long thaw = System.nanoTime() + 1_500_000_000L;
@@ -130,7 +129,6 @@ class LateRedisTest {
                     Thread.sleep(20);
                 }
             }
-            assertTrue(System.nanoTime() - start < W * 1000 / 2, "the scenario ran within half a window");
             int most = admitted.maxProvable(W * 1000);
             assertTrue(most <= 20, most + " admitted in 10 s of a limit of 20/10s, in " + calls + " calls over "
                     + stalls + " stall(s) (R/r admitted/refused by Redis, L/l by the fail mode): " + timeline);
