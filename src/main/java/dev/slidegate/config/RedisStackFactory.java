@@ -105,7 +105,7 @@ public class RedisStackFactory implements RedisStacks {
         }
         RedisStore.Options options = RedisStore.Options.of(config.redis().timeout())
                 .withLateLimit(config.redis().lateLimit()).withBatchSize(config.redis().batchSize())
-                .withNanoTime(clock::nanoTime);
+                .withClock(clock);
         decisions = new RedisStore(redis, nodes, options);
         owned.add(decisions);
         DecisionStore remote = decisions;
@@ -135,7 +135,7 @@ public class RedisStackFactory implements RedisStacks {
         // decisions), with the patience of a late Redis: never the decisions' connections or budget
         RedisStore admin = new RedisStore(redis, nodes,
                 RedisStore.Options.of(config.redis().lateLimit()).withLateLimit(config.redis().lateLimit()).withBatchSize(1)
-                        .withNanoTime(clock::nanoTime));
+                        .withClock(clock));
         owned.add(admin);
         StoreStack.WriteProbe probe = budget -> {
             try {

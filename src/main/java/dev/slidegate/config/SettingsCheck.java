@@ -60,12 +60,14 @@ public final class SettingsCheck {
         }
     }
 
-    private static final Map<String, Kind> POLICY_MEMBERS = kinds("limits", Kind.TEXT, "strategy", Kind.CHOICE, "key",
-            Kind.TEXT, "count-rejected", Kind.BOOLEAN, "dry-run", Kind.BOOLEAN, "cells", Kind.NUMBER, "fail-mode", Kind.CHOICE,
-            "cost", Kind.NUMBER, "default-plan", Kind.TEXT, "paths", Kind.TEXT, "methods", Kind.TEXT, "max-wait", Kind.TIME,
-            "outgoing", Kind.BOOLEAN, "max-in-flight", Kind.NUMBER, "lease", Kind.TIME, "unit", Kind.TEXT, "settle",
-            Kind.BOOLEAN, "refund-failures", Kind.BOOLEAN, "zone", Kind.ZONE, "usage-header", Kind.TEXT, "cost-resolver",
-            Kind.TEXT);
+    /** The members of a policy (and of the defaults), but its plans, by kind. */
+    private static final Map<String, Kind> POLICY_MEMBERS = kinds(
+            of(Kind.BOOLEAN, "count-rejected", "dry-run", "outgoing", "settle", "refund-failures"),
+            of(Kind.TIME, "max-wait", "lease"),
+            of(Kind.NUMBER, "cells", "cost", "max-in-flight"),
+            of(Kind.CHOICE, "strategy", "fail-mode"),
+            of(Kind.ZONE, "zone"),
+            of(Kind.TEXT, "limits", "key", "default-plan", "paths", "methods", "unit", "usage-header", "cost-resolver"));
 
     /**
      * Every setting of {@link SlidegateConfig} with its kind, {@code *} standing for a name (a policy, a plan): the same
@@ -74,27 +76,25 @@ public final class SettingsCheck {
     static final Map<String, Kind> SETTINGS = settings();
 
     private static Map<String, Kind> settings() {
-        Map<String, Kind> all = new LinkedHashMap<>(kinds("slidegate.enabled", Kind.BOOLEAN, "slidegate.store", Kind.CHOICE,
-                "slidegate.fail-mode", Kind.CHOICE, "slidegate.admin.enabled", Kind.BOOLEAN, "slidegate.admin.cors",
-                Kind.BOOLEAN, "slidegate.admin.root-path", Kind.TEXT, "slidegate.admin.role", Kind.TEXT,
-                "slidegate.log.redact", Kind.TEXT, "slidegate.http.problem-bodies", Kind.TEXT, "slidegate.openapi.enabled",
-                Kind.BOOLEAN, "slidegate.redis.client", Kind.TEXT, "slidegate.overrides.refresh", Kind.TIME,
-                "slidegate.overrides.max", Kind.NUMBER, "slidegate.fallback.instances", Kind.NUMBER,
-                "slidegate.http.trusted-proxies", Kind.TEXT, "slidegate.http.forwarded-header", Kind.TEXT,
-                "slidegate.http.trusted-hops", Kind.NUMBER, "slidegate.http.trust-every-address", Kind.BOOLEAN,
-                "slidegate.http.ipv6-prefix", Kind.NUMBER, "slidegate.http.header-timeout", Kind.TIME,
-                "slidegate.memory.max-keys", Kind.NUMBER, "slidegate.redis.timeout", Kind.TIME, "slidegate.redis.late-limit",
-                Kind.TIME, "slidegate.redis.refusal-cache-size", Kind.NUMBER, "slidegate.redis.batch-size", Kind.NUMBER,
-                "slidegate.redis.failure-threshold", Kind.NUMBER, "slidegate.redis.cool-down", Kind.TIME,
-                "slidegate.plans.header", Kind.TEXT, "slidegate.plans.api-keys.*", Kind.TEXT,
-                "slidegate.defaults.plans.*.limits", Kind.TEXT, "slidegate.policies.*.plans.*.limits", Kind.TEXT,
-                "slidegate.defaults.plans.*.max-wait", Kind.TIME, "slidegate.policies.*.plans.*.max-wait", Kind.TIME,
-                "slidegate.defaults.plans.*.max-in-flight", Kind.NUMBER, "slidegate.policies.*.plans.*.max-in-flight",
-                Kind.NUMBER, "slidegate.wait.max-waiting", Kind.NUMBER, "slidegate.wait.max-waiting-per-key", Kind.NUMBER,
-                "slidegate.wait.late-tolerance", Kind.TIME, "slidegate.upstream.forms", Kind.TEXT,
-                "slidegate.upstream.ceiling", Kind.TIME, "slidegate.upstream.pause-without-retry-after", Kind.TIME,
-                "slidegate.upstream.margin", Kind.TIME, "slidegate.upstream.learned-refresh", Kind.TIME,
-                "slidegate.upstream.max-keys", Kind.NUMBER, "slidegate.upstream.spread", Kind.BOOLEAN));
+        Map<String, Kind> all = new LinkedHashMap<>(kinds(
+                of(Kind.BOOLEAN, "slidegate.enabled", "slidegate.admin.enabled", "slidegate.admin.cors",
+                        "slidegate.openapi.enabled", "slidegate.http.trust-every-address", "slidegate.upstream.spread"),
+                of(Kind.TIME, "slidegate.overrides.refresh", "slidegate.http.header-timeout", "slidegate.redis.timeout",
+                        "slidegate.redis.late-limit", "slidegate.redis.cool-down", "slidegate.defaults.plans.*.max-wait",
+                        "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.late-tolerance", "slidegate.upstream.ceiling",
+                        "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
+                        "slidegate.upstream.learned-refresh"),
+                of(Kind.NUMBER, "slidegate.overrides.max", "slidegate.fallback.instances", "slidegate.http.trusted-hops",
+                        "slidegate.http.ipv6-prefix", "slidegate.memory.max-keys", "slidegate.redis.refusal-cache-size",
+                        "slidegate.redis.batch-size", "slidegate.redis.failure-threshold",
+                        "slidegate.defaults.plans.*.max-in-flight", "slidegate.policies.*.plans.*.max-in-flight",
+                        "slidegate.wait.max-waiting", "slidegate.wait.max-waiting-per-key", "slidegate.upstream.max-keys"),
+                of(Kind.CHOICE, "slidegate.store", "slidegate.fail-mode"),
+                of(Kind.TEXT, "slidegate.admin.root-path", "slidegate.admin.role", "slidegate.log.redact",
+                        "slidegate.http.problem-bodies", "slidegate.redis.client", "slidegate.http.trusted-proxies",
+                        "slidegate.http.forwarded-header", "slidegate.plans.header", "slidegate.plans.api-keys.*",
+                        "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits",
+                        "slidegate.upstream.forms")));
         POLICY_MEMBERS.forEach((member, kind) -> {
             all.put("slidegate.defaults." + member, kind);
             all.put("slidegate.policies.*." + member, kind);
@@ -102,10 +102,18 @@ public final class SettingsCheck {
         return java.util.Collections.unmodifiableMap(all);
     }
 
-    private static Map<String, Kind> kinds(Object... nameKind) {
+    /** Settings of one kind. */
+    private record Group(Kind kind, List<String> names) {
+    }
+
+    private static Group of(Kind kind, String... names) {
+        return new Group(kind, List.of(names));
+    }
+
+    private static Map<String, Kind> kinds(Group... groups) {
         Map<String, Kind> m = new LinkedHashMap<>();
-        for (int i = 0; i < nameKind.length; i += 2) {
-            m.put((String) nameKind[i], (Kind) nameKind[i + 1]);
+        for (Group g : groups) {
+            g.names().forEach(name -> m.put(name, g.kind()));
         }
         return m;
     }

@@ -391,9 +391,12 @@ public final class FallbackStore implements DecisionStore {
         if (charge <= 0) {
             return CompletableFuture.completedFuture(null);
         }
-        Policy charging = new Policy(share.windows().name(), share.windows().limits(), policy.strategy(), policy.key(), true,
-                false, policy.cells(), policy.failMode(), 0, policy.unit());
-        return local.acquire(charging, key, charge, 0);
+        return local.acquire(chargingEvenRefused(share.windows()), key, charge, 0);
+    }
+
+    /** {@code p} charging a call whatever room is left ({@code count-rejected}), enforcing, without a wait. */
+    private static Policy chargingEvenRefused(Policy p) {
+        return new Policy(p.name(), p.limits(), p.strategy(), p.key(), true, false, p.cells(), p.failMode(), 0, p.unit());
     }
 
     private void owe(Policy policy, String key, int cost) {
@@ -420,12 +423,10 @@ public final class FallbackStore implements DecisionStore {
             return CompletableFuture.completedFuture(null);
         }
         Policy p = o.policy();
-        Policy charging = new Policy(p.name(), p.limits(), p.strategy(), p.key(), true, false, p.cells(), p.failMode(), 0,
-                p.unit());
         int cost = Math.min(permits, p.maxPermits());
         CompletionStage<Decision> sent;
         try {
-            sent = delegate.acquire(charging, o.key(), cost, 0);
+            sent = delegate.acquire(chargingEvenRefused(p), o.key(), cost, 0);
         } catch (RuntimeException e) {
             sent = CompletableFuture.failedFuture(e);
         }

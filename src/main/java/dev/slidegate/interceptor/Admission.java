@@ -18,6 +18,8 @@ class Admission {
     private final SummaryLog refusedLog = new SummaryLog("dev.slidegate.refused", "refused", 60);
     private final SummaryLog refusedTooFarLog = new SummaryLog("dev.slidegate.refused",
             "refused at once (their permits were further away than its max-wait)", 60);
+    private final SummaryLog noSlotInTimeLog = new SummaryLog("dev.slidegate.refused",
+            "refused at once (no slot freed within its max-wait)", 60);
     private final SummaryLog roomFullLog = new SummaryLog("dev.slidegate.refused",
             "refused at once (they could have waited, but slidegate.wait.max-waiting or max-waiting-per-key was reached)", 60);
     private final SummaryLog lateLog = SummaryLog.ofCalls("dev.slidegate.waits",
@@ -45,7 +47,10 @@ class Admission {
             dryRunLog.record(d);
             return false;
         }
-        (roomFull ? roomFullLog : d.policy().maxWaitMicros() > 0 ? refusedTooFarLog : refusedLog).record(d);
+        (roomFull ? roomFullLog
+                : d.policy().maxWaitMicros() <= 0 ? refusedLog
+                        : d.policy().strategy().inFlight() ? noSlotInTimeLog : refusedTooFarLog)
+                .record(d);
         return true;
     }
 

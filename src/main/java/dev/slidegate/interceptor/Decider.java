@@ -417,7 +417,7 @@ class Decider {
         Waits.Place place = a.maxWait() > 0 ? waits.enter(a.policy().name(), a.key()) : null;
         boolean roomFull = a.maxWait() > 0 && place == null;
         long asked = place == null ? 0 : waits.nanoTime(); // only a call with a place may be held
-        if (call.askedNanos == 0 && mayWait(a) && !a.policy().strategy().inFlight()) { // (a slot counts from its grant)
+        if (call.askedNanos == 0 && mayWaitForAPermit(a)) {
             call.askedNanos = asked;
         }
         CompletionStage<Decision> decision;
@@ -556,7 +556,7 @@ class Decider {
     private void answeredLate(Ask[] asks, Pending call, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
         for (int j = 0; j < call.made.size(); j++) {
-            if (mayWait(asks[j]) && !asks[j].policy().strategy().inFlight()) {
+            if (mayWaitForAPermit(asks[j])) {
                 waitStats.startedLate(call.made.get(j).policy().name());
             }
         }
@@ -640,6 +640,14 @@ class Decider {
     /** Whether a policy may hold the call: a max-wait, and a policy that enforces (dry-run never slows). */
     private static boolean mayWait(Ask a) {
         return a.maxWait() > 0 && !a.policy().dryRun();
+    }
+
+    /**
+     * Whether a policy may hold the call for a permit at an instant ({@link #mayWait(Ask)}), as opposed to a slot of calls
+     * in flight, which counts from when it is granted, however long the call waited for it.
+     */
+    private static boolean mayWaitForAPermit(Ask a) {
+        return mayWait(a) && !a.policy().strategy().inFlight();
     }
 
     /** Whether {@code d} holds its call: it reserved a later instant, and its policy enforces (dry-run never slows). */

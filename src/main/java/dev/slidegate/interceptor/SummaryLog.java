@@ -48,11 +48,8 @@ final class SummaryLog {
                 ? (d, count, seconds) -> log.infof("Policy '%s': %d call(s) in the last %d s %s", d.policy().name(), count,
                         seconds, what)
                 : (d, count, seconds) -> log.infof("Policy '%s' %s %d call(s) in the last %d s; %s", d.policy().name(),
-                        whatFor(d), count, seconds, why(d));
-        this.what = what;
+                        what, count, seconds, why(d));
     }
-
-    private final String what;
 
     /**
      * What refused: a limit of calls per window ({@code latest by limit 5/1s}), or, for a policy of calls in flight,
@@ -64,12 +61,6 @@ final class SummaryLog {
             return "all " + most + (most == 1 ? " slot" : " slots") + " in use";
         }
         return "latest by limit " + d.trippedLimit().map(Limit::toString).orElse("?");
-    }
-
-    /** {@code what}, with a policy of calls in flight's words: slots, not permits. */
-    private String whatFor(Decision d) {
-        return d.policy().strategy().inFlight() ? what.replace("their permits were further away than its max-wait",
-                "no slot freed within its max-wait") : what;
     }
 
     void record(Decision d) {

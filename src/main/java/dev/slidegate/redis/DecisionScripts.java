@@ -168,19 +168,15 @@ final class DecisionScripts {
             };
         }
 
-        /** {@code EVALSHA} arguments: SHA, key count, KEYS, ARGV. */
-        String[] evalsha(String keyPrefix, int cost, boolean countRejected) {
-            return evalsha(keyPrefix, cost, countRejected, 0);
-        }
-
-        /** {@code EVALSHA} arguments of a call that may wait up to {@code maxWaitMicros} for its permits. */
-        String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros) {
-            return evalsha(keyPrefix, cost, countRejected, maxWaitMicros, System.currentTimeMillis() * 1000);
+        /** {@code EVALSHA} arguments: SHA, key count, KEYS, ARGV, the calendar periods around {@code nowMicros}. */
+        String[] evalsha(String keyPrefix, int cost, boolean countRejected, long nowMicros) {
+            return evalsha(keyPrefix, cost, countRejected, 0, nowMicros);
         }
 
         /**
-         * As {@link #evalsha(String, int, boolean, long)}, the calendar periods given around {@code aroundMicros}: this
-         * instance's clock at first, the server's time when the script said the periods given did not hold it.
+         * {@code EVALSHA} arguments of a call that may wait up to {@code maxWaitMicros} for its permits, the calendar
+         * periods given around {@code aroundMicros}: this instance's clock at first, the server's time when the script
+         * said the periods given did not hold it.
          */
         String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros, long aroundMicros) {
             String[] cmd = new String[5 + keySuffixes.size() + limitArgs.size()];

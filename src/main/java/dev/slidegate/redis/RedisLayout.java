@@ -27,9 +27,13 @@ public final class RedisLayout {
         return DecisionScripts.Shape.of(policy).keySuffixes().stream().map(suffix -> prefix + suffix).toList();
     }
 
-    /** The exact {@code EVALSHA} arguments of one decision (SHA, key count, keys, arguments). */
-    public static List<String> evalshaArguments(Policy policy, String key, int cost) {
-        return List.of(DecisionScripts.Shape.of(policy).evalsha(keyPrefix(policy, key), cost, policy.countRejected()));
+    /**
+     * The exact {@code EVALSHA} arguments of one decision (SHA, key count, keys, arguments), the calendar periods of its
+     * limits given around {@code nowMicros} (the caller's clock).
+     */
+    public static List<String> evalshaArguments(Policy policy, String key, int cost, long nowMicros) {
+        return List.of(DecisionScripts.Shape.of(policy).evalsha(keyPrefix(policy, key), cost, policy.countRejected(),
+                nowMicros));
     }
 
     /** The script body of a policy's strategy, for {@code SCRIPT LOAD} by tools. */

@@ -9,11 +9,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
+import dev.slidegate.core.Clock;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.LimiterStore;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
@@ -56,9 +56,10 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
      * @param lateLimit how long a decision waits at most while Redis answers others (late, not down); also the budget of
      *        admin reads and resets
      * @param batchSize the most decisions of one event-loop turn sent in one call (1: each on its own)
-     * @param nanoTime the monotonic clock deadlines are measured on
+     * @param clock the instance's clock: deadlines are measured on its monotonic reading, and the calendar periods a
+     *        call hands the script are those around its wall time (the server's time picks among them)
      */
-    public record Options(Duration timeout, Duration lateLimit, int batchSize, LongSupplier nanoTime) {
+    public record Options(Duration timeout, Duration lateLimit, int batchSize, Clock clock) {
 
         public Options {
             if (batchSize < 1 || batchSize > MAX_BATCH) {
@@ -66,21 +67,21 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
             }
         }
 
-        /** The budget given, the default late limit and batch size, the system's monotonic clock. */
+        /** The budget given, the default late limit and batch size, the system's clock. */
         public static Options of(Duration timeout) {
-            return new Options(timeout, DEFAULT_LATE_LIMIT, DEFAULT_BATCH, System::nanoTime);
+            return new Options(timeout, DEFAULT_LATE_LIMIT, DEFAULT_BATCH, Clock.system());
         }
 
         public Options withLateLimit(Duration lateLimit) {
-            return new Options(timeout, lateLimit, batchSize, nanoTime);
+            return new Options(timeout, lateLimit, batchSize, clock);
         }
 
         public Options withBatchSize(int batchSize) {
-            return new Options(timeout, lateLimit, batchSize, nanoTime);
+            return new Options(timeout, lateLimit, batchSize, clock);
         }
 
-        public Options withNanoTime(LongSupplier nanoTime) {
-            return new Options(timeout, lateLimit, batchSize, nanoTime);
+        public Options withClock(Clock clock) {
+            return new Options(timeout, lateLimit, batchSize, clock);
         }
     }
 
@@ -98,6 +99,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     private final TurnBatches batches;
     private final int batchSize;
     private final RedisKeyspace keyspace;
+    private final Clock clock;
     private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
 
     /** A store on a single Redis with the given budget and the default options. */
@@ -110,7 +112,8 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         this.redis = redis;
         this.nodes = nodes;
         this.connections = new EventLoopConnections(redis.getRedis().getDelegate(), !nodes.cluster());
-        this.lateness = new Lateness(options.timeout(), options.lateLimit(), options.nanoTime());
+        this.lateness = new Lateness(options.timeout(), options.lateLimit(), options.clock()::nanoTime);
+        this.clock = options.clock();
         this.calls = new ScriptCalls(connections, lateness);
         this.batchSize = options.batchSize();
         this.batches = new TurnBatches(calls, lateness, batchSize);
@@ -203,7 +206,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, boolean countRejected, long maxWaitMicros) {
         DecisionScripts.Shape shape = prepared(policy).shape();
         String prefix = DecisionScripts.keyPrefix(policy, key);
-        String[] cmd = shape.evalsha(prefix, cost, countRejected, maxWaitMicros);
+        String[] cmd = shape.evalsha(prefix, cost, countRejected, maxWaitMicros, clock.nowMicros());
         if (shape.periods() == null) {
             return send(policy, shape, cmd);
         }

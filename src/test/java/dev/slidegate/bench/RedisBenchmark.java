@@ -319,7 +319,8 @@ class RedisBenchmark {
             cmd.addAll(List.of("-r", Integer.toString(keys)));
         }
         cmd.add("EVALSHA");
-        cmd.addAll(RedisLayout.evalshaArguments(policy, keys > 1 ? "k:__rand_int__" : key(0), 1));
+        cmd.addAll(RedisLayout.evalshaArguments(policy, keys > 1 ? "k:__rand_int__" : key(0), 1,
+                dev.slidegate.core.Clock.system().nowMicros()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();

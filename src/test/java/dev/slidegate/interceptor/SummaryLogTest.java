@@ -47,8 +47,8 @@ class SummaryLogTest {
     @Test
     void aPolicyOfCallsInFlightIsSummarisedInSlots() {
         AtomicLong nanos = new AtomicLong(1_000_000_000_000L);
-        SummaryLog summary = new SummaryLog("dev.slidegate.test-slots",
-                "refused at once (their permits were further away than its max-wait)", 60, nanos::get);
+        SummaryLog summary = new SummaryLog("dev.slidegate.test-slots", "refused at once (no slot freed within its max-wait)",
+                60, nanos::get);
         Logger.getLogger("dev.slidegate.test-slots").setLevel(Level.INFO);
         try (LogCapture log = LogCapture.of("dev.slidegate.test-slots")) {
             Policy p = new Policy("archives", List.of(new Limit(2, 30_000_000L)), Strategy.CONCURRENCY, "ip", false);

@@ -46,9 +46,9 @@ class SkewedClocksTest {
     void instancesSecondsApartShareEveryWindow() {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore ahead = new RedisStore(clients.dataSource(), clients.nodes(),
-                    RedisStore.Options.of(Duration.ofSeconds(5)).withNanoTime(skewed(Duration.ofSeconds(7))::nanoTime));
+                    RedisStore.Options.of(Duration.ofSeconds(5)).withClock(skewed(Duration.ofSeconds(7))));
             RedisStore behind = new RedisStore(clients.dataSource(), clients.nodes(),
-                    RedisStore.Options.of(Duration.ofSeconds(5)).withNanoTime(skewed(Duration.ofSeconds(-4))::nanoTime));
+                    RedisStore.Options.of(Duration.ofSeconds(5)).withClock(skewed(Duration.ofSeconds(-4))));
             for (Strategy strategy : Strategy.rates()) {
                 Policy p = new Policy("skew-" + strategy.configName(), List.of(Limit.parse("5/1m")), strategy, "ip", false);
                 int admitted = 0;
