@@ -100,6 +100,7 @@ public class StoreProducer {
             stack = StoreStack.inProcess(new dev.slidegate.core.SlotWaits(
                     metrics.isResolvable() ? new MeteredStore(store, metrics.get()) : store, System::nanoTime), store, clock);
         }
+        stack = stack.occupyingLate(config.waits().lateTolerance().toNanos() / 1000); // issue 56: N in any W by the run clock
         LOG.infof("Slidegate store: %s (%s)%s", stack.decisions().name(), why,
                 config.enabled() ? "" : "; limits are OFF (slidegate.enabled=false)");
         if (useRedis) {

@@ -67,6 +67,15 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
                 clock);
     }
 
+    /**
+     * This stack with the permits of waiting policies occupying their windows for {@code toleranceMicros} beyond them, in
+     * decisions and in the admin's reads alike ({@link dev.slidegate.core.LateOccupancy}).
+     */
+    public StoreStack occupyingLate(long toleranceMicros) {
+        return new StoreStack(new dev.slidegate.core.LateOccupancy(decisions, toleranceMicros), breaker, refusals, owned,
+                overrides, dev.slidegate.core.LateOccupancy.inspection(inspection, toleranceMicros), probe, fleetClock);
+    }
+
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */
     public long refusedLocally() {
         return refusals.map(RefusalCache::answeredLocally).orElse(0L);

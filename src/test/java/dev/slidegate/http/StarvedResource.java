@@ -24,10 +24,13 @@ public class StarvedResource {
     /** Calls of {@link #busy} that have started. */
     static final java.util.concurrent.atomic.AtomicInteger BUSY = new java.util.concurrent.atomic.AtomicInteger();
 
-    /** One call per 500 ms for everyone together; a call may wait up to 2 s for its permit. */
+    /**
+     * One call per 500 ms for everyone together; a call may wait up to 3 s for its permit (a call decided again waits for the
+     * third).
+     */
     @GET
     @Path("paced")
-    @RateLimited(value = "starved", limits = "1/500ms", key = "global", maxWait = "2s")
+    @RateLimited(value = "starved", limits = "1/500ms", key = "global", maxWait = "3s")
     public String paced(@HeaderParam("X-Request") String request) {
         RUNS.add(new WaitResource.Run(request, System.nanoTime()));
         return "ok";

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.testing.Brackets;
@@ -39,7 +38,7 @@ class StarvedWorkersTest {
         public Map<String, String> getConfigOverrides() {
             return plus("quarkus.thread-pool.max-threads", "1", "quarkus.thread-pool.core-threads", "1",
                     "slidegate.policies.starved-path.limits", "1/500ms", "slidegate.policies.starved-path.key", "global",
-                    "slidegate.policies.starved-path.max-wait", "2s", "slidegate.policies.starved-path.paths",
+                    "slidegate.policies.starved-path.max-wait", "3s", "slidegate.policies.starved-path.paths",
                     "/test/starved/path", "slidegate.policies.starved-first-path.limits", "1/500ms",
                     "slidegate.policies.starved-first-path.key", "global", "slidegate.policies.starved-first-path.max-wait",
                     "2s", "slidegate.policies.starved-first-path.paths", "/test/starved/first-path");
@@ -138,21 +137,22 @@ class StarvedWorkersTest {
 
     /**
      * Each call admitted within its max-wait, run while its client waited, answering with one decision's fields; and the
-     * endpoint's runs, each bracketed by [max(sent, run - tolerance), run], at most one provably in any 500 ms.
+     * endpoint's own run instants at most one in any 500 ms (issue 56: a permit of a waiting policy occupies its window
+     * for the late tolerance too).
      */
     private static void judge(List<Sent> sent, Map<String, Long> runs) {
-        long tolerance = ConfigProvider.getConfig().getValue("slidegate.wait.late-tolerance", Duration.class).toNanos();
         Brackets brackets = new Brackets();
         for (Sent s : sent) {
-            assertEquals(200, s.status(), "each call waits for a permit within its max-wait: " + s);
+            assertEquals(200, s.status(),
+                    "each call waits for a permit within its max-wait: " + s + "; runs " + runs + ", sent " + sent);
             Long run = runs.get(s.id());
             assertTrue(run != null && run >= s.sent() && run <= s.answered(), s + " ran at " + run);
-            brackets.add(Math.max(s.sent(), run - tolerance), run);
+            brackets.add(run, run);
             // a call decided again answers with its new decision's fields only
             assertEquals(1, s.state().size(), s.toString());
             assertEquals(1, s.state().get(0).split(",").length, s.toString());
         }
-        assertEquals(1, brackets.maxProvable(W), "runs provably within one window of 500 ms, limit 1: " + runs);
+        assertEquals(1, brackets.maxProvable(W), "runs within one window of 500 ms, limit 1: " + runs);
     }
 
     private static Map<String, Long> runs(Queue<WaitResource.Run> ran) {

@@ -71,9 +71,9 @@ class WaitingCallsTest {
     }
 
     // 24 clients offer three times the limit (5 per 500 ms) to a policy with max-wait = 2 W. Every call is admitted
-    // or refused at once with a plain 429; the endpoint's run instants hold at most N in any W (each run judged with
-    // the bracket [max(sent, run - late tolerance), run], the tolerance being the shipped default); the limit is used
-    // once callers queue; and calls sent well apart run in the order they were sent
+    // or refused at once with a plain 429; the endpoint's own run instants hold at most N in any W (each permit of a
+    // waiting policy occupies its window for the shipped late tolerance too: issue 56); the limit is used once callers
+    // queue (N per W + tolerance); and calls sent well apart run in the order they were sent
     @Test
     void waitingCallsRunWithinTheLimitInArrivalOrderAndUseIt() throws Exception {
         WaitResource.PACED.clear();
@@ -117,19 +117,19 @@ class WaitingCallsTest {
             Long run = runs.get(s.id());
             assertNotNull(run, "an admitted call ran: " + s);
             assertTrue(run >= s.sent() && run <= s.answered(), s + " ran at " + run);
-            brackets.add(Math.max(s.sent(), run - tolerance), run);
+            brackets.add(run, run);
             admitted.add(s);
         }
         assertTrue(admitted.size() > sent.size() / 5 && firstRefusal < Long.MAX_VALUE,
                 admitted.size() + " of " + sent.size() + " admitted");
         int most = brackets.maxProvable(W);
-        assertTrue(most <= N, () -> most + " runs provably within one window of 500 ms, limit " + N + "; the admitted calls "
+        assertTrue(most <= N, () -> most + " runs within one window of 500 ms, limit " + N + "; the admitted calls "
                 + "(sent, run, answered, in ms from the start), by run:\n" + listing(admitted, runs, start));
-        // used: from a window after callers first queued to the last send, at least 95% of N per window ran
+        // used: from a window after callers first queued to the last send, at least 95% of N per window and tolerance ran
         long from = firstRefusal + W;
         long to = stopSending - W;
         long ran = runs.values().stream().filter(r -> r >= from && r < to).count();
-        double expected = 0.95 * N * (to - from) / W;
+        double expected = 0.95 * N * (to - from) / (W + tolerance);
         assertTrue(ran >= Math.floor(expected) - 1, ran + " runs in " + (to - from) / 1_000_000 + " ms, expected " + expected);
         // in arrival order: of two admitted calls sent 100 ms apart or more, the earlier never runs later than the
         // tolerance after the other
@@ -204,7 +204,7 @@ class WaitingCallsTest {
         for (CompletableFuture<Sent> c : calls) {
             Sent s = c.join();
             long run = runs.get(s.id());
-            brackets.add(Math.max(s.sent(), run - tolerance), run);
+            brackets.add(run, run);
         }
         assertTrue(brackets.maxProvable(300_000_000L) <= 2, "at most 2 runs in any 300 ms");
         // Prometheus: how long the held call waited, and that nobody waits now
@@ -233,10 +233,10 @@ class WaitingCallsTest {
         long tolerance = toleranceNanos();
         for (WaitResource.Run r : WaitResource.PATH) {
             Sent s = answers.get(r.request());
-            brackets.add(Math.max(s.sent(), r.nanos() - tolerance), r.nanos());
+            brackets.add(r.nanos(), r.nanos());
         }
         assertEquals(3, brackets.size());
-        assertTrue(brackets.maxProvable(1_000_000_000L) <= 1, "one run per second");
+        assertTrue(brackets.maxProvable(1_000_000_000L) <= 1, "one run per second, by the endpoint's clock");
     }
 
     /** Each admitted call's send, run and answer, in milliseconds from {@code start}, in the order they ran. */

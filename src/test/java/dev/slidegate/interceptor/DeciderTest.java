@@ -424,6 +424,40 @@ class DeciderTest {
         assertTrue(onTime.join().admitted());
     }
 
+    // issue 56, point 3: a permit used late within the tolerance occupies its window for the tolerance too. A call
+    // admitted at once whose answer took 40 ms (within the 50 ms tolerance) runs 40 ms after its permit's instant; the
+    // next call, held for the next permit, runs on time. Counted in plain windows of 1 s, the two runs, by the clock of
+    // the code they protect, were 960 ms apart: two runs of a 1/1s policy in one second. With the store stack as
+    // shipped (the late occupancy on top), they are at least a window apart
+    @Test
+    void aPermitUsedLateWithinTheToleranceOccupiesItsWindowForIt() {
+        ManualTimers timers = new ManualTimers();
+        LateAnswers store = new LateAnswers(new dev.slidegate.core.LateOccupancy(memory, 50_000));
+        Decider d = waitingDecider(timers, 10, store);
+        List<Long> runs = new java.util.ArrayList<>();
+        store.slow = true;
+        CompletableFuture<Outcome> first = d.decide(patientMp, "global", 1, null).toCompletableFuture();
+        first.thenRun(() -> runs.add(timers.nanos));
+        timers.advance(clock, 40_000);
+        store.slow = false;
+        store.answer();
+        assertTrue(first.isDone() && first.join().admitted(), "admitted at once: its answer came within the tolerance");
+        CompletableFuture<Outcome> second = d.decide(patientMp, "global", 1, null).toCompletableFuture();
+        second.thenRun(() -> runs.add(timers.nanos));
+        for (int step = 0; step < 2_000 && !second.isDone(); step++) {
+            timers.advance(clock, 1_000);
+        }
+        assertTrue(second.isDone(), "held for a permit within its max-wait");
+        Outcome o = second.join();
+        assertTrue(o.admitted(), o.toString());
+        assertEquals(2, runs.size());
+        assertTrue(runs.get(1) - runs.get(0) >= 1_000_000_000L, "two runs of 1/1s " + (runs.get(1) - runs.get(0)) / 1_000_000
+                + " ms apart by the protected code's clock");
+        // what the call answers names the limit as configured, not the wider window the store counts
+        assertEquals("1/1s", o.decisions().get(0).policy().limits().get(0).toString());
+        assertEquals(Limit.parse("1/1s"), o.decisions().get(0).states().get(0).limit());
+    }
+
     // issue 56, point 3: a call admitted at once whose answer arrived later than the tolerance after it was asked ran on
     // that permit, up to the answer's delay after it, beside the calls held for the next window's permits (a bean method
     // returning CompletionStage: 27 to 36 runs in one second of 20/1s by its own clock). It is decided again, as a held

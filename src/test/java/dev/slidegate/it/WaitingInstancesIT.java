@@ -27,10 +27,11 @@ import dev.slidegate.testing.RedisServer;
  * redis-server, with the shipped defaults but for the demo warehouse's limit (5 per 500 ms, every caller together,
  * max-wait 1 s: two windows). 24 clients offer three times the limit, spread over the instances. The oracle is the
  * warehouse itself: each admitted answer says when the warehouse was asked ({@code askedAt}, the wall clock every
- * process on this machine shares), and each call is stamped on that clock when sent. With the bracket
- * [max(sent, asked - late tolerance), asked] of each call (the shipped tolerance), no 500 ms holds more than 5 asks;
- * every answer is a 200 or a plain 429 (never a 5xx, never refused after waiting: a 429 carries no wait), and once
- * callers queue the warehouse is asked at least 95% of its limit.
+ * process on this machine shares), and each call is stamped on that clock when sent. By the warehouse's own instants,
+ * no 500 ms holds more than 5 asks (issue 56: a permit of a waiting policy occupies its window for the shipped late
+ * tolerance too, so calls that ran late within it never meet the next window's); every answer is a 200 or a plain 429
+ * (never a 5xx, never refused after waiting: a 429 carries no wait), and once callers queue the warehouse is asked at
+ * least 95% of N per window and tolerance.
  */
 class WaitingInstancesIT {
 
@@ -99,7 +100,7 @@ class WaitingInstancesIT {
                 assertTrue(m.find(), call.body());
                 long at = micros(Instant.parse(m.group(1)));
                 assertTrue(at >= call.sent() - 1_000 && at <= call.answered() + 1_000, "asked within its call: " + call);
-                asks.add(Math.max(call.sent(), at - TOLERANCE_MICROS), Math.max(at, call.sent()));
+                asks.add(at, at);
                 asked.add(at);
                 admitted++;
             }
@@ -107,8 +108,8 @@ class WaitingInstancesIT {
             long from = firstRefusal + W_MICROS;
             long to = micros(Instant.now()) - (System.nanoTime() - stop) / 1000 - W_MICROS;
             long used = asked.stream().filter(t -> t >= from && t < to).count();
-            double expected = 0.95 * N * (to - from) / W_MICROS;
-            System.out.printf("three instances, waiting calls: %d calls, %d admitted, most asks provably within 500 ms: %d "
+            double expected = 0.95 * N * (to - from) / (W_MICROS + TOLERANCE_MICROS);
+            System.out.printf("three instances, waiting calls: %d calls, %d admitted, most asks within 500 ms: %d "
                     + "(N = %d); %d asks in %d ms once queued (95%% of N per window: %.1f)%n", calls.size(), admitted, most,
                     N, used, (to - from) / 1000, expected);
             assertTrue(most <= N, most + " asks of the warehouse lie within one window of 500 ms");

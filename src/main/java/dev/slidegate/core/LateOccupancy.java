@@ -1,0 +1,136 @@
+package dev.slidegate.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+
+/**
+ * A permit that may be used late occupies its window for that lateness too (issue 56). A call of a policy that may wait
+ * runs at most {@code slidegate.wait.late-tolerance} after its permit's instant (a later one is decided again), so by
+ * the protected code's clock N permits of one window can meet the next window's, run on time, within W. Counting each
+ * permit of such a policy in a window of W + tolerance keeps at most N runs in any W by the clock of the code that runs
+ * them: runs in [a, a + W) had their permits in (a − tolerance, a + W), one window of W + tolerance.
+ *
+ * <p>
+ * Which policies: those with a {@code max-wait} (any of their calls may be held, so every decision of them, waiting or
+ * not, counts alike: a key never switches between two windows), whose strategy bounds any interval of W (sliding log,
+ * sliding counter, token bucket; not fixed windows nor calendar periods, whose windows are cut by the clock, nor
+ * calls in flight). The store sees the wider windows; what it answers names the configured limits again, so headers,
+ * problems and logs speak of the policy as configured, and their reset instants are the wider windows' (when the
+ * store would admit again).
+ */
+public final class LateOccupancy extends ForwardingStore {
+
+    private final long toleranceMicros;
+
+    public LateOccupancy(DecisionStore delegate, long toleranceMicros) {
+        super(delegate);
+        if (toleranceMicros < 0) {
+            throw new IllegalArgumentException("a late tolerance is not negative, was " + toleranceMicros + " us");
+        }
+        this.toleranceMicros = toleranceMicros;
+    }
+
+    /** The tolerance each permit of a waiting policy occupies its window for, beyond the window. */
+    public long toleranceMicros() {
+        return toleranceMicros;
+    }
+
+    /** Whether {@code policy}'s permits occupy their windows for the tolerance too. */
+    public static boolean widens(Policy policy, long toleranceMicros) {
+        Strategy s = policy.strategy();
+        return toleranceMicros > 0 && policy.maxWaitMicros() > 0
+                && (s == Strategy.SLIDING_LOG || s == Strategy.SLIDING_COUNTER || s == Strategy.TOKEN_BUCKET);
+    }
+
+    /** {@code policy} as the store counts it: every window of a waiting policy, but calendar ones, widened. */
+    public static Policy occupying(Policy policy, long toleranceMicros) {
+        if (!widens(policy, toleranceMicros)) {
+            return policy;
+        }
+        List<Limit> wider = new ArrayList<>(policy.limits().size());
+        for (Limit l : policy.limits()) {
+            wider.add(l.calendar() ? l : new Limit(l.permits(), l.windowMicros() + toleranceMicros));
+        }
+        return policy.withLimits(wider);
+    }
+
+    /** {@code d}, decided under the wider windows, as a decision of {@code configured}. */
+    static Decision configured(Decision d, Policy configured, Policy asked) {
+        if (d == null || asked == configured || d.policy() != asked) {
+            return d;
+        }
+        List<LimitState> states = new ArrayList<>(d.states().size());
+        for (int i = 0; i < d.states().size(); i++) {
+            LimitState s = d.states().get(i);
+            states.add(
+                    i < configured.limits().size() ? new LimitState(configured.limits().get(i), s.remaining(), s.resetMicros())
+                            : s);
+        }
+        return new Decision(configured, d.allowed(), d.trippedIndex(), d.retryAfterMicros(), d.atMicros(), states,
+                d.fallback(), d.waitMicros());
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
+        Policy asked = occupying(policy, toleranceMicros);
+        if (asked == policy) {
+            return delegate.acquire(policy, key, cost, maxWaitMicros);
+        }
+        return delegate.acquire(asked, key, cost, maxWaitMicros).thenApply(d -> configured(d, policy, asked));
+    }
+
+    @Override
+    public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
+        return delegate.settle(occupying(policy, toleranceMicros), key, admittedAtMicros, estimate, actual);
+    }
+
+    /** The admin's view of the same windows: a waiting policy's state read as its decisions count it. */
+    public static StoreInspection inspection(StoreInspection inspection, long toleranceMicros) {
+        return toleranceMicros <= 0 ? inspection : new Inspection(inspection, toleranceMicros);
+    }
+
+    /** Inspection whose {@code peek} reads a waiting policy's wider windows; the rest goes by name and key alone. */
+    private record Inspection(StoreInspection delegate, long toleranceMicros) implements StoreInspection {
+
+        @Override
+        public CompletionStage<Decision> peek(Policy policy, String key) {
+            Policy asked = occupying(policy, toleranceMicros);
+            if (asked == policy) {
+                return delegate.peek(policy, key);
+            }
+            return delegate.peek(asked, key).thenApply(d -> configured(d, policy, asked));
+        }
+
+        @Override
+        public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
+            return delegate.keys(policy, cursor, limit);
+        }
+
+        @Override
+        public CompletionStage<Long> count(Policy policy) {
+            return delegate.count(policy);
+        }
+
+        @Override
+        public CompletionStage<java.util.Map<String, Long>> counts(java.util.Collection<Policy> policies) {
+            return delegate.counts(policies);
+        }
+
+        @Override
+        public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
+            return delegate.oldestLeaseAge(policy, key);
+        }
+
+        @Override
+        public CompletionStage<Void> reset(Policy policy, String key) {
+            return delegate.reset(policy, key);
+        }
+    }
+}
