@@ -45,6 +45,8 @@ class InFlightCallsTest {
     Leases leases;
     @Inject
     dev.slidegate.interceptor.Waits waits;
+    @Inject
+    dev.slidegate.core.DecisionStore store;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -154,6 +156,16 @@ class InFlightCallsTest {
         InFlightResource.gate(gate).complete(null); // the abandoned calls end too
     }
 
+    /** Waits until {@code n} calls wait in this instance's queue for a slot (observed, never assumed after a sleep). */
+    private void queued(int n, String what) {
+        dev.slidegate.core.DecisionStore s = store;
+        while (!(s instanceof dev.slidegate.core.SlotWaits) && s instanceof dev.slidegate.core.ForwardingStore f) {
+            s = f.delegate();
+        }
+        dev.slidegate.core.SlotWaits slots = (dev.slidegate.core.SlotWaits) s;
+        Eventually.eventually(Duration.ofSeconds(5), slots::waiting, m -> m == n, what);
+    }
+
     // max-wait on a concurrency policy: calls wait for the slot without a thread, run one at a time in the order they
     // came as each one before ends, and a call whose max-wait runs out is refused in the concurrency form; a waiting
     // client that goes away takes no slot from the call behind it
@@ -166,9 +178,9 @@ class InFlightCallsTest {
         var first = send("waits/" + g1, tenant);
         awaitRunning(g1, 1);
         var second = send("waits/" + g2, tenant);
-        Thread.sleep(200); // (the second waits: the third arrives after it)
+        queued(1, "the second waits in the queue: the third arrives after it");
         var third = send("waits/" + g3, tenant);
-        Thread.sleep(200);
+        queued(2, "the third waits behind it");
         assertEquals(0, InFlightResource.running(g2) + InFlightResource.running(g3), "both wait while the first runs");
         InFlightResource.gate(g1).complete(null);
         assertEquals(200, first.join().statusCode());
@@ -188,10 +200,10 @@ class InFlightCallsTest {
             s.getOutputStream().write(("GET " + base.getPath() + "waits/" + gone + " HTTP/1.1\r\nHost: localhost\r\nX-Tenant: "
                     + tenant + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             s.getOutputStream().flush();
-            Thread.sleep(200);
+            queued(1, "the call whose client goes away waits");
         }
         var after = send("waits/" + next, tenant);
-        Thread.sleep(200);
+        queued(2, "the next call waits behind it");
         InFlightResource.gate(g3).complete(null);
         assertEquals(200, third.join().statusCode());
         awaitRunning(next, 1);

@@ -63,6 +63,85 @@ class SkewedClocksTest {
         }
     }
 
+    /** One decision of the calendar scenario: the Redis server's time read before and after it, and its outcome. */
+    private record Judged(long before, long after, boolean allowed) {
+    }
+
+    // issue 56: calendar periods are cut by the Redis server's clock alone, whichever instance asks and however far its
+    // own clock is off, and across a restart of a persistent Redis just before a period's edge. Two instances 7 s ahead
+    // and 4 s behind take turns on one key of 3 per period (irregular periods of 300 and 500 ms, a stand-in for
+    // months); each call is judged by the clock the instances share, the server's TIME read before and after it: no
+    // period holds more than 3 calls that lie wholly in it, no call fails once Redis answers, and the limit is used
+    @Test
+    void calendarPeriodsHoldAcrossInstancesAndARedisRestartAtAPeriodsEdge() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("slidegate-aof");
+        String[] persistent = { "--appendonly", "yes", "--appendfsync", "always", "--dir", dir.toString() };
+        RedisServer server = RedisServer.start(RedisServer.defaultBinary(), persistent);
+        int port = server.port();
+        dev.slidegate.api.Periods periods = new dev.slidegate.testing.IrregularPeriods(0, new long[] { 300_000, 500_000 },
+                "p300-500");
+        Policy p = new Policy("calendar-skew", List.of(new Limit(3, periods)), Strategy.FIXED_WINDOW, "ip", false);
+        List<Judged> judged = new java.util.ArrayList<>();
+        try (RedisClients clients = new RedisClients(server)) {
+            RedisStore ahead = new RedisStore(clients.dataSource(), clients.nodes(),
+                    RedisStore.Options.of(Duration.ofSeconds(5)).withClock(skewed(Duration.ofSeconds(7))));
+            RedisStore behind = new RedisStore(clients.dataSource(), clients.nodes(),
+                    RedisStore.Options.of(Duration.ofSeconds(5)).withClock(skewed(Duration.ofSeconds(-4))));
+            RedisStore[] fleet = { ahead, behind };
+            int calls = 0;
+            dev.slidegate.testing.Resp time = server.connect();
+            long until = System.nanoTime() + 1_200_000_000L;
+            while (System.nanoTime() < until) {
+                judged.add(judge(fleet[calls++ % 2], p, time));
+            }
+            // restarted just before a period's edge: the server's state comes back from its append-only file
+            long now = serverMicros(time);
+            long edge = periods.endOf(now);
+            if (edge - now < 60_000) {
+                edge = periods.endOf(edge);
+            }
+            time.close();
+            Thread.sleep((edge - now - 30_000) / 1000);
+            server.signal("TERM");
+            server.close();
+            server = RedisServer.startOn(port, persistent);
+            time = server.connect();
+            until = System.nanoTime() + 1_200_000_000L;
+            while (System.nanoTime() < until) {
+                judged.add(judge(fleet[calls++ % 2], p, time));
+            }
+            time.close();
+            ahead.close();
+            behind.close();
+        } finally {
+            server.close();
+            try (var files = java.nio.file.Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
+        }
+        java.util.Map<Long, Integer> perPeriod = new java.util.TreeMap<>();
+        for (Judged j : judged) {
+            if (j.allowed() && periods.startOf(j.before()) == periods.startOf(j.after())) {
+                perPeriod.merge(periods.startOf(j.before()), 1, Integer::sum);
+            }
+        }
+        assertTrue(perPeriod.values().stream().allMatch(n -> n <= 3), "calls per period by the server's clock: " + perPeriod);
+        assertTrue(perPeriod.values().stream().filter(n -> n == 3).count() >= 3, "the limit is used: " + perPeriod);
+    }
+
+    /** One decision by {@code instance}, bracketed by the server's time; a failed decision fails the test. */
+    private static Judged judge(RedisStore instance, Policy p, dev.slidegate.testing.Resp time) {
+        long before = serverMicros(time);
+        boolean allowed = instance.acquire(p, "k", 1).toCompletableFuture().join().allowed();
+        return new Judged(before, serverMicros(time), allowed);
+    }
+
+    /** The Redis server's clock, in µs since the epoch. */
+    private static long serverMicros(dev.slidegate.testing.Resp time) {
+        List<?> t = (List<?>) time.call("TIME");
+        return Long.parseLong(t.get(0).toString()) * 1_000_000 + Long.parseLong(t.get(1).toString());
+    }
+
     @Test
     void instancesSecondsApartAgreeWhenAnOverrideExpires() {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {

@@ -88,6 +88,11 @@ public final class RedisServer implements AutoCloseable {
         return start(defaultBinary(), port);
     }
 
+    /** Starts the default binary on a given port with settings of its own, e.g. to restart a persistent server. */
+    public static RedisServer startOn(int port, String... extraArgs) {
+        return start(defaultBinary(), port, extraArgs);
+    }
+
     public static RedisServer start(String binary, String... extraArgs) {
         return start(binary, -1, extraArgs);
     }
