@@ -72,8 +72,8 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
      * decisions and in the admin's reads alike ({@link dev.slidegate.core.LateOccupancy}).
      */
     public StoreStack occupyingLate(long toleranceMicros) {
-        return new StoreStack(new dev.slidegate.core.LateOccupancy(decisions, toleranceMicros), breaker, refusals, owned,
-                overrides, dev.slidegate.core.LateOccupancy.inspection(inspection, toleranceMicros), probe, fleetClock);
+        dev.slidegate.core.LateOccupancy late = new dev.slidegate.core.LateOccupancy(decisions, toleranceMicros);
+        return new StoreStack(late, breaker, refusals, owned, overrides, late.inspection(inspection), probe, fleetClock);
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */

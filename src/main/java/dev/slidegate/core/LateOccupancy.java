@@ -21,13 +21,19 @@ import dev.slidegate.api.Strategy;
  * Which policies: those with a {@code max-wait} (any of their calls may be held, so every decision of them, waiting or
  * not, counts alike: a key never switches between two windows), whose strategy bounds any interval of W (sliding log,
  * sliding counter, token bucket; not fixed windows nor calendar periods, whose windows are cut by the clock, nor
- * calls in flight). The store sees the wider windows; what it answers names the configured limits again, so headers,
+ * calls in flight; nor policies paced toward an upstream, {@link #margined}). The store sees the wider windows; what it answers
+ * names the configured limits again, so headers,
  * problems and logs speak of the policy as configured, and their reset instants are the wider windows' (when the
  * store would admit again).
  */
 public final class LateOccupancy extends ForwardingStore {
 
     private final long toleranceMicros;
+    /**
+     * Policies paced toward an upstream, whose windows carry {@code slidegate.upstream.margin} already and whose spreading
+     * limit (one call per (W + margin) / N) must not grow by a tolerance several times its length: not widened here.
+     */
+    private final java.util.Set<String> margined = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     public LateOccupancy(DecisionStore delegate, long toleranceMicros) {
         super(delegate);
@@ -40,6 +46,21 @@ public final class LateOccupancy extends ForwardingStore {
     /** The tolerance each permit of a waiting policy occupies its window for, beyond the window. */
     public long toleranceMicros() {
         return toleranceMicros;
+    }
+
+    /**
+     * Says that policy {@code name} paces calls to an upstream: its windows carry the upstream margin, judged where the
+     * upstream sees the calls (docs/upstream.md), and are not widened here.
+     */
+    public void margined(String name) {
+        if (!margined.contains(name)) {
+            margined.add(name);
+        }
+    }
+
+    /** {@code policy} as this store counts it. */
+    Policy occupying(Policy policy) {
+        return margined.contains(policy.name()) ? policy : occupying(policy, toleranceMicros);
     }
 
     /** Whether {@code policy}'s permits occupy their windows for the tolerance too. */
@@ -79,7 +100,7 @@ public final class LateOccupancy extends ForwardingStore {
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        Policy asked = occupying(policy, toleranceMicros);
+        Policy asked = occupying(policy);
         if (asked == policy) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
@@ -88,20 +109,20 @@ public final class LateOccupancy extends ForwardingStore {
 
     @Override
     public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
-        return delegate.settle(occupying(policy, toleranceMicros), key, admittedAtMicros, estimate, actual);
+        return delegate.settle(occupying(policy), key, admittedAtMicros, estimate, actual);
     }
 
     /** The admin's view of the same windows: a waiting policy's state read as its decisions count it. */
-    public static StoreInspection inspection(StoreInspection inspection, long toleranceMicros) {
-        return toleranceMicros <= 0 ? inspection : new Inspection(inspection, toleranceMicros);
+    public StoreInspection inspection(StoreInspection inspection) {
+        return toleranceMicros <= 0 ? inspection : new Inspection(inspection, this);
     }
 
     /** Inspection whose {@code peek} reads a waiting policy's wider windows; the rest goes by name and key alone. */
-    private record Inspection(StoreInspection delegate, long toleranceMicros) implements StoreInspection {
+    private record Inspection(StoreInspection delegate, LateOccupancy late) implements StoreInspection {
 
         @Override
         public CompletionStage<Decision> peek(Policy policy, String key) {
-            Policy asked = occupying(policy, toleranceMicros);
+            Policy asked = late.occupying(policy);
             if (asked == policy) {
                 return delegate.peek(policy, key);
             }

@@ -113,6 +113,9 @@ public class Upstreams {
 
     /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
     Policy paced(Policy configured, String key) {
+        if (store instanceof dev.slidegate.core.LateOccupancy late) { // its windows carry the margin already
+            late.margined(configured.name());
+        }
         Learned l = learned.isEmpty() ? null : learned.get(id(configured.name(), key));
         if (l != null && l.base() == configured && l.paced() != null) {
             return l.paced();
