@@ -126,9 +126,9 @@ public class RedisStackFactory implements RedisStacks {
         FallbackStore fallback = fallback(config, clock, remote, redis, metrics, owned);
         DecisionStore store = fallback;
         if (metrics.isResolvable()) {
-            store = new MeteredStore(store, metrics.get());
+            store = new MeteredStore(store, metrics.get(), clock::nanoTime);
         }
-        store = new dev.slidegate.core.SlotWaits(store, System::nanoTime); // calls waiting for a slot, queued in Redis
+        store = new dev.slidegate.core.SlotWaits(store, clock::nanoTime); // calls waiting for a slot, queued in Redis
         dev.slidegate.api.OverrideSource overrides = new dev.slidegate.redis.RedisOverrideSource(redis,
                 vertx.get().getDelegate(), StoreProducer.OVERRIDES_POLL, config.redis().lateLimit(), config.overrides().max());
         // the admin reads Redis on connections of its own, one call at a time each (no batching with

@@ -98,7 +98,8 @@ public class StoreProducer {
         } else {
             MemoryStore store = new MemoryStore(clock, config.memory().maxKeys());
             stack = StoreStack.inProcess(new dev.slidegate.core.SlotWaits(
-                    metrics.isResolvable() ? new MeteredStore(store, metrics.get()) : store, System::nanoTime), store, clock);
+                    metrics.isResolvable() ? new MeteredStore(store, metrics.get(), clock::nanoTime) : store, clock::nanoTime),
+                    store, clock);
         }
         stack = stack.occupyingLate(config.waits().lateTolerance().toNanos() / 1000); // issue 56: N in any W by the run clock
         LOG.infof("Slidegate store: %s (%s)%s", stack.decisions().name(), why,

@@ -79,13 +79,14 @@ class HeaderTimeout {
     private final long timeoutNanos;
     private final String timeoutText;
     private final Counter closed;
-    private final IntervalSummary warnings = new IntervalSummary(TimeUnit.SECONDS.toNanos(60), System::nanoTime);
+    private final IntervalSummary warnings;
     private final Acceptor acceptor = new Acceptor();
     /** Whether a request has made sure the acceptor is on its server (a start event may have put it there first). */
     private volatile boolean installed;
 
-    HeaderTimeout(Vertx vertx, SlidegateConfig config, Instance<MeterRegistry> metrics) {
+    HeaderTimeout(Vertx vertx, SlidegateConfig config, Instance<MeterRegistry> metrics, dev.slidegate.core.Clock clock) {
         this.vertx = vertx;
+        this.warnings = new IntervalSummary(TimeUnit.SECONDS.toNanos(60), clock::nanoTime);
         Duration timeout = config.http().headerTimeout().orElse(Duration.ZERO);
         this.on = !timeout.isZero() && !timeout.isNegative();
         this.timeoutNanos = timeout.toNanos();

@@ -14,23 +14,39 @@ import dev.slidegate.metrics.DecisionStats;
 class Admission {
 
     private final DecisionStats stats;
-    private final SummaryLog dryRunLog = new SummaryLog("dev.slidegate.dry-run", "(dry-run) would have refused", 10);
-    private final SummaryLog refusedLog = new SummaryLog("dev.slidegate.refused", "refused", 60);
-    private final SummaryLog refusedTooFarLog = new SummaryLog("dev.slidegate.refused",
-            "refused at once (their permits were further away than its max-wait)", 60);
-    private final SummaryLog noSlotInTimeLog = new SummaryLog("dev.slidegate.refused",
-            "refused at once (no slot freed within its max-wait)", 60);
-    private final SummaryLog roomFullLog = new SummaryLog("dev.slidegate.refused",
-            "refused at once (they could have waited, but slidegate.wait.max-waiting or max-waiting-per-key was reached)", 60);
-    private final SummaryLog lateLog = SummaryLog.ofCalls("dev.slidegate.waits",
-            "were taken up too late for their reserved permits (woken late, or their threads came late) and were decided again "
-                    + "(a paused or CPU-starved instance; raise slidegate.wait.late-tolerance if usual)",
-            60);
-    private final SummaryLog goneLog = SummaryLog.ofCalls("dev.slidegate.waits",
-            "were let go: their clients went away while they waited (their permits stay charged)", 60);
+    private final SummaryLog dryRunLog;
+    private final SummaryLog refusedLog;
+    private final SummaryLog refusedTooFarLog;
+    private final SummaryLog noSlotInTimeLog;
+    private final SummaryLog roomFullLog;
+    private final SummaryLog lateLog;
+    private final SummaryLog goneLog;
 
+    /** Summaries timed on the system clock (tests that build the engine by hand). */
     Admission(DecisionStats stats) {
+        this(stats, dev.slidegate.core.Clock.system());
+    }
+
+    /** Summaries timed on the instance's clock. */
+    @jakarta.inject.Inject
+    Admission(DecisionStats stats, dev.slidegate.core.Clock clock) {
         this.stats = stats;
+        java.util.function.LongSupplier nanoTime = clock::nanoTime;
+        dryRunLog = new SummaryLog("dev.slidegate.dry-run", "(dry-run) would have refused", 10, nanoTime);
+        refusedLog = new SummaryLog("dev.slidegate.refused", "refused", 60, nanoTime);
+        refusedTooFarLog = new SummaryLog("dev.slidegate.refused",
+                "refused at once (their permits were further away than its max-wait)", 60, nanoTime);
+        noSlotInTimeLog = new SummaryLog("dev.slidegate.refused", "refused at once (no slot freed within its max-wait)", 60,
+                nanoTime);
+        roomFullLog = new SummaryLog("dev.slidegate.refused",
+                "refused at once (they could have waited, but slidegate.wait.max-waiting or max-waiting-per-key was reached)",
+                60, nanoTime);
+        lateLog = SummaryLog.ofCalls("dev.slidegate.waits",
+                "were taken up too late for their reserved permits (woken late, or their threads came late) and were decided "
+                        + "again (a paused or CPU-starved instance; raise slidegate.wait.late-tolerance if usual)",
+                60, nanoTime);
+        goneLog = SummaryLog.ofCalls("dev.slidegate.waits",
+                "were let go: their clients went away while they waited (their permits stay charged)", 60, nanoTime);
     }
 
     /**

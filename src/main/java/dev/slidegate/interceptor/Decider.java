@@ -125,7 +125,7 @@ class Decider {
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
             WaitStats waitStats, Upstreams upstreams, Leases leases) {
         this.leases = leases;
-        this.settlements = new Settlements(store);
+        this.settlements = new Settlements(store, waits::nanoTime);
         this.waitStats = waitStats;
         this.upstreams = upstreams;
         this.keys = keys;

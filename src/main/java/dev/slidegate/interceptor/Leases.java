@@ -107,8 +107,8 @@ public class Leases {
     }
 
     @Inject
-    Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Vertx vertx) {
-        this(store, stats, System::nanoTime,
+    Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Vertx vertx, dev.slidegate.core.Clock clock) {
+        this(store, stats, clock::nanoTime,
                 (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
     }
 

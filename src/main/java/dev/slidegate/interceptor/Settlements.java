@@ -34,11 +34,14 @@ final class Settlements {
     private static final long WARN_EVERY_NANOS = 60_000_000_000L;
 
     private final DecisionStore store;
+    /** The instance's monotonic clock (its {@link dev.slidegate.core.Clock}'s), for the once-a-minute warnings. */
+    private final java.util.function.LongSupplier nanoTime;
     private final AtomicLong warnedAt = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong headerWarnedAt = new AtomicLong(Long.MIN_VALUE);
 
-    Settlements(DecisionStore store) {
+    Settlements(DecisionStore store, java.util.function.LongSupplier nanoTime) {
         this.store = store;
+        this.nanoTime = nanoTime;
     }
 
     /** Makes the request-scoped {@link Usage} a service injects. */
@@ -312,8 +315,8 @@ final class Settlements {
     }
 
     /** Says {@code line} unless it was said in the last minute (by {@code warnedAt}'s clock). */
-    private static void warnOnce(AtomicLong warnedAt, Runnable line) {
-        long now = System.nanoTime();
+    private void warnOnce(AtomicLong warnedAt, Runnable line) {
+        long now = nanoTime.getAsLong();
         long last = warnedAt.get();
         if ((last == Long.MIN_VALUE || now - last >= WARN_EVERY_NANOS) && warnedAt.compareAndSet(last, now)) {
             line.run();

@@ -22,11 +22,10 @@ final class SummaryLog {
     private final Map<String, IntervalSummary> summaries = new ConcurrentHashMap<>();
     private final IntervalSummary.Report<Decision> line;
 
-    /** {@code what} completes "Policy 'p' ... 3 call(s)", e.g. "refused" or "(dry-run) would have refused". */
-    SummaryLog(String category, String what, long intervalSeconds) {
-        this(category, what, intervalSeconds, System::nanoTime);
-    }
-
+    /**
+     * {@code what} completes "Policy 'p' ... 3 call(s)", e.g. "refused" or "(dry-run) would have refused"; intervals timed
+     * on {@code nanoTime} (the instance's clock).
+     */
     SummaryLog(String category, String what, long intervalSeconds, java.util.function.LongSupplier nanoTime) {
         this(category, intervalSeconds, nanoTime, false, what);
     }
@@ -35,8 +34,8 @@ final class SummaryLog {
      * A summary of calls that were not refused by a limit (held calls that woke late, or whose clients went away):
      * "Policy 'p': 3 call(s) in the last 60 s {@code what}".
      */
-    static SummaryLog ofCalls(String category, String what, long intervalSeconds) {
-        return new SummaryLog(category, intervalSeconds, System::nanoTime, true, what);
+    static SummaryLog ofCalls(String category, String what, long intervalSeconds, java.util.function.LongSupplier nanoTime) {
+        return new SummaryLog(category, intervalSeconds, nanoTime, true, what);
     }
 
     private SummaryLog(String category, long intervalSeconds, java.util.function.LongSupplier nanoTime, boolean calls,

@@ -86,17 +86,22 @@ public class Upstreams {
     /** Until when (epoch ms) a hold was last logged, per policy and key: one line per hold, not per 429. */
     private final Map<String, Long> holdLogged = new ConcurrentHashMap<>();
     private volatile boolean fullLogged;
+    /** The instance's clock: wall time for the upstream's dates and the holds said, monotonic for refreshes. */
+    private final dev.slidegate.core.Clock clock;
 
     @Inject
-    Upstreams(DecisionStore store, StoreStack stack, UpstreamStats stats, SlidegateConfig config) {
+    Upstreams(DecisionStore store, StoreStack stack, UpstreamStats stats, SlidegateConfig config,
+            dev.slidegate.core.Clock clock) {
         this(store, stack.inspection(), stats, UpstreamHeaders.Form.parse(config.upstream().forms()),
                 config.upstream().margin().toNanos() / 1000, config.upstream().pauseWithoutRetryAfter().toNanos() / 1000,
                 config.upstream().ceiling().toNanos() / 1000, config.upstream().maxKeys(), config.upstream().spread(),
-                config.upstream().learnedRefresh().toNanos());
+                config.upstream().learnedRefresh().toNanos(), clock);
     }
 
     Upstreams(DecisionStore store, StoreInspection inspection, UpstreamStats stats, Set<UpstreamHeaders.Form> forms,
-            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys, boolean spread, long refreshNanos) {
+            long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys, boolean spread, long refreshNanos,
+            dev.slidegate.core.Clock clock) {
+        this.clock = clock;
         this.spread = spread;
         this.refreshNanos = refreshNanos;
         this.store = store;
@@ -132,7 +137,7 @@ public class Upstreams {
     CompletionStage<Void> refresh(Policy configured, String key) {
         String id = id(configured.name(), key);
         Learned l = learned.get(id);
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (l != null && l.base() == configured) {
             if (l.reading() != null && !l.reading().isDone()) {
                 return l.reading();
@@ -196,7 +201,7 @@ public class Upstreams {
         if (usable.equals(before.limits())) {
             return before.read(before.readNanos(), null);
         }
-        said(configured, key, usable, "as another instance learned from its upstream", System.currentTimeMillis());
+        said(configured, key, usable, "as another instance learned from its upstream", clock.nowMicros() / 1000);
         return learnedAt(configured, usable, before.readNanos(), before.keptNanos());
     }
 
@@ -300,7 +305,7 @@ public class Upstreams {
      * @return completes when a hold it made is in the store (never fails: a hold the store could not make is logged)
      */
     public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers) {
-        long nowMillis = System.currentTimeMillis();
+        long nowMillis = clock.nowMicros() / 1000;
         String policy = configured.name();
         UpstreamHeaders.Reading r;
         try {
@@ -381,7 +386,7 @@ public class Upstreams {
                         forMicros / 1000, why, error.getMessage());
                 return null;
             }
-            long until = System.currentTimeMillis() + heldFor / 1000;
+            long until = clock.nowMicros() / 1000 + heldFor / 1000;
             stats.held(policy, until, why);
             Long before = holdLogged.get(id(policy, key));
             if (before == null || before < nowMillis) {
@@ -458,7 +463,7 @@ public class Upstreams {
         boolean known = before != null && before.base() == configured;
         List<Limit> was = known && !before.limits().isEmpty() ? before.limits() : base;
         List<Limit> kept = paced.equals(base) ? List.of() : List.copyOf(paced);
-        long now = System.nanoTime();
+        long now = clock.nanoTime();
         if (paced.equals(was)) {
             if (!kept.isEmpty() && (before.keptNanos() == 0 || now - before.keptNanos() > ceilingMicros * 500)) {
                 learned.replace(id, before, new Learned(configured, kept, before.paced(), now, before.reading(), now));

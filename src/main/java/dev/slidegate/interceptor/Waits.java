@@ -61,14 +61,15 @@ public class Waits {
     private final ConcurrentHashMap<String, AtomicInteger> perKey = new ConcurrentHashMap<>();
 
     @Inject
-    Waits(SlidegateConfig config, Vertx vertx) {
+    Waits(SlidegateConfig config, Vertx vertx, dev.slidegate.core.Clock clock) {
         this(config.waits().maxWaiting(), config.waits().maxWaitingPerKey(), config.waits().lateTolerance().toNanos(),
-                System::nanoTime,
+                clock::nanoTime,
                 (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
     }
 
     /**
-     * @param nanoTime the monotonic clock waits are slept on ({@code System::nanoTime}; tests jump their own)
+     * @param nanoTime the monotonic clock waits are slept on (the instance's {@link dev.slidegate.core.Clock}; tests jump
+     *        their own)
      * @param timer what wakes a held call (a Vert.x timer, which fires on the context that set it)
      */
     public Waits(int maxWaiting, int maxPerKey, long toleranceNanos, LongSupplier nanoTime, Timer timer) {

@@ -27,6 +27,7 @@ import io.micrometer.core.instrument.Timer;
 public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
 
     private final MeterRegistry registry;
+    private final java.util.function.LongSupplier nanoTime;
     private final Timer storeTimer;
     private final Timer fallbackTimer;
     private final Map<String, Counter[]> byPolicy = new ConcurrentHashMap<>();
@@ -36,8 +37,10 @@ public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
 
     static final String[] OUTCOMES = { "admitted", "refused", "dry_run_refused", "fallback", "error" };
 
-    public MeteredStore(DecisionStore delegate, MeterRegistry registry) {
+    /** @param nanoTime the instance's monotonic clock, which decisions are timed on */
+    public MeteredStore(DecisionStore delegate, MeterRegistry registry, java.util.function.LongSupplier nanoTime) {
         super(delegate);
+        this.nanoTime = nanoTime;
         this.registry = registry;
         this.storeTimer = timer(delegate.name());
         this.fallbackTimer = timer("fallback");
@@ -51,9 +54,9 @@ public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        long start = System.nanoTime();
+        long start = nanoTime.getAsLong();
         return delegate.acquire(policy, key, cost, maxWaitMicros).whenComplete((d, error) -> {
-            long nanos = System.nanoTime() - start;
+            long nanos = nanoTime.getAsLong() - start;
             Counter[] counters = byObject.get(policy);
             if (error != null) {
                 storeTimer.record(nanos, TimeUnit.NANOSECONDS);

@@ -42,10 +42,6 @@ public final class InstanceRegistry implements IntSupplier, AutoCloseable {
      *
      * @param ttl how long an entry lives without renewal: a few {@code every}
      */
-    public InstanceRegistry(ReactiveRedisDataSource redis, Vertx vertx, Duration every, Duration ttl, Duration timeout) {
-        this(redis, vertx, every, ttl, timeout, System::nanoTime);
-    }
-
     /** @param nanoTime the instance's monotonic clock */
     public InstanceRegistry(ReactiveRedisDataSource redis, Vertx vertx, Duration every, Duration ttl, Duration timeout,
             java.util.function.LongSupplier nanoTime) {

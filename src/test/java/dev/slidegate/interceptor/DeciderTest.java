@@ -58,7 +58,8 @@ class DeciderTest {
     static Upstreams upstreams(DecisionStore store) {
         return new Upstreams(store, store instanceof dev.slidegate.core.StoreInspection i ? i : null,
                 new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
-                dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, true, 1_000_000_000L);
+                dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, true, 1_000_000_000L,
+                dev.slidegate.core.Clock.system());
     }
 
     private static Outcome join(CompletionStage<Outcome> o) {

@@ -63,7 +63,8 @@ class LearnedLimitsSharingTest {
 
     private static Upstreams instance(DecisionStore store, long refreshNanos) {
         return new Upstreams(store, null, new UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
-                UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, false, refreshNanos);
+                UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, false, refreshNanos,
+                dev.slidegate.core.Clock.system());
     }
 
     private static void respond(Upstreams u, Policy p, String key, String limit) {

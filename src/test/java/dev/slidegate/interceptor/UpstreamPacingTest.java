@@ -32,7 +32,8 @@ class UpstreamPacingTest {
 
     private Upstreams upstreams(boolean spread) {
         return new Upstreams(store, null, new UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
-                UpstreamHeaders.Form.all(), MARGIN, 1_000_000, 300_000_000, 10_000, spread, 1);
+                UpstreamHeaders.Form.all(), MARGIN, 1_000_000, 300_000_000, 10_000, spread, 1,
+                dev.slidegate.core.Clock.system());
     }
 
     private static java.util.function.Function<String, List<String>> fields(String... nameValue) {

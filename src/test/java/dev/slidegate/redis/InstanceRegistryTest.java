@@ -34,7 +34,8 @@ class InstanceRegistryTest {
         RedisServer second = null;
         try (RedisClients clients = new RedisClients(first)) {
             Duration ttl = Duration.ofSeconds(1);
-            InstanceRegistry a = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, ttl, TIMEOUT);
+            InstanceRegistry a = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, ttl, TIMEOUT,
+                    System::nanoTime);
             try (dev.slidegate.testing.Resp resp = first.connect()) {
                 resp.call("ZADD", InstanceRegistry.KEY, "99999999999999", "another-instance-that-is-slow-to-renew");
             }
@@ -65,12 +66,15 @@ class InstanceRegistryTest {
     void instancesCountEachOtherAndKeepTheLastCountWhileRedisIsAway() throws InterruptedException {
         RedisServer server = RedisServer.start();
         try (RedisClients clients = new RedisClients(server)) {
-            InstanceRegistry a = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT);
+            InstanceRegistry a = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT,
+                    System::nanoTime);
             assertEquals(1, a.getAsInt());
-            InstanceRegistry b = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT);
+            InstanceRegistry b = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT,
+                    System::nanoTime);
             assertEquals(2, b.getAsInt(), "b counts a and itself at once");
             awaitCount(a, 2);
-            InstanceRegistry c = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT);
+            InstanceRegistry c = new InstanceRegistry(clients.dataSource(), clients.vertx(), EVERY, TTL, TIMEOUT,
+                    System::nanoTime);
             awaitCount(a, 3);
             b.close();
             awaitCount(a, 2); // a lower count once it has lasted a TTL

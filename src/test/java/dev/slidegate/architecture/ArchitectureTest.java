@@ -1,0 +1,51 @@
+package dev.slidegate.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.AccessTarget;
+import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+
+/**
+ * Rules of the code's shape, checked in every build (issue 57). One clock: every component that reads time takes the
+ * instance's {@link dev.slidegate.core.Clock} (wall and monotonic), so a test that moves it moves waits, leases, upstream
+ * holds, settlements and calendar periods alike; only the clock itself reads the system's. The demo application (the
+ * code Slidegate protects, which stamps its own answers) is not Slidegate.
+ */
+class ArchitectureTest {
+
+    private static final JavaClasses SLIDEGATE = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("dev.slidegate");
+
+    /** The system's clocks, read directly or through a method reference. */
+    private static final DescribedPredicate<AccessTarget> SYSTEM_TIME = new DescribedPredicate<>(
+            "a read of the system's clock (System.nanoTime, System.currentTimeMillis, now() of java.time)") {
+        private final Set<String> javaTime = Set.of("java.time.Instant", "java.time.LocalDate", "java.time.LocalDateTime",
+                "java.time.ZonedDateTime", "java.time.OffsetDateTime", "java.time.LocalTime", "java.time.Clock");
+
+        @Override
+        public boolean test(AccessTarget t) {
+            String owner = t.getOwner().getName();
+            String name = t.getName();
+            return owner.equals("java.lang.System") && (name.equals("nanoTime") || name.equals("currentTimeMillis"))
+                    || javaTime.contains(owner) && (name.equals("now") || name.equals("systemUTC")
+                            || name.equals("systemDefaultZone"));
+        }
+    };
+
+    @Test
+    void onlyTheClockReadsTheSystemsTime() {
+        noClasses().that().doNotHaveFullyQualifiedName(dev.slidegate.core.Clock.class.getName())
+                .and().resideOutsideOfPackage("dev.slidegate.demo..")
+                .and().doNotHaveFullyQualifiedName(dev.slidegate.core.Clock.class.getName() + "$1")
+                .should().accessTargetWhere(SYSTEM_TIME.onResultOf(JavaAccess::getTarget))
+                .because("every component takes the instance's dev.slidegate.core.Clock (issue 57)").check(SLIDEGATE);
+    }
+}
