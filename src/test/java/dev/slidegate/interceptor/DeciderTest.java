@@ -192,24 +192,38 @@ class DeciderTest {
         assertEquals(2, memory.peek(base, "key:a").toCompletableFuture().join().remaining(), "nothing charged");
     }
 
-    /** A monotonic clock and timers that move only when the test moves them. */
+    /**
+     * Timers on the test's one clock (issue 57): they fire when the test moves the clock, and waits, leases and the store
+     * read the same clock, so moving it moves them all.
+     */
     static final class ManualTimers implements Waits.Timer {
-        long nanos = 1_000_000_000L;
+        final ManualClock clock;
         final java.util.List<long[]> due = new java.util.ArrayList<>();
         final java.util.List<Runnable> tasks = new java.util.ArrayList<>();
 
+        ManualTimers(ManualClock clock) {
+            this.clock = clock;
+        }
+
+        /** The clock's monotonic reading. */
+        long nanos() {
+            return clock.nanoTime();
+        }
+
         @Override
         public void schedule(long delayNanos, Runnable task) {
-            due.add(new long[] { nanos + delayNanos });
+            due.add(new long[] { nanos() + delayNanos });
             tasks.add(task);
         }
 
-        /** Moves both clocks by {@code micros}, then runs every timer due by then. */
+        /** Moves the clock by {@code micros}, then runs every timer due by then. */
         void advance(ManualClock store, long micros) {
-            nanos += micros * 1000;
-            store.advanceMicros(micros);
+            if (store != clock) {
+                throw new IllegalArgumentException("one clock: the timers' own");
+            }
+            clock.advanceMicros(micros);
             for (int i = 0; i < tasks.size(); i++) {
-                if (due.get(i)[0] <= nanos) {
+                if (due.get(i)[0] <= nanos()) {
                     Runnable r = tasks.remove(i);
                     due.remove(i--);
                     r.run();
@@ -244,15 +258,15 @@ class DeciderTest {
                 new CallerKeys(null, new dev.slidegate.http.ClientAddress(dev.slidegate.testing.TestConfigs.slidegate(
                         Map.of()), dev.slidegate.testing.TestConfigs.config(Map.of()))),
                 store, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
-                new Waits(100, perKey, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(store),
+                new Waits(100, perKey, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams(store),
                 new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                        () -> timers.nanos, timers));
+                        clock::nanoTime, timers));
     }
 
     // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
     @Test
     void aHeldCallProceedsWhenItsPermitComes() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
@@ -273,7 +287,7 @@ class DeciderTest {
     // refused; its first permit stays charged
     @Test
     void aCallThatWakesTooLateIsDecidedAgainNotRun() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
@@ -295,7 +309,7 @@ class DeciderTest {
     // its runner decides it again, as a new arrival with what is left of its max-wait
     @Test
     void aHeldCallItsThreadTakesUpTooLateIsDecidedAgain() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(patientMp, "global", 1, null).toCompletableFuture();
@@ -330,7 +344,7 @@ class DeciderTest {
     // again. Decided by the thread that runs it, or under a policy that never waits, nothing is checked
     @Test
     void aCallAdmittedAtOnceAheadOfItsThreadIsDecidedAgainWhenTakenUpTooLate() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         Outcome.Admitted first = assertInstanceOf(Outcome.Admitted.class,
                 join(d.decideAhead(List.of(patientMp), MethodPolicies.NO_ARGUMENTS, null)));
@@ -399,7 +413,7 @@ class DeciderTest {
     // early), but judged from when the store was asked, the earliest instant the permit can be
     @Test
     void aHeldCallWhoseAnswerArrivedLateIsJudgedFromWhenTheStoreWasAsked() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         LateAnswers store = new LateAnswers(memory);
         Decider d = waitingDecider(timers, 10, store);
         assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
@@ -432,19 +446,19 @@ class DeciderTest {
     // shipped (the late occupancy on top), they are at least a window apart
     @Test
     void aPermitUsedLateWithinTheToleranceOccupiesItsWindowForIt() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         LateAnswers store = new LateAnswers(new dev.slidegate.core.LateOccupancy(memory, 50_000));
         Decider d = waitingDecider(timers, 10, store);
         List<Long> runs = new java.util.ArrayList<>();
         store.slow = true;
         CompletableFuture<Outcome> first = d.decide(patientMp, "global", 1, null).toCompletableFuture();
-        first.thenRun(() -> runs.add(timers.nanos));
+        first.thenRun(() -> runs.add(timers.nanos()));
         timers.advance(clock, 40_000);
         store.slow = false;
         store.answer();
         assertTrue(first.isDone() && first.join().admitted(), "admitted at once: its answer came within the tolerance");
         CompletableFuture<Outcome> second = d.decide(patientMp, "global", 1, null).toCompletableFuture();
-        second.thenRun(() -> runs.add(timers.nanos));
+        second.thenRun(() -> runs.add(timers.nanos()));
         for (int step = 0; step < 2_000 && !second.isDone(); step++) {
             timers.advance(clock, 1_000);
         }
@@ -465,7 +479,7 @@ class DeciderTest {
     // call that woke late is
     @Test
     void aCallAdmittedAtOnceWhoseAnswerArrivedLateIsDecidedAgain() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         LateAnswers store = new LateAnswers(memory);
         store.slow = true;
         Decider d = waitingDecider(timers, 10, store);
@@ -497,7 +511,7 @@ class DeciderTest {
     // a thread that may not block (an event loop) cannot wait for a new permit: the late call is decided without waiting
     @Test
     void aCallTakenUpTooLateOnAThreadThatMayNotBlockIsDecidedWithoutWaiting() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
@@ -520,7 +534,7 @@ class DeciderTest {
     // what a late call charged to settle comes back when it is decided again: its estimate does not count twice
     @Test
     void aCallTakenUpTooLateGivesBackWhatItChargedToSettle() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         Policy tokens = new Policy("tokens", List.of(Limit.parse("4/1s")), Strategy.SLIDING_COUNTER, "global", false, false,
                 Policy.DEFAULT_CELLS, dev.slidegate.api.FailMode.LOCAL, 2_000_000);
@@ -544,7 +558,7 @@ class DeciderTest {
     // a held call that wakes within the tolerance runs on its permit
     @Test
     void aCallThatWakesAlittleLateStillRuns() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 10);
         assertTrue(join(d.decide(waitingMp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(waitingMp, "global", 1, null).toCompletableFuture();
@@ -556,7 +570,7 @@ class DeciderTest {
     // whose permit is too far away anyway is an ordinary refusal
     @Test
     void aFullWaitingRoomRefusesAtOnceWithItsOwnReason() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 1);
         Policy patient = waiting.withName("patient").withMaxWait(5_000_000);
         MethodPolicy mp = new MethodPolicy(null, "DeciderTest#patient", "patient", patient, new KeySource.Global(), Map.of(),
@@ -585,14 +599,14 @@ class DeciderTest {
     // an exempt caller is never refused and never held: admitted at once, even where others wait
     @Test
     void anExemptCallerIsNeverHeld() {
-        ManualTimers timers = new ManualTimers();
+        ManualTimers timers = new ManualTimers(clock);
         Overrides overrides = new Overrides(clock);
         overrides.replaceAll(List.of(new dev.slidegate.api.LimitOverride(new dev.slidegate.api.LimitOverride.Target("w", null,
                 "vip"), List.of(), false, true, null, "trusted", "test", java.time.Instant.now())));
         Decider d = new Decider(null, memory, call -> null, new Admission(new DecisionStats()), overrides,
-                new Waits(100, 10, 50_000_000L, () -> timers.nanos, timers), waitStats, upstreams(memory),
+                new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams(memory),
                 new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                        () -> timers.nanos, timers));
+                        clock::nanoTime, timers));
         assertTrue(join(d.decide(waitingMp, "vip", 1, null)).admitted());
         CompletableFuture<Outcome> second = d.decide(waitingMp, "vip", 1, null).toCompletableFuture();
         assertTrue(second.isDone() && second.join().admitted(), "not held: " + second);

@@ -48,14 +48,14 @@ class LeasesTest {
             return super.leave(policy, key, leases);
         }
     };
-    private final DeciderTest.ManualTimers timers = new DeciderTest.ManualTimers();
+    private final DeciderTest.ManualTimers timers = new DeciderTest.ManualTimers(clock);
     private final InFlightStats stats = new InFlightStats((io.micrometer.core.instrument.MeterRegistry) null);
-    private final Leases leases = new Leases(counted, stats, () -> timers.nanos, timers);
+    private final Leases leases = new Leases(counted, stats, clock::nanoTime, timers);
     private final Policy exports = new Policy("exports", List.of(new Limit(2, 3_000_000)), Strategy.CONCURRENCY, "ip", false);
     private final MethodPolicy mp = new MethodPolicy(null, "LeasesTest", "exports", exports, new KeySource.Global(), Map.of(),
             -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
     private final Decider decider = new Decider(null, counted, call -> null, new Admission(new DecisionStats()),
-            new dev.slidegate.core.Overrides(clock), new Waits(10, 10, 50_000_000L, () -> timers.nanos, timers),
+            new dev.slidegate.core.Overrides(clock), new Waits(10, 10, 50_000_000L, clock::nanoTime, timers),
             new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null),
             DeciderTest.upstreams(counted), leases);
 
@@ -192,9 +192,8 @@ class LeasesTest {
         }
     }
 
-    /** The instance stops for {@code micros}: its timers do not run, the store's clock goes on. */
+    /** The instance stops for {@code micros}: its timers do not run meanwhile, the clock goes on. */
     private void pause(long micros) {
-        timers.nanos += micros * 1000;
         clock.advanceMicros(micros);
     }
 
