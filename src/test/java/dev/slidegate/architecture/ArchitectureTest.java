@@ -1,5 +1,6 @@
 package dev.slidegate.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import java.util.Set;
@@ -47,5 +48,26 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName(dev.slidegate.core.Clock.class.getName() + "$1")
                 .should().accessTargetWhere(SYSTEM_TIME.onResultOf(JavaAccess::getTarget))
                 .because("every component takes the instance's dev.slidegate.core.Clock (issue 57)").check(SLIDEGATE);
+    }
+
+    // the engine's core and the in-process store are plain Java: no framework type (Vert.x, JAX-RS, CDI, Quarkus) below
+    // the entry points, so a store or a decorator runs in a unit test as it runs in the service
+    @Test
+    void theCoreAndTheInProcessStoreArePlainJava() {
+        classes().that().resideInAnyPackage("dev.slidegate.core..", "dev.slidegate.memory..").should()
+                .onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.slidegate.api..", "dev.slidegate.core..",
+                        "dev.slidegate.memory..", "org.jboss.logging..")
+                .because("framework types stay at the entry points (issue 57)").check(SLIDEGATE);
+    }
+
+    // layering: the stores (core, memory, redis) and the public API never reach up into the entry points, the HTTP
+    // adapters, the admin or the configuration
+    @Test
+    void theStoresAndTheApiNeverReachUp() {
+        noClasses().that().resideInAnyPackage("dev.slidegate.core..", "dev.slidegate.memory..", "dev.slidegate.redis..",
+                "dev.slidegate.api..").should().dependOnClassesThat()
+                .resideInAnyPackage("dev.slidegate.interceptor..", "dev.slidegate.http..", "dev.slidegate.admin..",
+                        "dev.slidegate.config..", "dev.slidegate.health..", "dev.slidegate.demo..")
+                .because("docs/architecture.md draws the stores below the engine").check(SLIDEGATE);
     }
 }
