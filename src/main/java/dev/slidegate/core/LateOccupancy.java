@@ -34,6 +34,11 @@ public final class LateOccupancy extends ForwardingStore {
      * limit (one call per (W + margin) / N) must not grow by a tolerance several times its length: not widened here.
      */
     private final java.util.Set<String> margined = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /**
+     * The wider policy made for each policy object lately, by identity: the store below finds what it keeps for a policy
+     * by the policy's identity too, so a policy decided again must arrive as the same object.
+     */
+    private final ByIdentity<Policy, Policy> wider;
 
     public LateOccupancy(DecisionStore delegate, long toleranceMicros) {
         super(delegate);
@@ -41,6 +46,7 @@ public final class LateOccupancy extends ForwardingStore {
             throw new IllegalArgumentException("a late tolerance is not negative, was " + toleranceMicros + " us");
         }
         this.toleranceMicros = toleranceMicros;
+        this.wider = new ByIdentity<>(p -> margined.contains(p.name()) ? p : occupying(p, toleranceMicros));
     }
 
     /** The tolerance each permit of a waiting policy occupies its window for, beyond the window. */
@@ -60,7 +66,7 @@ public final class LateOccupancy extends ForwardingStore {
 
     /** {@code policy} as this store counts it. */
     Policy occupying(Policy policy) {
-        return margined.contains(policy.name()) ? policy : occupying(policy, toleranceMicros);
+        return toleranceMicros == 0 || policy.maxWaitMicros() == 0 ? policy : wider.get(policy);
     }
 
     /** Whether {@code policy}'s permits occupy their windows for the tolerance too. */
@@ -82,20 +88,34 @@ public final class LateOccupancy extends ForwardingStore {
         return policy.withLimits(wider);
     }
 
-    /** {@code d}, decided under the wider windows, as a decision of {@code configured}. */
-    static Decision configured(Decision d, Policy configured, Policy asked) {
-        if (d == null || asked == configured || d.policy() != asked) {
+    /**
+     * {@code d}, decided under the wider windows, as a decision of {@code configured}: the limits it names are the
+     * configured ones again (a decision remembered from an earlier asking names an equal policy; the fail mode's share
+     * names the wider windows with its own permits, N/k, narrowed back here).
+     */
+    Decision configured(Decision d, Policy configured, Policy asked) {
+        if (d == null || asked == configured) {
+            return d;
+        }
+        Policy named;
+        if (d.policy() == asked || asked.equals(d.policy())) {
+            named = configured;
+        } else if (d.policy().name().equals(configured.name()) && d.policy().limits().size() == configured.limits().size()) {
+            List<Limit> narrowed = new ArrayList<>(configured.limits().size());
+            for (Limit l : d.policy().limits()) {
+                narrowed.add(l.calendar() ? l : new Limit(l.permits(), Math.max(1_000, l.windowMicros() - toleranceMicros)));
+            }
+            named = d.policy().withLimits(narrowed);
+        } else {
             return d;
         }
         List<LimitState> states = new ArrayList<>(d.states().size());
         for (int i = 0; i < d.states().size(); i++) {
             LimitState s = d.states().get(i);
-            states.add(
-                    i < configured.limits().size() ? new LimitState(configured.limits().get(i), s.remaining(), s.resetMicros())
-                            : s);
+            states.add(i < named.limits().size() ? new LimitState(named.limits().get(i), s.remaining(), s.resetMicros()) : s);
         }
-        return new Decision(configured, d.allowed(), d.trippedIndex(), d.retryAfterMicros(), d.atMicros(), states,
-                d.fallback(), d.waitMicros());
+        return new Decision(named, d.allowed(), d.trippedIndex(), d.retryAfterMicros(), d.atMicros(), states, d.fallback(),
+                d.waitMicros());
     }
 
     @Override
@@ -126,7 +146,7 @@ public final class LateOccupancy extends ForwardingStore {
             if (asked == policy) {
                 return delegate.peek(policy, key);
             }
-            return delegate.peek(asked, key).thenApply(d -> configured(d, policy, asked));
+            return delegate.peek(asked, key).thenApply(d -> late.configured(d, policy, asked));
         }
 
         @Override
