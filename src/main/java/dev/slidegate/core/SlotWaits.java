@@ -277,6 +277,20 @@ public final class SlotWaits extends ForwardingStore {
         }
     }
 
+    /**
+     * The calls of a key waiting here that the store has queued (they hold a ticket, so a call that arrives now queues
+     * behind them on every instance): what a test observes instead of sleeping.
+     */
+    public int ticketed(Policy policy, String key) {
+        Group g = groups.get(new Group.Id(policy.name(), key));
+        if (g == null) {
+            return 0;
+        }
+        synchronized (g) {
+            return (int) g.waiting.stream().filter(w -> w.ticket != 0).count();
+        }
+    }
+
     /** The calls waiting here for a slot, every key's together: what a test observes instead of sleeping. */
     public int waiting() {
         int n = 0;
