@@ -138,7 +138,13 @@ public final class LateOccupancy extends ForwardingStore {
     }
 
     /** Inspection whose {@code peek} reads a waiting policy's wider windows; the rest goes by name and key alone. */
-    private record Inspection(StoreInspection delegate, LateOccupancy late) implements StoreInspection {
+    private static final class Inspection extends ForwardingInspection {
+        private final LateOccupancy late;
+
+        Inspection(StoreInspection delegate, LateOccupancy late) {
+            super(delegate);
+            this.late = late;
+        }
 
         @Override
         public CompletionStage<Decision> peek(Policy policy, String key) {
@@ -147,31 +153,6 @@ public final class LateOccupancy extends ForwardingStore {
                 return delegate.peek(policy, key);
             }
             return delegate.peek(asked, key).thenApply(d -> late.configured(d, policy, asked));
-        }
-
-        @Override
-        public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
-            return delegate.keys(policy, cursor, limit);
-        }
-
-        @Override
-        public CompletionStage<Long> count(Policy policy) {
-            return delegate.count(policy);
-        }
-
-        @Override
-        public CompletionStage<java.util.Map<String, Long>> counts(java.util.Collection<Policy> policies) {
-            return delegate.counts(policies);
-        }
-
-        @Override
-        public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
-            return delegate.oldestLeaseAge(policy, key);
-        }
-
-        @Override
-        public CompletionStage<Void> reset(Policy policy, String key) {
-            return delegate.reset(policy, key);
         }
     }
 }

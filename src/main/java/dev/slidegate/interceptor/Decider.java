@@ -44,20 +44,6 @@ class Decider {
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
 
     /**
-     * One policy's part in one call: what to ask the store.
-     *
-     * @param override the override that decides it, or {@code null}
-     * @param maxWait how long the call may wait for this policy's permit, microseconds
-     */
-    private record Ask(MethodPolicy mp, Policy policy, String key, int cost, Overrides.Active override, long maxWait,
-            Policy configured) {
-
-        Ask withMaxWait(long micros) {
-            return new Ask(mp, policy, key, cost, override, micros, configured);
-        }
-    }
-
-    /**
      * One call on its way through its policies: the decisions made so far (the i-th that of the i-th ask), and for a
      * call that waits, its places in the waiting room and the instant (monotonic) its last permit was reserved for.
      */
@@ -119,13 +105,12 @@ class Decider {
     private final Waits waits;
     private final WaitStats waitStats;
     private final Upstreams upstreams;
-    private final Leases leases;
-    private final Settlements settlements;
+    /** Where every call's leases and settlements end, however the call ends. */
+    private final CallEnds ends;
 
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
             WaitStats waitStats, Upstreams upstreams, Leases leases) {
-        this.leases = leases;
-        this.settlements = new Settlements(store, waits::nanoTime);
+        this.ends = new CallEnds(leases, new Settlements(store, waits::nanoTime));
         this.waitStats = waitStats;
         this.upstreams = upstreams;
         this.keys = keys;
@@ -185,7 +170,7 @@ class Decider {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         Ask[] asks = { ask };
         acquire(asks, 0, onCallersContext ? resumeOn(Vertx.currentContext()) : Runnable::run, pending(asks), outcome, rc);
-        return settled(outcome, asks, rc);
+        return ends.attach(outcome, asks, rc);
     }
 
     /**
@@ -271,7 +256,7 @@ class Decider {
         Ask[] asks = anew(h.asks, waitedMicros, mayWait);
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         acquire(asks, 0, resume, new Pending(h.startNanos), outcome, h.rc);
-        return settled(outcome, asks, h.rc);
+        return ends.attach(outcome, asks, h.rc);
     }
 
     private CompletionStage<Outcome> decide(List<MethodPolicy> policies, Object[] args, RoutingContext rc, Executor resume,
@@ -290,67 +275,7 @@ class Decider {
         Pending call = pending(asks);
         call.ahead = ahead;
         acquire(asks, 0, resume, call, outcome, rc);
-        return settled(outcome, asks, rc);
-    }
-
-    /**
-     * The outcome with the leases its decisions took (policies with {@code max-in-flight}, asked first): the admitted
-     * call holds them until it is done; any other outcome ends them at once. Nothing when no policy counts calls in flight.
-     */
-    private CompletionStage<Outcome> settled(CompletableFuture<Outcome> outcome, Ask[] asks, RoutingContext rc) {
-        boolean inFlight = false;
-        boolean settles = false;
-        for (Ask a : asks) {
-            inFlight |= a.policy().strategy().inFlight();
-            settles |= a.mp().settlement().settles();
-        }
-        if (!inFlight && !settles) {
-            return outcome;
-        }
-        String[] keys = keysOf(asks);
-        boolean leased = inFlight;
-        boolean settled = settles;
-        return outcome.thenApply(o -> {
-            Outcome held = leased ? leases.settle(o, keys) : o;
-            if (settled && held instanceof Outcome.Admitted a) {
-                return withSettling(a, asks, keys, rc);
-            }
-            if (settled && !held.decisions().isEmpty()) { // not run: what policies that settle charged comes back
-                settlements.notRun(held.decisions(), keys, estimates(asks), settlementsOf(asks));
-            }
-            return held;
-        });
-    }
-
-    /** The admitted call with what it settles when it ends (policies with {@code settle}). */
-    private Outcome withSettling(Outcome.Admitted a, Ask[] asks, String[] keys, RoutingContext rc) {
-        Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks), rc);
-        return s == null ? a : a.withSettling(s);
-    }
-
-    private static int[] estimates(Ask[] asks) {
-        int[] estimates = new int[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            estimates[j] = asks[j].cost();
-        }
-        return estimates;
-    }
-
-    private static dev.slidegate.core.Settlement[] settlementsOf(Ask[] asks) {
-        dev.slidegate.core.Settlement[] each = new dev.slidegate.core.Settlement[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            each[j] = asks[j].mp().settlement();
-        }
-        return each;
-    }
-
-    /** The caller key of each ask, in order: what each decision's lease is kept under. */
-    private static String[] keysOf(Ask[] asks) {
-        String[] keys = new String[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            keys[j] = asks[j].key();
-        }
-        return keys;
+        return ends.attach(outcome, asks, rc);
     }
 
     /** A call starting now: the monotonic clock is read only when one of its policies may wait. */
@@ -568,8 +493,7 @@ class Decider {
     /** Decides a held call again, as a new arrival, with what is left of its max-wait after {@code waitedMicros}. */
     private void decideAgain(Ask[] asks, Pending call, long waitedMicros, Executor resume, CompletableFuture<Outcome> outcome,
             RoutingContext rc) {
-        leases.settle(new Outcome.Abandoned(call.made), keysOf(asks)); // the leases of the first asking end: it asks anew
-        settlements.notRun(call.made, keysOf(asks), estimates(asks), settlementsOf(asks)); // and what it reserved comes back
+        ends.askedAgain(call.made, asks); // the leases of the first asking end, and what it reserved to settle comes back
         acquire(anew(asks, waitedMicros, true), 0, resume, new Pending(call.startNanos), outcome, rc);
     }
 

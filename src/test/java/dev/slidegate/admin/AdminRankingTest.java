@@ -20,7 +20,6 @@ import dev.slidegate.admin.AdminViews.KeyList;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Policy;
 import dev.slidegate.config.PolicyRegistry;
-import dev.slidegate.core.StoreInspection;
 import dev.slidegate.memory.MemoryStore;
 import dev.slidegate.metrics.DecisionStats;
 import dev.slidegate.testing.ManualClock;
@@ -34,35 +33,16 @@ import dev.slidegate.testing.TestConfigs;
 class AdminRankingTest {
 
     /** Answers reads a millisecond later, on another thread, and records how many were in flight at most. */
-    static final class SlowReads implements StoreInspection {
-        final MemoryStore delegate;
+    static final class SlowReads extends dev.slidegate.core.ForwardingInspection {
+        final MemoryStore memory;
         final AtomicInteger reads = new AtomicInteger();
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger maxInFlight = new AtomicInteger();
         final ScheduledExecutorService later = Executors.newScheduledThreadPool(4);
 
-        SlowReads(MemoryStore delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public CompletionStage<KeyPage> keys(Policy policy, String cursor, int limit) {
-            return delegate.keys(policy, cursor, limit);
-        }
-
-        @Override
-        public CompletionStage<Long> count(Policy policy) {
-            return delegate.count(policy);
-        }
-
-        @Override
-        public CompletionStage<Void> reset(Policy policy, String key) {
-            return delegate.reset(policy, key);
-        }
-
-        @Override
-        public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
-            return delegate.oldestLeaseAge(policy, key);
+        SlowReads(MemoryStore memory) {
+            super(memory);
+            this.memory = memory;
         }
 
         @Override
@@ -87,7 +67,7 @@ class AdminRankingTest {
     private final PolicyRegistry.Resolved ranked = registry
             .resolve(new PolicyRegistry.Declared("ranked", List.of("10/1h"), "", ""), "X#m");
     private final Policy policy = ranked.policy();
-    private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.delegate, store, clock),
+    private final AdminService admin = new AdminService(dev.slidegate.config.StoreStack.inProcess(store.memory, store, clock),
             dev.slidegate.config.PolicyCatalog.of(registry,
                     List.of(new dev.slidegate.config.PolicyCatalog.Bound(ranked, "X#m"))),
             new DecisionStats(), TestConfigs.slidegate(Map.of()),
@@ -103,7 +83,7 @@ class AdminRankingTest {
     @Test
     void aRankingReadsABoundedNumberOfKeysAtOnceAndServesEveryPage() {
         for (int i = 0; i < 1000; i++) {
-            store.delegate.acquire(policy, "hdr:c" + i, 1 + i % 10).toCompletableFuture().join();
+            store.memory.acquire(policy, "hdr:c" + i, 1 + i % 10).toCompletableFuture().join();
         }
         // two viewers at once: one ranking, in progress when the second asks
         var viewer = admin.keys(policy, "", 100, true).subscribeAsCompletionStage();
@@ -130,7 +110,7 @@ class AdminRankingTest {
     @Test
     void aRankingThatRunsOutOfTimeRanksWhatItReadAndSaysSo() {
         for (int i = 0; i < 300; i++) {
-            store.delegate.acquire(policy, (i % 100 == 7 ? "hdr:stuck" : "hdr:c") + i, 1 + i % 10).toCompletableFuture().join();
+            store.memory.acquire(policy, (i % 100 == 7 ? "hdr:stuck" : "hdr:c") + i, 1 + i % 10).toCompletableFuture().join();
         }
         KeyList ranked = admin.keys(policy, "", 1000, true).await().atMost(Duration.ofSeconds(30));
         assertTrue(ranked.partial(), "three keys never answer: the ranking is partial");
