@@ -88,6 +88,8 @@ public class Upstreams {
     private volatile boolean fullLogged;
     /** The instance's clock: wall time for the upstream's dates and the holds said, monotonic for refreshes. */
     private final dev.slidegate.core.Clock clock;
+    /** Told the name of each policy paced here, once, when its paced form is made ({@link #margin(Policy, long)}). */
+    private final java.util.function.Consumer<String> margined;
 
     @Inject
     Upstreams(DecisionStore store, StoreStack stack, UpstreamStats stats, SlidegateConfig config,
@@ -102,6 +104,8 @@ public class Upstreams {
             long marginMicros, long pauseMicros, long ceilingMicros, int maxKeys, boolean spread, long refreshNanos,
             dev.slidegate.core.Clock clock) {
         this.clock = clock;
+        this.margined = store instanceof dev.slidegate.core.LateOccupancy late ? late::margined : name -> {
+        };
         this.spread = spread;
         this.refreshNanos = refreshNanos;
         this.store = store;
@@ -118,9 +122,6 @@ public class Upstreams {
 
     /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
     Policy paced(Policy configured, String key) {
-        if (store instanceof dev.slidegate.core.LateOccupancy late) { // its windows carry the margin already
-            late.margined(configured.name());
-        }
         Learned l = learned.isEmpty() ? null : learned.get(id(configured.name(), key));
         if (l != null && l.base() == configured && l.paced() != null) {
             return l.paced();
@@ -255,6 +256,7 @@ public class Upstreams {
      * client, so a fast window an upstream publishes ({@code "fast";q=1000;w=1}) cannot switch spreading off (issue 56).
      */
     private Policy margin(Policy p, long floorMicros) {
+        margined.accept(p.name()); // its windows carry the margin: the store's late occupancy leaves them alone
         List<Limit> limits = new ArrayList<>(p.limits().stream().map(this::margin).toList());
         if (spread && p.maxWaitMicros() > 0) {
             long spacing = Math.max(floorMicros, spacing(limits));
