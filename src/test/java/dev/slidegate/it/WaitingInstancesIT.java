@@ -108,7 +108,9 @@ class WaitingInstancesIT {
             long from = firstRefusal + W_MICROS;
             long to = micros(Instant.now()) - (System.nanoTime() - stop) / 1000 - W_MICROS;
             long used = asked.stream().filter(t -> t >= from && t < to).count();
-            double expected = 0.95 * N * (to - from) / (W_MICROS + TOLERANCE_MICROS);
+            // the store admits N at a time, one burst per W + tolerance once callers queue: count whole periods, so that
+            // where the span ends within a period does not decide the verdict (11.3 periods hold 11 bursts, not 11.3)
+            double expected = 0.95 * N * Math.floor((double) (to - from) / (W_MICROS + TOLERANCE_MICROS));
             System.out.printf("three instances, waiting calls: %d calls, %d admitted, most asks within 500 ms: %d "
                     + "(N = %d); %d asks in %d ms once queued (95%% of N per window: %.1f)%n", calls.size(), admitted, most,
                     N, used, (to - from) / 1000, expected);
