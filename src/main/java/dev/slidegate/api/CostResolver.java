@@ -11,7 +11,7 @@ package dev.slidegate.api;
  * &#64;Singleton
  * class PromptEstimate implements CostResolver {
  *     public long cost(KeyResolver.Call call) {
- *         String prompt = call.request().request().getParam("prompt");
+ *         String prompt = call.request().queryParam("prompt");
  *         return prompt == null ? 1 : prompt.length() / 4 + 256;
  *     }
  *

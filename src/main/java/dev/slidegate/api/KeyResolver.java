@@ -2,8 +2,6 @@ package dev.slidegate.api;
 
 import java.lang.reflect.Method;
 
-import io.vertx.ext.web.RoutingContext;
-
 /**
  * A custom source of callers' keys: a CDI bean with {@code @Named("tenant")}, selected by
  * {@code key = "tenant"} (alone or in a composite such as {@code ip+tenant}).
@@ -25,8 +23,9 @@ public interface KeyResolver {
      * @param policy the policy's name
      * @param method the rate-limited method
      * @param arguments its arguments
-     * @param request the HTTP request, or {@code null} outside HTTP
+     * @param request the HTTP request, or {@code null} outside HTTP ({@link RequestView}: its headers, query, client
+     *        and user)
      */
-    record Call(String policy, Method method, Object[] arguments, RoutingContext request) {
+    record Call(String policy, Method method, Object[] arguments, RequestView request) {
     }
 }

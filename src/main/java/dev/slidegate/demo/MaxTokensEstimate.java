@@ -17,7 +17,7 @@ public class MaxTokensEstimate implements CostResolver {
 
     @Override
     public long cost(KeyResolver.Call call) { // (a value below 1 costs 1)
-        return CompletionResource.maxTokens(call.request() == null ? null : call.request().request().getParam("max-tokens"));
+        return CompletionResource.maxTokens(call.request() == null ? null : call.request().queryParam("max-tokens"));
     }
 
     @Override

@@ -46,7 +46,7 @@ public class ApiKeyPlans implements PlanResolver {
         if (call.request() == null) {
             return null;
         }
-        String key = call.request().request().getHeader(header);
+        String key = call.request().header(header);
         return key == null ? null : planByKey.get(key.trim());
     }
 }

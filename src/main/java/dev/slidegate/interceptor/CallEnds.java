@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import dev.slidegate.api.Decision;
-import io.vertx.ext.web.RoutingContext;
 
 /**
  * How a call's leases (policies with {@code max-in-flight}) and settlements (policies with {@code settle}) end, in one
@@ -27,7 +26,7 @@ final class CallEnds {
      * any other outcome ends them at once. The outcome itself when no policy of the call counts calls in flight or
      * settles.
      */
-    CompletionStage<Outcome> attach(CompletableFuture<Outcome> outcome, Ask[] asks, RoutingContext rc) {
+    CompletionStage<Outcome> attach(CompletableFuture<Outcome> outcome, Ask[] asks, Exchange rc) {
         boolean inFlight = false;
         boolean settles = false;
         for (Ask a : asks) {

@@ -1,7 +1,6 @@
 package dev.slidegate.interceptor;
 
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
 
 import dev.slidegate.api.KeyResolver;
 import dev.slidegate.api.MissingRateLimitKeyException;
@@ -9,12 +8,6 @@ import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.KeyEncoder;
-import dev.slidegate.http.ClientAddress;
-import io.quarkus.arc.Arc;
-import io.quarkus.security.identity.CurrentIdentityAssociation;
-import io.quarkus.security.identity.SecurityIdentity;
-import io.quarkus.vertx.http.runtime.security.QuarkusHttpUser;
-import io.vertx.ext.web.RoutingContext;
 
 /**
  * Computes the store key of the caller of a {@link RateLimited} method: per source a kind prefix
@@ -27,17 +20,10 @@ import io.vertx.ext.web.RoutingContext;
 @ApplicationScoped
 class CallerKeys {
 
-    private final Instance<CurrentIdentityAssociation> identity;
-    private final ClientAddress clientAddress;
-    /** The key of each client address {@link ClientAddress#of} remembers (the same String object), for every thread. */
+    /** The key of each client address {@link Exchange#clientAddress} remembers (the same String object), for every thread. */
     private final ByIdentity<String, String> ipKeys = new ByIdentity<>(1024, null);
 
-    CallerKeys(Instance<CurrentIdentityAssociation> identity, ClientAddress clientAddress) {
-        this.identity = identity;
-        this.clientAddress = clientAddress;
-    }
-
-    String resolve(MethodPolicy mp, Object[] args, RoutingContext rc) {
+    String resolve(MethodPolicy mp, Object[] args, Exchange rc) {
         if (mp.keyParameter() >= 0) {
             Object arg = args[mp.keyParameter()];
             if (arg == null) {
@@ -57,7 +43,7 @@ class CallerKeys {
         return bounded(part(mp.key(), mp, args, rc));
     }
 
-    private String part(KeySource key, MethodPolicy mp, Object[] args, RoutingContext rc) {
+    private String part(KeySource key, MethodPolicy mp, Object[] args, Exchange rc) {
         if (key instanceof KeySource.Global) {
             return "global";
         }
@@ -82,18 +68,18 @@ class CallerKeys {
                     + ", which needs an HTTP request, and this call has none: use key=global or a @RateLimitKey parameter");
         }
         if (key instanceof KeySource.Header h) {
-            return "hdr:" + KeyEncoder.part(required(rc.request().getHeader(h.name()), "The " + h.name() + " header", mp));
+            return "hdr:" + KeyEncoder.part(required(rc.header(h.name()), "The " + h.name() + " header", mp));
         }
         if (key instanceof KeySource.Param p) {
-            return "qp:" + KeyEncoder.part(required(rc.request().getParam(p.name()), "The query parameter " + p.name(), mp));
+            return "qp:" + KeyEncoder.part(required(rc.queryParam(p.name()), "The query parameter " + p.name(), mp));
         }
         if (key instanceof KeySource.User) {
-            String user = principal(rc);
+            String user = rc.user();
             if (user != null) {
                 return "user:" + KeyEncoder.part(user);
             }
         }
-        String client = clientAddress.of(rc);
+        String client = rc.clientAddress();
         String ipKey = ipKeys.find(client); // an address remembered for a connection: the same key
         if (ipKey == null) {
             ipKey = "ip:" + KeyEncoder.part(client);
@@ -120,16 +106,5 @@ class CallerKeys {
 
     static String bounded(String key) {
         return KeyEncoder.bounded(key);
-    }
-
-    /** The authenticated caller's name: from the HTTP layer's user, else the CDI identity; null when anonymous. */
-    private String principal(RoutingContext rc) {
-        SecurityIdentity id = null;
-        if (rc.user() instanceof QuarkusHttpUser user) {
-            id = user.getSecurityIdentity();
-        } else if (identity.isResolvable() && Arc.container().requestContext().isActive()) {
-            id = identity.get().getIdentity();
-        }
-        return id == null || id.isAnonymous() ? null : id.getPrincipal().getName();
     }
 }

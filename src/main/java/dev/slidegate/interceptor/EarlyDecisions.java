@@ -30,10 +30,13 @@ public class EarlyDecisions {
 
     private final MethodPolicies methods;
     private final Decider decider;
+    private final Exchanges exchanges;
     private final ProblemMappers problems;
     private final boolean enabled;
 
-    EarlyDecisions(SlidegateConfig config, MethodPolicies methods, Decider decider, ProblemMappers problems) {
+    EarlyDecisions(SlidegateConfig config, MethodPolicies methods, Decider decider, ProblemMappers problems,
+            Exchanges exchanges) {
+        this.exchanges = exchanges;
         this.methods = methods;
         this.decider = decider;
         this.problems = problems;
@@ -55,7 +58,7 @@ public class EarlyDecisions {
         if (policies == null) {
             return;
         }
-        CompletableFuture<Outcome> outcome = decider.decideAhead(policies, MethodPolicies.NO_ARGUMENTS, rc)
+        CompletableFuture<Outcome> outcome = decider.decideAhead(policies, MethodPolicies.NO_ARGUMENTS, exchanges.of(rc))
                 .toCompletableFuture();
         if (outcome.isDone()) {
             apply(outcome.join(), policies, rc, request, false);

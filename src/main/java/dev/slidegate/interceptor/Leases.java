@@ -17,7 +17,6 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.FailMode;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.DecisionStore;
-import io.vertx.core.Vertx;
 
 /**
  * The leases of the calls in flight on this instance (policies with {@code max-in-flight}): taken by the store when a
@@ -82,6 +81,8 @@ public class Leases {
     }
 
     private final DecisionStore store;
+    /** Where calls that end in one event-loop turn end their leases together. */
+    private final Threads threads;
     private final dev.slidegate.metrics.InFlightStats stats;
     private final LongSupplier nanoTime;
     private final Waits.Timer timer;
@@ -107,16 +108,22 @@ public class Leases {
     }
 
     @Inject
-    Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Vertx vertx, dev.slidegate.core.Clock clock) {
-        this(store, stats, clock::nanoTime,
-                (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
+    Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Threads threads, dev.slidegate.core.Clock clock) {
+        this(store, stats, clock::nanoTime, threads.timer(), threads);
+    }
+
+    /** Leases whose calls each end at once, off any event loop ({@link Threads#INLINE}). */
+    public Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, LongSupplier nanoTime, Waits.Timer timer) {
+        this(store, stats, nanoTime, timer, Threads.INLINE);
     }
 
     /**
      * @param nanoTime the monotonic clock renewals are timed on
      * @param timer what runs the next look for leases due (a Vert.x timer)
      */
-    public Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, LongSupplier nanoTime, Waits.Timer timer) {
+    Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, LongSupplier nanoTime, Waits.Timer timer,
+            Threads threads) {
+        this.threads = threads;
         this.store = store;
         this.stats = stats;
         this.nanoTime = nanoTime;
@@ -190,13 +197,8 @@ public class Leases {
         held.decrementAndGet();
         stats.left(g.policy.name());
         forgetIfEmpty(g);
-        io.vertx.core.Context loop = Vertx.currentContext();
-        if (loop == null || !io.vertx.core.Context.isOnEventLoopThread()) {
-            leave(g, List.of(name));
-            return;
-        }
         // on an event loop: the calls of this key that end in the same turn (responses written together) end in one
-        // store call, sent once the turn is over
+        // store call, sent once the turn is over; off one, at once
         boolean first;
         synchronized (g) {
             first = g.ending == null;
@@ -205,17 +207,20 @@ public class Leases {
             }
             g.ending.add(name);
         }
-        if (first) {
-            loop.runOnContext(v -> {
-                List<Long> names;
-                synchronized (g) {
-                    names = g.ending;
-                    g.ending = null;
-                }
-                for (int from = 0; from < names.size(); from += 1_000) {
-                    leave(g, names.subList(from, Math.min(names.size(), from + 1_000)));
-                }
-            });
+        if (first && !threads.afterThisTurn(() -> endTogether(g))) {
+            endTogether(g);
+        }
+    }
+
+    /** Ends the leases of {@code g} whose calls ended since the last time, 1 000 per store call. */
+    private void endTogether(Group g) {
+        List<Long> names;
+        synchronized (g) {
+            names = g.ending;
+            g.ending = null;
+        }
+        for (int from = 0; from < names.size(); from += 1_000) {
+            leave(g, names.subList(from, Math.min(names.size(), from + 1_000)));
         }
     }
 

@@ -91,7 +91,7 @@ record MethodPolicy(Method method, String where, String name, Policy policy, Key
      *
      * @param request the HTTP request, or {@code null} outside HTTP (for the resolver)
      */
-    int costOf(Object[] arguments, io.vertx.ext.web.RoutingContext request) {
+    int costOf(Object[] arguments, dev.slidegate.api.RequestView request) {
         if (costParameter >= 0 && arguments != null && arguments.length > costParameter
                 && arguments[costParameter] instanceof Number n) {
             return clamped(n.longValue());
@@ -108,7 +108,7 @@ record MethodPolicy(Method method, String where, String name, Policy policy, Key
     }
 
     /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */
-    Policy policyFor(PlanResolver plans, Object[] arguments, io.vertx.ext.web.RoutingContext request) {
+    Policy policyFor(PlanResolver plans, Object[] arguments, dev.slidegate.api.RequestView request) {
         if (this.plans.isEmpty()) {
             return policy;
         }

@@ -36,7 +36,7 @@ sealed interface Outcome {
      *        of its permits, and what deciding it again needs, should the thread that runs it take it up later than the
      *        late tolerance ({@link Decider#late}); else {@code null}
      */
-    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling, Decider.Released released)
+    record Admitted(List<Decision> decisions, Leases.Held leases, Settlements.Settling settling, Call released)
             implements
                 Outcome {
 

@@ -51,11 +51,13 @@ public class PathLimiter {
 
     private final List<Rule> rules = new ArrayList<>();
     private final Decider decider;
+    private final Exchanges exchanges;
     private final ProblemMappers problems;
     private final boolean enabled;
 
     PathLimiter(SlidegateConfig config, PolicyRegistry registry, MethodPolicies policies, Decider decider,
-            ProblemMappers problems) {
+            ProblemMappers problems, Exchanges exchanges) {
+        this.exchanges = exchanges;
         this.decider = decider;
         this.problems = problems;
         this.enabled = config.enabled();
@@ -158,7 +160,7 @@ public class PathLimiter {
         if (matched == null) {
             rc.next();
         } else {
-            decider.decideAhead(matched, MethodPolicies.NO_ARGUMENTS, rc).thenAccept(v -> {
+            decider.decideAhead(matched, MethodPolicies.NO_ARGUMENTS, exchanges.of(rc)).thenAccept(v -> {
                 HttpOutcomes.record(v, rc);
                 if (v.admitted()) {
                     HttpOutcomes.endWithResponse(v, rc);

@@ -37,9 +37,11 @@ class ProgrammaticLimiter implements RateLimiter {
     private final Map<String, MethodPolicy> policies;
 
     private final dev.slidegate.core.DecisionStore store;
+    private final Exchanges exchanges;
 
     ProgrammaticLimiter(PolicyCatalog catalog, Decider decider, CurrentVertxRequest currentRequest, Upstreams upstreams,
-            PlanResolver plans, dev.slidegate.core.DecisionStore store) {
+            PlanResolver plans, dev.slidegate.core.DecisionStore store, Exchanges exchanges) {
+        this.exchanges = exchanges;
         this.store = store;
         this.decider = decider;
         this.currentRequest = currentRequest;
@@ -84,7 +86,7 @@ class ProgrammaticLimiter implements RateLimiter {
         // the request is only where a plan is read: not looked up for a policy without plans
         RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
-        return decider.decide(mp, k, cost, maxWait, rc, onCallersContext);
+        return decider.decide(mp, k, cost, maxWait, exchanges.of(rc), onCallersContext);
     }
 
     @Override
@@ -102,7 +104,7 @@ class ProgrammaticLimiter implements RateLimiter {
         String k = key(key);
         RoutingContext rc = !mp.plans().isEmpty() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
-        return upstreams.learn(mp.policyFor(plans, new Object[] { k }, rc), k, status, safely(headers));
+        return upstreams.learn(mp.policyFor(plans, new Object[] { k }, exchanges.of(rc)), k, status, safely(headers));
     }
 
     @Override

@@ -32,11 +32,14 @@ import io.vertx.ext.web.RoutingContext;
 public class RateLimitInterceptor {
 
     private final MethodPolicies policies;
+    private final Exchanges exchanges;
     private final Decider decider;
     private final CurrentVertxRequest currentRequest;
     private final boolean enabled;
 
-    RateLimitInterceptor(MethodPolicies policies, Decider decider, CurrentVertxRequest currentRequest, SlidegateConfig config) {
+    RateLimitInterceptor(MethodPolicies policies, Decider decider, CurrentVertxRequest currentRequest, SlidegateConfig config,
+            Exchanges exchanges) {
+        this.exchanges = exchanges;
         this.policies = policies;
         this.decider = decider;
         this.currentRequest = currentRequest;
@@ -63,7 +66,7 @@ public class RateLimitInterceptor {
             Object result = ctx.proceed();
             RoutingContext request = rc;
             return Settlements.settles(mps)
-                    ? Settlements.reporting(result, mps.get(0).kind(), () -> Settlements.usageOf(request))
+                    ? Settlements.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request))
                     : result;
         }
         if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
@@ -74,7 +77,7 @@ public class RateLimitInterceptor {
         Object[] outgoing = mps.get(0).outgoing() ? args : null;
         return switch (mps.get(0).kind()) {
             case PLAIN -> {
-                Outcome o = early == null ? decider.decideAndWait(mps, args, rc) : decider.startingNow(early);
+                Outcome o = early == null ? decider.decideAndWait(mps, args, exchanges.of(rc)) : decider.startingNow(early);
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
@@ -125,7 +128,7 @@ public class RateLimitInterceptor {
     /** How a call is decided: as a new call, or again ({@link Decider#again}) when its early admission came too late. */
     private Supplier<CompletionStage<Outcome>> asking(Outcome.Admitted early, List<MethodPolicy> mps, Object[] args,
             RoutingContext rc) {
-        return early == null ? () -> decider.decide(mps, args, rc) : () -> decider.again(early);
+        return early == null ? () -> decider.decide(mps, args, exchanges.of(rc)) : () -> decider.again(early);
     }
 
     /** {@link #proceed(InvocationContext, Object[])} for an admitted call: a call that throws is done, and its leases end. */

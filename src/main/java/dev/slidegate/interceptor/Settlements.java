@@ -5,10 +5,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import jakarta.enterprise.context.RequestScoped;
-import jakarta.enterprise.inject.Produces;
-import jakarta.inject.Singleton;
-
 import org.jboss.logging.Logger;
 
 import dev.slidegate.api.Decision;
@@ -19,8 +15,6 @@ import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.Settlement;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ClientProxy;
-import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
-import io.vertx.ext.web.RoutingContext;
 
 /**
  * Settles the calls of policies with {@code settle=true} when they end: each admission is charged the usage the call's
@@ -29,8 +23,6 @@ import io.vertx.ext.web.RoutingContext;
 final class Settlements {
 
     private static final Logger LOG = Logger.getLogger("dev.slidegate");
-    /** Where a request's {@link Usage} is kept in its routing context, for a call decided before its endpoint ran. */
-    static final String USAGE = Usage.class.getName();
     private static final long WARN_EVERY_NANOS = 60_000_000_000L;
 
     private final DecisionStore store;
@@ -42,29 +34,6 @@ final class Settlements {
     Settlements(DecisionStore store, java.util.function.LongSupplier nanoTime) {
         this.store = store;
         this.nanoTime = nanoTime;
-    }
-
-    /** Makes the request-scoped {@link Usage} a service injects. */
-    @Singleton
-    static class UsageProducer {
-
-        /** The request's {@link Usage}: one per request, found by the end of a call decided before its endpoint ran. */
-        @Produces
-        @RequestScoped
-        Usage usage(CurrentVertxRequest request) {
-            RoutingContext rc = request.getCurrent();
-            return rc != null ? usageOf(rc) : new Usage();
-        }
-    }
-
-    /** The request's {@link Usage}, made and kept in its routing context when nobody asked for it yet. */
-    static Usage usageOf(RoutingContext rc) {
-        Usage usage = rc.get(USAGE);
-        if (usage == null) {
-            usage = new Usage();
-            rc.put(USAGE, usage);
-        }
-        return usage;
     }
 
     /**
@@ -114,10 +83,10 @@ final class Settlements {
     final class Settling {
         private final List<Admission> admissions;
         private final Usage usage;
-        private final RoutingContext rc;
+        private final Exchange rc;
         private final AtomicBoolean done = new AtomicBoolean();
 
-        private Settling(List<Admission> admissions, Usage usage, RoutingContext rc) {
+        private Settling(List<Admission> admissions, Usage usage, Exchange rc) {
             this.admissions = admissions;
             this.usage = usage;
             this.rc = rc;
@@ -125,7 +94,7 @@ final class Settlements {
 
         /** Where this call's usage is reported: the request's, or the call's own outside a request. */
         Usage usage() {
-            return usage != null ? usage : usageOf(rc);
+            return usage != null ? usage : rc.usage();
         }
 
         /**
@@ -138,9 +107,9 @@ final class Settlements {
                 return;
             }
             long reported = reported();
-            if (reported < 0 && rc != null && readsHeader() && !rc.response().ended() && !rc.response().closed()) {
+            if (reported < 0 && rc != null && readsHeader() && !rc.answered()) {
                 try {
-                    rc.addEndHandler(end -> settleNow(-1, failed || end.failed() || rc.response().getStatusCode() >= 500));
+                    rc.whenAnswered(answerFailed -> settleNow(-1, failed || answerFailed));
                     return;
                 } catch (RuntimeException ended) { // the response ended meanwhile: its header is there now
                 }
@@ -166,7 +135,7 @@ final class Settlements {
 
         /** What the code reported so far (to the call's own Usage, or the request's), or -1. */
         private long reported() {
-            Usage u = usage != null ? usage : rc != null ? rc.get(USAGE) : null;
+            Usage u = usage != null ? usage : rc != null ? rc.usageIfAny() : null;
             return u == null ? -1 : u.reported();
         }
 
@@ -196,12 +165,12 @@ final class Settlements {
     }
 
     /** The usage the response's header reports for {@code a}'s policy, or -1 when it has none (or none that is a usage). */
-    private long fromHeader(Admission a, RoutingContext rc) {
+    private long fromHeader(Admission a, Exchange rc) {
         String name = a.settlement().usageHeader();
         if (name == null || rc == null) {
             return -1;
         }
-        String value = rc.response().headers().get(name);
+        String value = rc.answerHeader(name);
         if (value == null) {
             return -1;
         }
@@ -249,7 +218,7 @@ final class Settlements {
      * @param settlements each decision's policy's settlement
      * @param rc the request the call answers, if any
      */
-    Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, RoutingContext rc) {
+    Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, Exchange rc) {
         List<Admission> admissions = admissions(decisions, keys, estimates, settlements);
         if (admissions == null) {
             return null;

@@ -8,7 +8,6 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 
 import dev.slidegate.config.SlidegateConfig;
-import io.vertx.core.Vertx;
 
 /**
  * The calls this instance holds until the instant their permits were reserved for (a policy's {@code max-wait}):
@@ -61,10 +60,9 @@ public class Waits {
     private final ConcurrentHashMap<String, AtomicInteger> perKey = new ConcurrentHashMap<>();
 
     @Inject
-    Waits(SlidegateConfig config, Vertx vertx, dev.slidegate.core.Clock clock) {
+    Waits(SlidegateConfig config, Threads threads, dev.slidegate.core.Clock clock) {
         this(config.waits().maxWaiting(), config.waits().maxWaitingPerKey(), config.waits().lateTolerance().toNanos(),
-                clock::nanoTime,
-                (delay, task) -> vertx.setTimer(Math.max(1, (delay + 999_999) / 1_000_000), id -> task.run()));
+                clock::nanoTime, threads.timer());
     }
 
     /**

@@ -13,6 +13,6 @@ public class HeaderPlans implements PlanResolver {
 
     @Override
     public String plan(KeyResolver.Call call) {
-        return call.request() == null ? null : call.request().request().getHeader("X-Plan");
+        return call.request() == null ? null : call.request().header("X-Plan");
     }
 }

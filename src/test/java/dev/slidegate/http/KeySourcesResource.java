@@ -19,7 +19,7 @@ public class KeySourcesResource {
     public static class TenantKeys implements KeyResolver {
         @Override
         public String resolve(Call call) {
-            String tenant = call.request() == null ? null : call.request().request().getHeader("X-Tenant-Id");
+            String tenant = call.request() == null ? null : call.request().header("X-Tenant-Id");
             return tenant == null ? null : tenant.toLowerCase(java.util.Locale.ROOT);
         }
     }

@@ -172,7 +172,7 @@ public class SettledResource {
     public static class PromptEstimate implements dev.slidegate.api.CostResolver {
         @Override
         public long cost(dev.slidegate.api.KeyResolver.Call call) {
-            String prompt = call.request().request().getParam("prompt");
+            String prompt = call.request().queryParam("prompt");
             return (prompt == null ? 0 : prompt.length() / 4) + 50;
         }
 

@@ -17,15 +17,12 @@ import dev.slidegate.api.MissingRateLimitKeyException;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
-import dev.slidegate.http.ClientAddress;
 import dev.slidegate.redis.RedisLayout;
-import dev.slidegate.testing.TestConfigs;
 
 /** Keys that need no HTTP request: parameters, resolvers, paths, composites; and their bounds. */
 class CallerKeysTest {
 
-    private final CallerKeys keys = new CallerKeys(null,
-            new ClientAddress(TestConfigs.slidegate(Map.of()), TestConfigs.config(Map.of())));
+    private final CallerKeys keys = new CallerKeys();
     private static final Policy LONG_NAME = new Policy("p".repeat(64), List.of(Limit.parse("1/366d"), Limit.parse("2/1s")),
             Strategy.FIXED_WINDOW, "x", false);
 
@@ -70,5 +67,85 @@ class CallerKeysTest {
                 assertEquals(1, redisKey.chars().filter(c -> c == '}').count(), redisKey);
             }
         }
+    }
+
+    /** A request as the engine sees it, with no server: the headers, query and caller a test gives. */
+    private record Request(Map<String, String> headers, Map<String, String> query, String clientAddress, String user)
+            implements
+                Exchange {
+        @Override
+        public String method() {
+            return "GET";
+        }
+
+        @Override
+        public String path() {
+            return "/api/items/42";
+        }
+
+        @Override
+        public String header(String name) {
+            return headers.get(name);
+        }
+
+        @Override
+        public String queryParam(String name) {
+            return query.get(name);
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) {
+            throw new IllegalArgumentException("no HTTP layer here");
+        }
+
+        @Override
+        public boolean clientGone() {
+            return false;
+        }
+
+        @Override
+        public boolean answered() {
+            return false;
+        }
+
+        @Override
+        public void whenAnswered(java.util.function.Consumer<Boolean> then) {
+            throw new IllegalStateException();
+        }
+
+        @Override
+        public String answerHeader(String name) {
+            return null;
+        }
+
+        @Override
+        public dev.slidegate.api.Usage usage() {
+            return new dev.slidegate.api.Usage();
+        }
+
+        @Override
+        public dev.slidegate.api.Usage usageIfAny() {
+            return null;
+        }
+    }
+
+    // issue 57: keys are read from a request view of Slidegate's own, so every key source is decided without a server;
+    // a resolver sees the same view
+    @Test
+    void everyKeySourceReadsTheRequestViewAlone() {
+        Request r = new Request(Map.of("X-Tenant", "acme"), Map.of("region", "eu"), "203.0.113.7", "ada");
+        Request anonymous = new Request(Map.of(), Map.of(), "2001:db8:1:2::/64", null);
+        Object[] none = new Object[0];
+        assertEquals("hdr:acme", keys.resolve(mp(KeySource.parse("header:X-Tenant"), -1, Map.of()), none, r));
+        assertEquals("qp:eu", keys.resolve(mp(KeySource.parse("param:region"), -1, Map.of()), none, r));
+        assertEquals("ip:203.0.113.7", keys.resolve(mp(KeySource.parse("ip"), -1, Map.of()), none, r));
+        assertEquals("user:ada", keys.resolve(mp(KeySource.parse("user"), -1, Map.of()), none, r));
+        assertEquals(keys.resolve(mp(KeySource.parse("ip"), -1, Map.of()), none, anonymous),
+                keys.resolve(mp(KeySource.parse("user"), -1, Map.of()), none, anonymous), "anonymous callers count by ip");
+        KeyResolver tenant = call -> call.request().header("X-Tenant") + "@" + call.request().clientAddress();
+        assertEquals("key:acme@203.0.113.7",
+                keys.resolve(mp(KeySource.parse("tenant"), -1, Map.of("tenant", tenant)), none, r));
+        assertThrows(MissingRateLimitKeyException.class,
+                () -> keys.resolve(mp(KeySource.parse("header:X-Tenant"), -1, Map.of()), none, anonymous));
     }
 }

@@ -255,8 +255,7 @@ class DeciderTest {
 
     private Decider waitingDecider(ManualTimers timers, int perKey, DecisionStore store) {
         return new Decider(
-                new CallerKeys(null, new dev.slidegate.http.ClientAddress(dev.slidegate.testing.TestConfigs.slidegate(
-                        Map.of()), dev.slidegate.testing.TestConfigs.config(Map.of()))),
+                new CallerKeys(),
                 store, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(100, perKey, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams(store),
                 new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),

@@ -50,7 +50,7 @@ class LeasesTest {
     };
     private final DeciderTest.ManualTimers timers = new DeciderTest.ManualTimers(clock);
     private final InFlightStats stats = new InFlightStats((io.micrometer.core.instrument.MeterRegistry) null);
-    private final Leases leases = new Leases(counted, stats, clock::nanoTime, timers);
+    private final Leases leases = new Leases(counted, stats, clock::nanoTime, timers, new VertxThreads(null));
     private final Policy exports = new Policy("exports", List.of(new Limit(2, 3_000_000)), Strategy.CONCURRENCY, "ip", false);
     private final MethodPolicy mp = new MethodPolicy(null, "LeasesTest", "exports", exports, new KeySource.Global(), Map.of(),
             -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
