@@ -1,9 +1,7 @@
 package dev.slidegate.core;
 
 import java.util.List;
-import java.util.concurrent.CompletionStage;
 
-import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
@@ -17,7 +15,32 @@ import dev.slidegate.api.Strategy;
  * Implementations never block the calling thread: an in-process store answers with a completed stage,
  * a remote one completes the stage from its I/O thread.
  */
-public interface DecisionStore {
+public interface DecisionStore extends Rates, UpstreamHolds, InFlightSlots {
+
+    /**
+     * What a store can do beyond deciding rates ({@link Rates}, which every store offers): a policy that needs a
+     * capability the configured store lacks stops start-up with one sentence ({@code entry/StartupCheck}).
+     */
+    enum Capability {
+        /** Settling an admitted call with its actual usage ({@link Rates#settle}): policies with {@code settle}. */
+        SETTLE("settle a call's usage (settle=true)"),
+        /** Holding keys and keeping learned limits ({@link UpstreamHolds}): outgoing policies. */
+        UPSTREAM_HOLDS("hold keys for an upstream and keep what it published (outgoing=true)"),
+        /** Leases and slot queues ({@link InFlightSlots}): policies with {@code max-in-flight}. */
+        IN_FLIGHT("count calls in flight (max-in-flight)");
+
+        /** What it lets a policy do, for the sentence that refuses one. */
+        public final String does;
+
+        Capability(String does) {
+            this.does = does;
+        }
+    }
+
+    /** What this store offers beyond rates; every capability unless it says otherwise. */
+    default java.util.Set<Capability> offers() {
+        return java.util.EnumSet.allOf(Capability.class);
+    }
 
     /**
      * Checks a key as every store requires it: no {@code '{'} or {@code '}'} (they would choose a Redis
@@ -48,30 +71,6 @@ public interface DecisionStore {
         return maxWaitMicros;
     }
 
-    /**
-     * Tries to take {@code cost} permits from every limit of {@code policy} for {@code key} at once: either all
-     * limits admit and all are charged, or none is charged (unless the policy counts rejected calls,
-     * in which case a refused call is charged too).
-     *
-     * @param key the caller's key, already made safe by the caller (bounded length, no braces)
-     * @param cost permits this call weighs, at least 1
-     * @return the decision; completes exceptionally when the store cannot decide
-     */
-    default CompletionStage<Decision> acquire(Policy policy, String key, int cost) {
-        return acquire(policy, key, cost, 0);
-    }
-
-    /**
-     * As {@link #acquire(Policy, String, int)}, but a call whose permits free within {@code maxWaitMicros} is admitted
-     * for the instant they free, and charged at that instant in the same atomic step (a reservation:
-     * {@link Decision#waitMicros()} says how long the caller must hold the call). Calls of one key are placed in
-     * the order they reach the store; none is placed before a reservation already made, so a call that could not
-     * wait is refused while others wait for that key. A call that would wait longer is refused at once.
-     *
-     * @param maxWaitMicros 0 (refuse at once) to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day)
-     */
-    CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
-
     /** The most a call may be settled at: a usage beyond it is a bug of the code reporting it, not a cost. */
     long MAX_SETTLED = dev.slidegate.api.Usage.MAX;
 
@@ -94,20 +93,6 @@ public interface DecisionStore {
     }
 
     /**
-     * Settles a call admitted at {@code admittedAtMicros} ({@link Decision#atMicros()}) against an estimate of
-     * {@code estimate} permits, now that its actual usage is known: the difference is charged (more used) or refunded
-     * (less used) where the estimate was charged, on every limit of the key, so that the windows that hold the
-     * admission hold its actual usage from now on. A window that no longer counts the admission is left alone; a token
-     * bucket is charged or refunded now (never above full). Settling takes nothing back from a call already admitted: a
-     * larger usage can put the key over its limit, and later calls wait or are refused until the windows have room.
-     * Settle each admission once.
-     *
-     * @return the store's instant the settlement was made at (µs since the epoch)
-     * @throws IllegalArgumentException (or a failed stage) when {@link #settlement} refuses it
-     */
-    CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual);
-
-    /**
      * Checks the length of a hold as every store requires it: 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day).
      *
      * @throws IllegalArgumentException naming the rule
@@ -118,23 +103,6 @@ public interface DecisionStore {
         }
         return forMicros;
     }
-
-    /**
-     * Holds every call of {@code key} under {@code policy} for {@code forMicros} from the store's now (an upstream said
-     * it has no room until then): no call is placed before the hold ends, so each one waits for it (within its
-     * max-wait) or is refused with the time left, on every instance that shares the store. A hold is never shortened
-     * by a shorter one, and charges nothing.
-     *
-     * @param forMicros 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS}
-     * @return how long the key is held from the store's now (the longer of this hold and one made before)
-     */
-    CompletionStage<Long> hold(Policy policy, String key, long forMicros);
-
-    /**
-     * How long {@code key} is still held by {@link #hold} (µs from the store's now), 0 when it is not: a call that
-     * waited for a permit asks before it goes out, since a hold made meanwhile (elsewhere) voids its permit.
-     */
-    CompletionStage<Long> heldFor(Policy policy, String key);
 
     /** The most limits {@link #learn} keeps for one key (a policy has at most as many windows as an upstream names). */
     int MAX_LEARNED_LIMITS = 8;
@@ -155,18 +123,6 @@ public interface DecisionStore {
         }
         return List.copyOf(limits);
     }
-
-    /**
-     * Keeps the limits an upstream published for {@code key} of {@code policy} (an outgoing policy paces the key's calls
-     * at them instead of its configured ones) for {@code forMicros} from now, replacing what was kept, where every
-     * instance that shares the store reads them ({@link #learned}). An empty list forgets them. Counts nothing.
-     *
-     * @param forMicros 1 µs to {@link Policy#MAX_WAIT_LIMIT_MICROS}
-     */
-    CompletionStage<Void> learn(Policy policy, String key, List<Limit> limits, long forMicros);
-
-    /** The limits {@link #learn} keeps for {@code key} of {@code policy} (by the policy's name); empty when none or expired. */
-    CompletionStage<List<Limit>> learned(Policy policy, String key);
 
     /*
      * Calls in flight (Strategy.CONCURRENCY). acquire(policy, key, 1, maxWait) admits a call while fewer than N of the
@@ -201,51 +157,12 @@ public interface DecisionStore {
         return List.copyOf(leases);
     }
 
-    /**
-     * Renews leases of {@code key} under a {@link dev.slidegate.api.Strategy#CONCURRENCY} policy for its lease time from
-     * the store's now, while their calls run.
-     *
-     * @param leases the leases' names ({@link Decision#atMicros()} of their admissions), 1 to 1 000
-     * @return those no longer held (they expired, or the key was reset): their calls run beyond what the store counts
-     */
-    CompletionStage<List<Long>> renew(Policy policy, String key, List<Long> leases);
-
-    /**
-     * Ends leases of {@code key} under a {@link dev.slidegate.api.Strategy#CONCURRENCY} policy: their calls are done, and
-     * their slots are free at once for the key's next call on any instance.
-     *
-     * @param leases the leases' names ({@link Decision#atMicros()} of their admissions), 1 to 1 000
-     * @return those that were no longer held (expired, reset, or ended before)
-     */
-    CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> leases);
-
     /*
      * Waiting for a slot (max-wait on a CONCURRENCY policy): each key has a queue of waiting calls, in arrival order, on
      * every instance that shares the store. A waiting call is named by a ticket. While the queue holds live tickets, a
      * call that does not wait is admitted only to a slot no ticket waits for (it never jumps the queue); the free slots
      * (N minus the live leases) go to the first live tickets, each taking a lease as acquire would.
      */
-
-    /**
-     * Queues calls of {@code key} for a slot, or asks again for those queued: each ticket named is kept in the queue (in
-     * its arrival place) for {@code lapseMicros} more, unless it gets a lease now. A ticket not named again within
-     * {@code lapseMicros} lapses (its instance stopped asking: it died or paused), and leaves the queue.
-     *
-     * @param tickets the tickets of calls waiting, in any order; {@code 0} queues a new call at the end (its ticket is
-     *        answered), 1 to 1 000 at once
-     * @return per ticket named, in order: its ticket and its lease's name, or 0 while it waits on
-     */
-    CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros);
-
-    /** Takes tickets out of {@code key}'s queue (their calls stopped waiting). A ticket already out is ignored. */
-    CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets);
-
-    /**
-     * A turn of the queue, for the tickets named: {@code tickets.get(i)}'s lease is {@code leases.get(i)}, 0 while it
-     * waits on; {@code remaining} slots are free for calls that do not wait, at the store's instant {@code atMicros}.
-     */
-    record Turn(List<Long> tickets, List<Long> leases, int remaining, long atMicros) {
-    }
 
     /** Checks tickets named for {@link #queue} or {@link #unqueue}: a policy counting calls in flight, 1 to 1 000. */
     static List<Long> checkTickets(Policy policy, List<Long> tickets) {

@@ -468,6 +468,12 @@ public final class FallbackStore implements DecisionStore {
         return delegate.name();
     }
 
+    /** What the store it falls back from offers (the in-process store it falls back to offers everything). */
+    @Override
+    public java.util.Set<Capability> offers() {
+        return delegate.offers();
+    }
+
     /**
      * Forgets the local window of {@code key}, so that a reset reaches the fail modes' share too, with what the store
      * said of it and what the fail mode owes it.

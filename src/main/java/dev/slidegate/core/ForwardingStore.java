@@ -19,6 +19,11 @@ public class ForwardingStore implements DecisionStore {
         this.delegate = delegate;
     }
 
+    @Override
+    public java.util.Set<Capability> offers() {
+        return delegate.offers();
+    }
+
     /** The store beneath. */
     public DecisionStore delegate() {
         return delegate;

@@ -283,7 +283,7 @@ public final class Overrides {
      * block answers without asking the store, an exemption admits whatever the store says, new limits
      * are asked under the override's policy.
      */
-    public CompletionStage<Decision> acquire(Active override, DecisionStore store, Policy policy, String key, int cost,
+    public CompletionStage<Decision> acquire(Active override, Rates store, Policy policy, String key, int cost,
             long maxWaitMicros) {
         if (override == null) {
             return store.acquire(policy, key, cost, maxWaitMicros);

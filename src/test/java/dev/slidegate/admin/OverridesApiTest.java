@@ -58,7 +58,7 @@ class OverridesApiTest {
     RateLimiter limiter;
 
     @Inject
-    dev.slidegate.interceptor.LimitedService service;
+    dev.slidegate.entry.LimitedService service;
 
     @AfterEach
     void removeAll() {

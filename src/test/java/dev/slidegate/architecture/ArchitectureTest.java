@@ -66,8 +66,37 @@ class ArchitectureTest {
     void theStoresAndTheApiNeverReachUp() {
         noClasses().that().resideInAnyPackage("dev.slidegate.core..", "dev.slidegate.memory..", "dev.slidegate.redis..",
                 "dev.slidegate.api..").should().dependOnClassesThat()
-                .resideInAnyPackage("dev.slidegate.interceptor..", "dev.slidegate.http..", "dev.slidegate.admin..",
+                .resideInAnyPackage("dev.slidegate.engine..", "dev.slidegate.entry..", "dev.slidegate.http..",
+                        "dev.slidegate.admin..",
                         "dev.slidegate.config..", "dev.slidegate.health..", "dev.slidegate.demo..")
                 .because("docs/architecture.md draws the stores below the engine").check(SLIDEGATE);
+    }
+
+    // the engine (the stages one call runs through) sees no framework of HTTP or threads: the entry points adapt Vert.x and
+    // JAX-RS requests to an Exchange, and its threads to Threads, so the whole chain runs in a unit test
+    @Test
+    void theEngineSeesNoHttpFramework() {
+        noClasses().that().resideInAPackage("dev.slidegate.engine..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.vertx..", "jakarta.ws.rs..", "org.jboss.resteasy..", "io.quarkus.vertx..",
+                        "io.quarkus.resteasy..", "io.smallrye.mutiny..", "dev.slidegate.entry..", "dev.slidegate.http..",
+                        "dev.slidegate.admin..")
+                .because("nothing below the entry points sees a Vert.x or JAX-RS type (issue 57)").check(SLIDEGATE);
+    }
+
+    // the public API is what a service's code compiles against: Java, Slidegate's own types and the annotations CDI binds
+    @Test
+    void thePublicApiHoldsNoFrameworkType() {
+        classes().that().resideInAPackage("dev.slidegate.api..").should().onlyDependOnClassesThat()
+                .resideInAnyPackage("java..", "dev.slidegate.api..", "jakarta.interceptor..", "jakarta.enterprise.util..")
+                .because("a resolver sees a RequestView of Slidegate's own, not the HTTP layer's request (issue 57)")
+                .check(SLIDEGATE);
+    }
+
+    // packages depend on each other in one direction: no cycle between them
+    @Test
+    void packagesHaveNoCycles() {
+        com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices().matching("dev.slidegate.(*)..").should()
+                .beFreeOfCycles().because("docs/architecture.md draws the layers in one direction (issue 57)")
+                .check(SLIDEGATE);
     }
 }

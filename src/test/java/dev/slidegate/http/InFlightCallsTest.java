@@ -19,7 +19,7 @@ import jakarta.inject.Inject;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.interceptor.Leases;
+import dev.slidegate.engine.Leases;
 import dev.slidegate.testing.Eventually;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -44,7 +44,7 @@ class InFlightCallsTest {
     @Inject
     Leases leases;
     @Inject
-    dev.slidegate.interceptor.Waits waits;
+    dev.slidegate.engine.Waits waits;
     @Inject
     dev.slidegate.core.DecisionStore store;
 

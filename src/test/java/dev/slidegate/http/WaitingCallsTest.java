@@ -27,7 +27,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.interceptor.Waits;
+import dev.slidegate.engine.Waits;
 import dev.slidegate.testing.Brackets;
 import dev.slidegate.testing.Eventually;
 import io.quarkus.test.common.http.TestHTTPResource;

@@ -1,0 +1,85 @@
+package dev.slidegate.engine;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import dev.slidegate.api.Decision;
+
+/**
+ * How a call's leases (policies with {@code max-in-flight}) and settlements (policies with {@code settle}) end, in one
+ * place however the call ends (issue 57): an admitted call carries them until it is done; a call refused, failed or let
+ * go ends them at once; a call decided again ends those of its first asking before it asks anew.
+ */
+final class CallEnds {
+
+    private final Leases leases;
+    private final Settlements settlements;
+
+    CallEnds(Leases leases, Settlements settlements) {
+        this.leases = leases;
+        this.settlements = settlements;
+    }
+
+    /**
+     * The outcome with what its decisions took: the admitted call holds its leases and what it settles until it is done;
+     * any other outcome ends them at once. The outcome itself when no policy of the call counts calls in flight or
+     * settles.
+     */
+    CompletionStage<Outcome> attach(CompletableFuture<Outcome> outcome, Ask[] asks, Exchange rc) {
+        boolean inFlight = false;
+        boolean settles = false;
+        for (Ask a : asks) {
+            inFlight |= a.policy().strategy().inFlight();
+            settles |= a.mp().settlement().settles();
+        }
+        if (!inFlight && !settles) {
+            return outcome;
+        }
+        String[] keys = keysOf(asks);
+        boolean leased = inFlight;
+        boolean settled = settles;
+        return outcome.thenApply(o -> {
+            Outcome held = leased ? leases.settle(o, keys) : o;
+            if (settled && held instanceof Outcome.Admitted a) {
+                Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks), rc);
+                return s == null ? a : a.withSettling(s);
+            }
+            if (settled && !held.decisions().isEmpty()) { // not run: what policies that settle charged comes back
+                settlements.notRun(held.decisions(), keys, estimates(asks), settlementsOf(asks));
+            }
+            return held;
+        });
+    }
+
+    /** A call decided again ({@code made}, its first asking's decisions): their leases end, what they charged comes back. */
+    void askedAgain(List<Decision> made, Ask[] asks) {
+        leases.settle(new Outcome.Abandoned(made), keysOf(asks));
+        settlements.notRun(made, keysOf(asks), estimates(asks), settlementsOf(asks));
+    }
+
+    private static int[] estimates(Ask[] asks) {
+        int[] estimates = new int[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            estimates[j] = asks[j].cost();
+        }
+        return estimates;
+    }
+
+    private static dev.slidegate.core.Settlement[] settlementsOf(Ask[] asks) {
+        dev.slidegate.core.Settlement[] each = new dev.slidegate.core.Settlement[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            each[j] = asks[j].mp().settlement();
+        }
+        return each;
+    }
+
+    /** The caller key of each ask, in order: what each decision's lease is kept under. */
+    private static String[] keysOf(Ask[] asks) {
+        String[] keys = new String[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            keys[j] = asks[j].key();
+        }
+        return keys;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.slidegate.engine;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.RateLimitExceededException;
+
+/**
+ * The upstream pacing stage of the {@link Chain}: an outgoing call (a REST client's, or one the code reports) is decided
+ * under what its upstream taught the fleet ({@link Upstreams}), read at most once per refresh before it is asked; a refused
+ * one says whether the upstream's pause refused it; a held one checks, before it goes out, that no answer held its key
+ * meanwhile. Calls without an outgoing policy pass through.
+ */
+final class UpstreamStage {
+
+    private final Chain chain;
+    private final Upstreams upstreams;
+
+    UpstreamStage(Chain chain, Upstreams upstreams) {
+        this.chain = chain;
+        this.upstreams = upstreams;
+    }
+
+    /** Asks policy {@code i} of the call, an outgoing one under what the fleet learned of its upstream. */
+    void ask(Call call, int i) {
+        Ask a = call.asks[i];
+        if (!a.mp().outgoing()) {
+            chain.rate.ask(call, i);
+            return;
+        }
+        CompletionStage<Void> read;
+        try {
+            read = upstreams.refresh(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            read = null; // decided under what this instance knows
+        }
+        if (read == null) {
+            chain.rate.ask(call, i);
+            return;
+        }
+        read.whenComplete((done, error) -> call.resume.execute(() -> {
+            try {
+                call.asks[i] = chain.ask(a.mp(), a.configured(), a.key(), a.cost(), a.maxWait());
+            } catch (RuntimeException e) {
+                call.end(Failures.of(e, a.mp(), call.made));
+                return;
+            }
+            chain.rate.ask(call, i);
+        }));
+    }
+
+    /**
+     * A refused outgoing call: refused by the upstream's pause when its key is held now (one store read, paid by refused
+     * outgoing calls only), which the refusal then says instead of naming the limit that spreads the calls (issue 56).
+     */
+    void refused(Call call, Ask a, Decision d) {
+        CompletionStage<Long> held;
+        try {
+            held = upstreams.heldFor(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            held = CompletableFuture.failedFuture(e);
+        }
+        held.whenComplete((micros, error) -> call.resume.execute(() -> call.outcome.complete(new Outcome.Refused(call.made,
+                new RateLimitExceededException(d, a.cost(), false, error == null && micros != null && micros > 0)))));
+    }
+
+    /**
+     * For a held outgoing call, before it goes out: whether its upstream's answer to another call held the key meanwhile
+     * (on any instance), which voids the permit it waited for. Then it is decided again (placed after the hold, within
+     * what is left of its max-wait) and this returns {@code true}; the one store read this costs is paid only by calls
+     * that waited. (A permit reserved before the upstream published lower limits stands: voiding every such permit, whose
+     * charge stays until a refund exists, would stall the key for as long again.)
+     */
+    boolean heldMeanwhile(Call call) {
+        Ask outgoing = null;
+        for (int j = 0; j < call.made.size(); j++) {
+            if (call.asks[j].mp().outgoing() && WaitStage.holds(call.made.get(j))) {
+                outgoing = call.asks[j];
+            }
+        }
+        if (outgoing == null) {
+            return false;
+        }
+        Ask a = outgoing;
+        CompletionStage<Long> held;
+        try {
+            held = upstreams.heldFor(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            held = CompletableFuture.failedFuture(e);
+        }
+        held.whenComplete((micros, error) -> call.resume.execute(() -> chain.wait.afterUpstreamRead(call,
+                error == null && micros > 0)));
+        return true;
+    }
+}

@@ -1,0 +1,190 @@
+package dev.slidegate.entry;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import jakarta.annotation.Priority;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+import dev.slidegate.api.RateLimited;
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.engine.Decider;
+import dev.slidegate.engine.MethodPolicy;
+import dev.slidegate.engine.Outcome;
+import io.quarkus.arc.Arc;
+import io.quarkus.arc.ArcInvocationContext;
+import io.quarkus.vertx.http.runtime.CurrentVertxRequest;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Applies {@link RateLimited} to a method call: asks the {@link Decider} and lets the call through,
+ * or throws (fails with, for {@code Uni} and {@code CompletionStage} methods) the outcome's failure.
+ * During an HTTP request the response gets the RateLimit fields of its decisions.
+ * A plain method waits for the decision; the others never block, and run when the decision is made,
+ * back on the caller's Vert.x context. A {@code Uni} or {@code Multi} is decided when it is subscribed to.
+ */
+@RateLimited
+@Interceptor
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 100)
+public class RateLimitInterceptor {
+
+    private final MethodPolicies policies;
+    private final Exchanges exchanges;
+    private final Decider decider;
+    private final CurrentVertxRequest currentRequest;
+    private final boolean enabled;
+
+    RateLimitInterceptor(MethodPolicies policies, Decider decider, CurrentVertxRequest currentRequest, SlidegateConfig config,
+            Exchanges exchanges) {
+        this.exchanges = exchanges;
+        this.policies = policies;
+        this.decider = decider;
+        this.currentRequest = currentRequest;
+        this.enabled = config.enabled();
+    }
+
+    @AroundInvoke
+    Object limit(InvocationContext ctx) throws Exception {
+        if (!enabled) {
+            return ctx.proceed();
+        }
+        List<MethodPolicy> mps = policies.cached(ctx.getMethod());
+        if (mps == null) { // first call of a method the start-up check did not see
+            mps = policies.of(ctx.getMethod(), ArcInvocationContext.findIterceptorBindings(ctx, RateLimited.class));
+        }
+        if (mps.isEmpty()) { // a method a class-level binding reaches that no policy paces (a REST client bean's close())
+            return ctx.proceed();
+        }
+        // a call to an upstream: the request this service is answering is neither its key nor the answer it is told in
+        RoutingContext rc = !mps.get(0).outgoing() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
+                : null;
+        Outcome.Admitted early = Decided.take(rc, ctx.getMethod()); // the request filter decided it before dispatch
+        if (early != null && !decider.late(early)) {
+            Object result = ctx.proceed();
+            RoutingContext request = rc;
+            return UsageReports.settles(mps)
+                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request))
+                    : result;
+        }
+        if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
+            HttpOutcomes.forget(early, rc);
+        }
+        List<MethodPolicy> decided = mps;
+        Object[] args = ctx.getParameters();
+        Object[] outgoing = mps.get(0).outgoing() ? args : null;
+        return switch (mps.get(0).kind()) {
+            case PLAIN -> {
+                Outcome o = early == null ? decider.decideAndWait(mps, args, exchanges.of(rc)) : decider.startingNow(early);
+                HttpOutcomes.record(o, rc);
+                o.orThrow();
+                Outcome.Admitted a = (Outcome.Admitted) o;
+                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a);
+                a.end();
+                yield result;
+            }
+            case UNI -> Uni.createFrom().completionStage(asking(early, decided, args, rc))
+                    .chain(v -> {
+                        HttpOutcomes.record(v, rc);
+                        if (!v.admitted()) {
+                            return Uni.createFrom().failure(v.failure());
+                        }
+                        Outcome.Admitted a = (Outcome.Admitted) v;
+                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a);
+                        call = outgoing == null ? call : subscribedWith(call, outgoing);
+                        return !a.endMatters() ? call
+                                : call.onTermination()
+                                        .invoke((item, failure, cancelled) -> a.end(failure != null || cancelled));
+                    });
+            case MULTI -> Multi.createFrom().completionStage(asking(early, decided, args, rc))
+                    .onItem().transformToMultiAndConcatenate(v -> {
+                        HttpOutcomes.record(v, rc);
+                        if (!v.admitted()) {
+                            return Multi.createFrom().failure(v.failure());
+                        }
+                        Outcome.Admitted a = (Outcome.Admitted) v;
+                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a);
+                        // a stream is in flight until it ends, fails or is cancelled
+                        return !a.endMatters() ? call
+                                : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled));
+                    });
+            case STAGE -> asking(early, decided, args, rc).get()
+                    .thenCompose(v -> {
+                        HttpOutcomes.record(v, rc);
+                        if (!v.admitted()) {
+                            return CompletableFuture.<Object> failedFuture(v.failure());
+                        }
+                        Outcome.Admitted a = (Outcome.Admitted) v;
+                        CompletionStage<Object> call = stage(reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a));
+                        // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
+                        return !a.endMatters() ? call : call.whenComplete((r, error) -> a.end(error != null));
+                    })
+                    .toCompletableFuture();
+        };
+    }
+
+    /** How a call is decided: as a new call, or again ({@link Decider#again}) when its early admission came too late. */
+    private Supplier<CompletionStage<Outcome>> asking(Outcome.Admitted early, List<MethodPolicy> mps, Object[] args,
+            RoutingContext rc) {
+        return early == null ? () -> decider.decide(mps, args, exchanges.of(rc)) : () -> decider.again(early);
+    }
+
+    /** {@link #proceed(InvocationContext, Object[])} for an admitted call: a call that throws is done, and its leases end. */
+    private static Object proceed(InvocationContext ctx, Object[] outgoing, Outcome.Admitted admitted) {
+        try {
+            return proceed(ctx, outgoing);
+        } catch (RuntimeException e) {
+            admitted.end(true);
+            throw e;
+        }
+    }
+
+    /** {@code result} reporting the usage it says it had, for a call that settles ({@link UsageReports#reporting}). */
+    private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted) {
+        return admitted.settling() == null ? result : UsageReports.reporting(result, kind, admitted.settling()::usage);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<Object> stage(Object result) {
+        return (CompletionStage<Object>) result;
+    }
+
+    /**
+     * Lets the call through; an outgoing one with its arguments at hand ({@link RestClients#CALLING}) while the REST
+     * client prepares its request, so that its response is read under the key it was decided under.
+     */
+    private static Object proceed(InvocationContext ctx, Object[] outgoing) {
+        if (outgoing != null) {
+            RestClients.CALLING.set(outgoing);
+        }
+        try {
+            return ctx.proceed();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        } finally {
+            if (outgoing != null) {
+                RestClients.CALLING.remove();
+            }
+        }
+    }
+
+    /** A REST client's {@code Uni}, subscribed to with the call's arguments at hand: it prepares its request then. */
+    private static <T> Uni<T> subscribedWith(Uni<T> call, Object[] outgoing) {
+        return Uni.createFrom().emitter(em -> {
+            RestClients.CALLING.set(outgoing);
+            try {
+                io.smallrye.mutiny.subscription.Cancellable c = call.subscribe().with(em::complete, em::fail);
+                em.onTermination(c::cancel);
+            } finally {
+                RestClients.CALLING.remove();
+            }
+        });
+    }
+}

@@ -1,0 +1,22 @@
+package dev.slidegate.entry;
+
+import jakarta.ws.rs.client.ClientRequestContext;
+import jakarta.ws.rs.client.ClientRequestFilter;
+import jakarta.ws.rs.ext.Provider;
+
+/**
+ * Hands the arguments of an outgoing call that {@code @RateLimited} paces from the interceptor to the request's
+ * properties, where {@link UpstreamResponses} finds them with the response: the key a response teaches about is the
+ * one its call was decided under. For every other call of every REST client: one thread-local read.
+ */
+@Provider
+public class UpstreamRequests implements ClientRequestFilter {
+
+    @Override
+    public void filter(ClientRequestContext request) {
+        Object[] args = RestClients.CALLING.get();
+        if (args != null) {
+            request.setProperty(RestClients.ARGUMENTS, args);
+        }
+    }
+}
