@@ -8,7 +8,7 @@ import dev.slidegate.metrics.DecisionStats;
 /**
  * What follows every decision, whichever entry point asked for it: count it, summarise refusals in the
  * log (dry-run ones every 10 s, enforced ones every 60 s, per policy), and say whether to refuse. The
- * HTTP adapters give the response its RateLimit fields ({@link dev.slidegate.entry.HttpOutcomes}).
+ * HTTP adapters give the response its RateLimit fields (`entry/HttpOutcomes`).
  */
 @Singleton
 class Admission {

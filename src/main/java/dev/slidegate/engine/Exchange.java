@@ -8,7 +8,7 @@ import dev.slidegate.api.Usage;
 /**
  * The HTTP exchange a call belongs to, as the engine sees it (issue 57): the request its resolvers read
  * ({@link RequestView}), and of the response only what waits, leases and settlements need. The entry points make it from
- * their framework's request ({@link dev.slidegate.entry.Exchanges}); nothing below them sees that framework.
+ * their framework's request (`entry/Exchanges`); nothing below them sees that framework.
  */
 public interface Exchange extends RequestView {
 

@@ -10,7 +10,7 @@ import dev.slidegate.api.StoreUnavailableException;
 /**
  * What became of one call, as the {@link Decider} says it, with nothing of HTTP in it: each entry
  * point adapts it to its caller. The request filter and the path limiter turn it into RateLimit fields
- * and a problem body ({@link dev.slidegate.entry.HttpOutcomes}), the interceptor into an exception (its {@link #failure()}),
+ * and a problem body (`entry/HttpOutcomes`), the interceptor into an exception (its {@link #failure()}),
  * the {@link dev.slidegate.api.RateLimiter} into a {@link Decision}.
  */
 public sealed interface Outcome {

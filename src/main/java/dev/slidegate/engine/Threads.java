@@ -4,7 +4,7 @@ import java.util.concurrent.Executor;
 
 /**
  * What the engine needs of the threads it runs on (issue 57), so that nothing below the entry points sees Vert.x:
- * {@link dev.slidegate.entry.VertxThreads} in the service, {@link #INLINE} where a test runs the engine without a server.
+ * `entry/VertxThreads` in the service, {@link #INLINE} where a test runs the engine without a server.
  */
 public interface Threads {
 
