@@ -4,7 +4,10 @@
 # endpoint, nothing else), natively and as a jar, with the same toolchain. Then compare them side by side with
 # docs/bench/start-rounds.sh (native) and the printed JVM commands.
 #
-#   docs/bench/host-cost.sh DIR [VERSION...]     e.g. docs/bench/host-cost.sh /tmp/host 0.1.0-before 0.1.0-SNAPSHOT
+#   docs/bench/host-cost.sh DIR [VERSION[:properties]...]
+#   e.g. docs/bench/host-cost.sh /tmp/host 0.1.0-SNAPSHOT 0.1.0-SNAPSHOT:properties
+#   VERSION:properties names the policy on the annotation (@RateLimited("orders")) and keeps its limit in
+#   application.properties (slidegate.policies.orders.limits), as most services do; else the annotation carries it.
 #   env: QUARKUS=3.34.3, GRAALVM_HOME (or quarkus.native.graalvm-home from MAVEN_OPTS); each VERSION must be in the
 #   local Maven repository (./mvnw install -DskipTests -DskipITs). Prints one LABEL=EXECUTABLE@/orders per service.
 set -euo pipefail
@@ -14,12 +17,16 @@ mvnw=$(cd "$(dirname "$0")/../.." && pwd)/mvnw
 graal=()
 [[ -n "${GRAALVM_HOME:-}" ]] && graal=(-Dquarkus.native.graalvm-home="$GRAALVM_HOME")
 
-app() { # app NAME SLIDEGATE_VERSION_OR_EMPTY
-  local d=$dir/$1 version=$2 dep="" annotation="" import=""
+app() { # app NAME SLIDEGATE_VERSION_OR_EMPTY [properties]
+  local d=$dir/$1 version=$2 form=${3:-} dep="" annotation="" import="" properties=""
   if [[ -n $version ]]; then
     dep="<dependency><groupId>dev.slidegate</groupId><artifactId>slidegate</artifactId><version>$version</version></dependency>"
     annotation='    @RateLimited(limits = "1000000/1m")'
     import='import dev.slidegate.api.RateLimited;'
+    if [[ $form == properties ]]; then
+      annotation='    @RateLimited("orders")'
+      properties='slidegate.policies.orders.limits=1000000/1m'
+    fi
   fi
   rm -rf "$d"; mkdir -p "$d/src/main/java/example" "$d/src/main/resources"
   cat > "$d/pom.xml" <<POM
@@ -50,7 +57,7 @@ $annotation
     }
 }
 JAVA
-  touch "$d/src/main/resources/application.properties"
+  echo "$properties" > "$d/src/main/resources/application.properties"
   "$mvnw" -B -q -f "$d/pom.xml" package -DskipTests -Dquarkus.native.enabled=true "${graal[@]}" > "$d/build.log" 2>&1 \
       || { tail -20 "$d/build.log" >&2; exit 1; }
   echo "$1=$(ls "$d"/target/*-runner)@/orders"
@@ -59,5 +66,9 @@ JAVA
 
 app plain ""
 for v in "$@"; do
-  app "slidegate-$v" "$v"
+  if [[ $v == *:properties ]]; then
+    app "slidegate-${v%:properties}-properties" "${v%:properties}" properties
+  else
+    app "slidegate-$v" "$v"
+  fi
 done
