@@ -93,19 +93,8 @@ public class Leases {
     /** The last time the timer ran late by more than a tick (this instance stalled): how late, and when it found out. */
     private volatile long stallNanos;
     private volatile long stallSeenNanos;
-    /** Leases found gone and not said yet, per policy name: said together one tick after the first is found. */
-    private final ConcurrentHashMap<String, LostLeases> unsaid = new ConcurrentHashMap<>();
-
-    /** Leases of one policy found gone within one tick; changed only inside {@code unsaid.compute}. */
-    private static final class LostLeases {
-        final Policy policy;
-        int calls;
-        long stallNanos;
-
-        LostLeases(Policy policy) {
-            this.policy = policy;
-        }
-    }
+    /** Says leases found gone, one line per policy and tick. */
+    private final LostLeases lostLeases;
 
     @Inject
     Leases(DecisionStore store, dev.slidegate.metrics.InFlightStats stats, Threads threads, dev.slidegate.core.Clock clock) {
@@ -126,6 +115,7 @@ public class Leases {
             Waits.Timer timer,
             Threads threads) {
         this.threads = threads;
+        this.lostLeases = new LostLeases(stats, timer, TICK_NANOS);
         this.store = store;
         this.stats = stats;
         this.nanoTime = nanoTime;
@@ -232,7 +222,7 @@ public class Leases {
                 if (error == null && !lost.isEmpty()) {
                     // these calls ended before a renewal found their leases gone (the instance ran again after a pause
                     // and the calls, due meanwhile, ended first): said all the same
-                    lost(g.policy, lost.size(), stall(g));
+                    lostLeases.lost(g.policy, lost.size(), stall(g));
                 } else if (error != null) {
                     LOG.debugf("Slidegate: leases of policy '%s' could not be ended (%s); they expire after %s",
                             g.policy.name(),
@@ -307,49 +297,11 @@ public class Leases {
                 }
                 if (gone > 0) {
                     forgetIfEmpty(g);
-                    lost(g.policy, gone, stall);
+                    lostLeases.lost(g.policy, gone, stall);
                 }
             } finally {
                 g.renewing.set(false);
             }
         });
-    }
-
-    /**
-     * Counts {@code calls} of {@code policy} whose leases were found gone (in the metrics at once), {@code stallNanos} being
-     * how long this instance
-     * had stalled (its timer late) when they were; the first of a tick schedules the line that says them all.
-     */
-    private void lost(Policy policy, int calls, long stallNanos) {
-        stats.lost(policy.name(), calls);
-        LostLeases[] created = new LostLeases[1];
-        unsaid.compute(policy.name(), (name, l) -> {
-            if (l == null) {
-                l = created[0] = new LostLeases(policy);
-            }
-            l.calls += calls;
-            l.stallNanos = Math.max(l.stallNanos, stallNanos);
-            return l;
-        });
-        if (created[0] != null) {
-            timer.schedule(TICK_NANOS, () -> say(policy.name()));
-        }
-    }
-
-    private void say(String policyName) {
-        LostLeases l = unsaid.remove(policyName); // atomic with compute: what comes after starts a new line
-        if (l == null) {
-            return;
-        }
-        Policy p = l.policy;
-        String lease = dev.slidegate.api.Limit.durationText(p.leaseMicros() / 1000);
-        LOG.warnf("Slidegate: %d call(s) of policy '%s' lost their leases while they ran (%s): other instances could start "
-                + "as many meanwhile, so more than max-in-flight=%d may run until these end", l.calls, p.name(),
-                l.stallNanos > p.leaseMicros() * 1000
-                        ? "this instance was paused for " + l.stallNanos / 1_000_000 + " ms, longer than the lease time "
-                                + lease
-                        : "the store no longer held them: they went unrenewed for the lease time " + lease
-                                + ", or the key was reset",
-                p.maxInFlight());
     }
 }
