@@ -63,4 +63,23 @@ class PackageDependenciesTest {
                 .forEach(t -> forbidden.computeIfAbsent(from, k -> new TreeSet<>()).add(t)));
         assertEquals(Map.of(), forbidden, "package dependencies the layering forbids (all found: " + found + ")");
     }
+
+    // issue 57: each stage of the engine is one job a reader takes in whole; a class that grows past ~300 lines is
+    // two jobs (Decider was 659 lines, Upstreams 536, Leases 355 before they were split)
+    @Test
+    void everyClassOfTheEngineStaysShort() throws IOException {
+        Map<String, Long> longer = new TreeMap<>();
+        int read = 0;
+        try (Stream<Path> files = Files.list(Path.of("src/main/java/dev/slidegate/engine"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                long lines = Files.readAllLines(f).size();
+                read++;
+                if (lines > 320) {
+                    longer.put(f.getFileName().toString(), lines);
+                }
+            }
+        }
+        assertTrue(read >= 10, "read the engine: " + read + " files");
+        assertEquals(Map.of(), longer, "engine classes over ~300 lines");
+    }
 }
