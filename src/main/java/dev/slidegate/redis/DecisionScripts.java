@@ -71,12 +71,29 @@ final class DecisionScripts {
     /** The suffix of the key that keeps what a (policy, key) learned from its upstream, beside its state. */
     static final String LEARNED_SUFFIX = ":up";
 
-    /** Charges or refunds the difference between a call's actual usage and its estimate ({@code settle.lua}). */
-    static final LuaScript SETTLE = LuaScript.load("settle.lua");
+    /**
+     * Charges or refunds the difference between a call's actual usage and its estimate: one script per strategy that
+     * settles ({@code settle_<strategy>.lua}, sharing {@code settle_prelude.lua}), by that strategy's decision script. A
+     * strategy that settles adds its entry here; no script names another's.
+     */
+    static final java.util.Map<LuaScript, LuaScript> SETTLES = java.util.Map.of(
+            FIXED_WINDOW, LuaScript.load("settle_fixed_window.lua"),
+            SLIDING_COUNTER, LuaScript.load("settle_sliding_counter.lua"),
+            TOKEN_BUCKET, LuaScript.load("settle_token_bucket.lua"));
 
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
-    static final List<LuaScript> ALL = List.of(SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH,
-            HOLD, LEARNED, LEASE, SLOT_WAIT, SETTLE);
+    static final List<LuaScript> ALL = java.util.stream.Stream.concat(java.util.stream.Stream.of(SLIDING_LOG, FIXED_WINDOW,
+            SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH, HOLD, LEARNED, LEASE, SLOT_WAIT), SETTLES.values().stream())
+            .toList();
+
+    /** The settle script of {@code shape}'s strategy. */
+    static LuaScript settleScript(Shape shape) {
+        LuaScript settle = SETTLES.get(shape.script());
+        if (settle == null) {
+            throw new IllegalArgumentException("this strategy cannot settle a call after it ran");
+        }
+        return settle;
+    }
 
     /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
     private static LuaScript batchOf(List<LuaScript> scripts) {
@@ -245,12 +262,11 @@ final class DecisionScripts {
     }
 
     /**
-     * {@code EVALSHA} arguments of {@link #SETTLE} for the state of {@code shape} (a strategy that settles): charges
+     * {@code EVALSHA} arguments of the settle script of {@code shape}'s strategy ({@link #settleScript}): charges
      * {@code delta} more permits (refunds, below 0) where the call admitted at {@code admittedAtMicros} was charged.
      */
     static String[] settle(Shape shape, String keyPrefix, long admittedAtMicros, long delta) {
         boolean bucket = shape.script() == TOKEN_BUCKET;
-        String kind = shape.script() == FIXED_WINDOW ? "f" : shape.script() == SLIDING_COUNTER ? "c" : "t";
         List<String> periods = new ArrayList<>(0);
         if (shape.periods() != null) {
             for (dev.slidegate.api.Periods p : shape.periods()) {
@@ -259,16 +275,15 @@ final class DecisionScripts {
                 }
             }
         }
-        String[] cmd = new String[7 + (bucket ? shape.limitArgs().size() : periods.size())];
-        cmd[0] = SETTLE.sha1();
+        String[] cmd = new String[6 + (bucket ? shape.limitArgs().size() : periods.size())];
+        cmd[0] = settleScript(shape).sha1();
         cmd[1] = "1";
         cmd[2] = keyPrefix + shape.keySuffixes().get(0);
-        cmd[3] = kind;
-        cmd[4] = Long.toString(admittedAtMicros);
-        cmd[5] = Long.toString(delta);
-        cmd[6] = shape.script() == SLIDING_COUNTER ? shape.parameter() : "0";
-        for (int i = 7; i < cmd.length; i++) {
-            cmd[i] = bucket ? shape.limitArgs().get(i - 7) : periods.get(i - 7);
+        cmd[3] = Long.toString(admittedAtMicros);
+        cmd[4] = Long.toString(delta);
+        cmd[5] = shape.script() == SLIDING_COUNTER ? shape.parameter() : "0";
+        for (int i = 6; i < cmd.length; i++) {
+            cmd[i] = bucket ? shape.limitArgs().get(i - 6) : periods.get(i - 6);
         }
         return cmd;
     }

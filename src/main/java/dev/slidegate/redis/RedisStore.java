@@ -265,15 +265,17 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
         String[] cmd;
+        LuaScript script;
         try {
             long delta = DecisionStore.settlement(policy, estimate, actual);
-            cmd = DecisionScripts.settle(prepared(policy).shape(), DecisionScripts.keyPrefix(policy, key), admittedAtMicros,
-                    delta);
+            DecisionScripts.Shape shape = prepared(policy).shape();
+            script = DecisionScripts.settleScript(shape);
+            cmd = DecisionScripts.settle(shape, DecisionScripts.keyPrefix(policy, key), admittedAtMicros, delta);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Lateness.Call<Long> call = lateness.start(DecisionScripts.SETTLE);
-        calls.call(DecisionScripts.SETTLE, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
+        Lateness.Call<Long> call = lateness.start(script);
+        calls.call(script, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
         return call.result;
     }
 
