@@ -189,8 +189,12 @@ public class Leases {
         held.decrementAndGet();
         stats.left(g.policy.name());
         forgetIfEmpty(g);
+        if (!threads.onEventLoop()) {
+            leave(g, List.of(name));
+            return;
+        }
         // on an event loop: the calls of this key that end in the same turn (responses written together) end in one
-        // store call, sent once the turn is over; off one, at once
+        // store call, sent once the turn is over
         boolean first;
         synchronized (g) {
             first = g.ending == null;

@@ -17,6 +17,9 @@ public interface Threads {
     /** Whether the current thread may block (a worker, not an event loop). */
     boolean mayBlock();
 
+    /** Whether the current thread is an event loop's. */
+    boolean onEventLoop();
+
     /**
      * Runs {@code task} once the current event-loop turn is over, on that loop.
      *
@@ -37,6 +40,11 @@ public interface Threads {
         @Override
         public boolean mayBlock() {
             return true;
+        }
+
+        @Override
+        public boolean onEventLoop() {
+            return false;
         }
 
         @Override

@@ -55,14 +55,9 @@ final class UpstreamStage {
      * outgoing calls only), which the refusal then says instead of naming the limit that spreads the calls (issue 56).
      */
     void refused(Call call, Ask a, Decision d) {
-        CompletionStage<Long> held;
-        try {
-            held = upstreams.heldFor(a.configured(), a.key());
-        } catch (RuntimeException e) {
-            held = CompletableFuture.failedFuture(e);
-        }
-        held.whenComplete((micros, error) -> call.resume.execute(() -> call.outcome.complete(new Outcome.Refused(call.made,
-                new RateLimitExceededException(d, a.cost(), false, error == null && micros != null && micros > 0)))));
+        heldFor(a)
+                .whenComplete((micros, error) -> call.resume.execute(() -> call.outcome.complete(new Outcome.Refused(call.made,
+                        new RateLimitExceededException(d, a.cost(), false, error == null && micros != null && micros > 0)))));
     }
 
     /**
@@ -82,15 +77,17 @@ final class UpstreamStage {
         if (outgoing == null) {
             return false;
         }
-        Ask a = outgoing;
-        CompletionStage<Long> held;
-        try {
-            held = upstreams.heldFor(a.configured(), a.key());
-        } catch (RuntimeException e) {
-            held = CompletableFuture.failedFuture(e);
-        }
-        held.whenComplete((micros, error) -> call.resume.execute(() -> chain.wait.afterUpstreamRead(call,
+        heldFor(outgoing).whenComplete((micros, error) -> call.resume.execute(() -> chain.wait.afterUpstreamRead(call,
                 error == null && micros > 0)));
         return true;
+    }
+
+    /** How long the upstream of {@code a} holds its key now (µs); a store that cannot say fails the stage. */
+    private CompletionStage<Long> heldFor(Ask a) {
+        try {
+            return upstreams.heldFor(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 }

@@ -19,6 +19,8 @@ final class WaitStage {
 
     /** A policy's place in the waiting room ({@code null}: none taken), and when its store call was sent. */
     record Entry(Waits.Place place, boolean roomFull, long askedNanos) {
+        /** A policy that does not wait: no place, nothing asked for (shared, nothing allocated per decision). */
+        static final Entry NONE = new Entry(null, false, 0);
     }
 
     private final Chain chain;
@@ -35,6 +37,9 @@ final class WaitStage {
 
     /** Before policy {@code a} of the call is asked: its place in the waiting room, where it may wait. */
     Entry enter(Call call, Ask a) {
+        if (a.maxWait() <= 0) {
+            return Entry.NONE;
+        }
         Waits.Place place = a.maxWait() > 0 ? waits.enter(a.policy().name(), a.key()) : null;
         long asked = place == null ? 0 : waits.nanoTime(); // only a call with a place may be held
         if (call.askedNanos == 0 && mayWaitForAPermit(a)) {

@@ -123,7 +123,7 @@ class Exchanges {
 
         @Override
         public void whenAnswered(Consumer<Boolean> then) {
-            rc.addEndHandler(end -> then.accept(end.failed() || rc.response().getStatusCode() >= 500));
+            rc.addEndHandler(end -> then.accept(HttpOutcomes.failed(rc, end.failed())));
         }
 
         @Override

@@ -44,7 +44,7 @@ final class HttpOutcomes {
     }
 
     /** Whether a request failed: its response was not written in full (the connection closed), or is a 5xx. */
-    private static boolean failed(RoutingContext rc, boolean unfinished) {
+    static boolean failed(RoutingContext rc, boolean unfinished) {
         return unfinished || rc.response().getStatusCode() >= 500;
     }
 

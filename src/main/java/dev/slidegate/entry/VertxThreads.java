@@ -42,6 +42,11 @@ public class VertxThreads implements Threads {
     }
 
     @Override
+    public boolean onEventLoop() {
+        return Vertx.currentContext() != null && Context.isOnEventLoopThread();
+    }
+
+    @Override
     public boolean afterThisTurn(Runnable task) {
         Context loop = Vertx.currentContext();
         if (loop == null || !Context.isOnEventLoopThread()) {
