@@ -110,7 +110,7 @@ public class AdminService {
         List<Policy> all = List.copyOf(policies().values());
         return counts(all).map(c -> new Summary(stack.decisions().name(), enabled, c.at(), refusedLocally(),
                 all.stream()
-                        .map(p -> new PolicySummary(p.name(), texts(p), p.strategy().configName(), p.key(),
+                        .map(p -> new PolicySummary(p.name(), texts(p), p.counting(), p.key(),
                                 p.countRejected(),
                                 p.dryRun(), c.counts().getOrDefault(p.name(), 0L), stats.admitted(p.name()),
                                 stats.refused(p.name())))
@@ -151,7 +151,7 @@ public class AdminService {
         dev.slidegate.core.Overrides.Active o = overrides.isEmpty() ? null : overrides.find(baseOf(p), p, key);
         Policy inForce = o == null ? p : o.applyTo(p);
         Uni<Decision> peek = Uni.createFrom().completionStage(() -> store.peek(inForce, key));
-        if (!inForce.strategy().inFlight()) {
+        if (!inForce.inFlight()) {
             return peek.map(d -> view(key, d, waitStats.waiting(p.name(), key), -1));
         }
         return peek.chain(d -> Uni.createFrom().completionStage(() -> store.oldestLeaseAge(inForce, key))
@@ -267,7 +267,7 @@ public class AdminService {
     private static KeyView view(String key, Decision d, int waiting, long oldestLeaseMs) {
         List<LimitView> limits = new ArrayList<>();
         double usage = 0;
-        boolean inFlight = d.policy().strategy().inFlight();
+        boolean inFlight = d.policy().inFlight();
         for (LimitState s : d.states()) {
             long used = s.limit().permits() - s.remaining();
             usage = Math.max(usage, used / (double) s.limit().permits());
@@ -279,7 +279,7 @@ public class AdminService {
 
     /** A policy's limits as the admin shows them: {@code 500/2s}, or for calls in flight {@code 2 in flight}. */
     private static List<String> texts(Policy p) {
-        if (p.strategy().inFlight()) {
+        if (p.inFlight()) {
             return List.of(p.maxInFlight() + " in flight");
         }
         return p.limits().stream().map(l -> text(p, l)).toList();

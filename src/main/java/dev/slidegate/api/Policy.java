@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  *
  * @param name unique name; letters, digits and {@code . _ # -}; appears in keys, headers and admin
  * @param limits at least one; no two with the same window
- * @param strategy how permits are counted
+ * @param strategy how permits are counted per window; {@code null} for a policy of calls in flight, which is a primitive
+ *        of its own, made by {@link #inFlight(String, int, long, String)}
  * @param key where the caller's key comes from ({@code ip}, {@code user}, {@code global},
  *        {@code header:<Name>}); interpreted by the layer that calls the store
  * @param countRejected whether refused attempts are charged too (brute-force protection)
@@ -76,17 +77,19 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
             if (l.calendar() && strategy != Strategy.FIXED_WINDOW) {
                 throw new IllegalArgumentException("policy '" + name + "' counts " + l + " per calendar period, which "
                         + "only strategy fixed-window counts (a period is a fixed window of its own length); it has "
-                        + (strategy == null ? "none" : strategy.configName()));
+                        + (strategy == null ? "max-in-flight" : strategy.configName()));
             }
             if (!windows.add(l.windowMicros())) {
                 throw new IllegalArgumentException("policy '" + name + "' has two limits with the window " + l.windowText()
                         + ": merge them into one");
             }
         }
-        if (strategy == null) {
-            throw new IllegalArgumentException("policy '" + name + "' has no strategy");
+        boolean inFlight = strategy == null;
+        if (inFlight && !CONCURRENT_REQUESTS.equals(unit)) {
+            throw new IllegalArgumentException("policy '" + name + "' has no strategy (a policy of calls in flight is "
+                    + "made by Policy.inFlight)");
         }
-        if (strategy.inFlight() && (limits.size() != 1 || countRejected)) {
+        if (inFlight && (limits.size() != 1 || countRejected)) {
             throw new IllegalArgumentException("policy '" + name + "' limits calls in flight: it has exactly one limit "
                     + "(max-in-flight and the lease time) and charges no refused call (count-rejected)");
         }
@@ -101,18 +104,49 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
                     + " us: expected 0 (refuse at once) to one day");
         }
         if (unit == null) {
-            unit = strategy.inFlight() ? CONCURRENT_REQUESTS : REQUESTS;
+            unit = REQUESTS;
         }
         checkUnit(unit);
-        if (strategy.inFlight() != unit.equals(CONCURRENT_REQUESTS)) {
-            throw new IllegalArgumentException(strategy.inFlight()
+        if (inFlight != unit.equals(CONCURRENT_REQUESTS)) {
+            throw new IllegalArgumentException(inFlight
                     ? "policy '" + name + "' limits calls in flight: it counts " + CONCURRENT_REQUESTS + ", not " + unit
                     : "policy '" + name + "' counts calls per window: " + CONCURRENT_REQUESTS
                             + " is the unit of max-in-flight");
         }
     }
 
-    /** A policy counting requests (or, for calls in flight, concurrent requests). */
+    /**
+     * A policy of calls in flight, which never wait and fail closed: at most {@code maxInFlight} calls of one key run at
+     * once, each holding a lease until it ends; a lease its instance stops renewing (the instance died) frees its slot
+     * {@code leaseMicros} after its last renewal.
+     */
+    public static Policy inFlight(String name, int maxInFlight, long leaseMicros, String key) {
+        return inFlight(name, maxInFlight, leaseMicros, key, false, FailMode.CLOSED, 0);
+    }
+
+    /** A policy of calls in flight (see {@link #inFlight(String, int, long, String)}) with its fail mode and max-wait. */
+    public static Policy inFlight(String name, int maxInFlight, long leaseMicros, String key, boolean dryRun,
+            FailMode failMode, long maxWaitMicros) {
+        return new Policy(name, List.of(new Limit(maxInFlight, leaseMicros)), null, key, false, dryRun, DEFAULT_CELLS,
+                failMode, maxWaitMicros, CONCURRENT_REQUESTS);
+    }
+
+    /** Whether this policy limits calls in flight rather than counting permits per window. */
+    public boolean inFlight() {
+        return strategy == null;
+    }
+
+    /** How it counts, as configured: a strategy's name, or {@code max-in-flight}. */
+    public String counting() {
+        return strategy == null ? "max-in-flight" : strategy.configName();
+    }
+
+    /** Whether a call it admitted can be settled after it ran ({@link Strategy#settles()}). */
+    public boolean settles() {
+        return strategy != null && strategy.settles();
+    }
+
+    /** A policy counting requests. */
     public Policy(String name, List<Limit> limits, Strategy strategy, String key, boolean countRejected, boolean dryRun,
             int cells, FailMode failMode, long maxWaitMicros) {
         this(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, null);
@@ -180,12 +214,12 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         return max;
     }
 
-    /** For a {@link Strategy#CONCURRENCY} policy: the most calls of one key in flight at once. */
+    /** For a policy of calls in flight: the most calls of one key in flight at once. */
     public int maxInFlight() {
         return limits.get(0).permits();
     }
 
-    /** For a {@link Strategy#CONCURRENCY} policy: how long a lease lives unless its instance renews it. */
+    /** For a policy of calls in flight: how long a lease lives unless its instance renews it. */
     public long leaseMicros() {
         return limits.get(0).windowMicros();
     }
@@ -207,12 +241,12 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
 
     /** Whether its permits count something else than requests (tokens, bytes): said wherever its limits are. */
     public boolean countsOwnUnit() {
-        return !strategy.inFlight() && !REQUESTS.equals(unit);
+        return !inFlight() && !REQUESTS.equals(unit);
     }
 
     /** The quota name of limit {@code i} in the RateLimit fields: {@code products-2s}; a concurrency policy's own name. */
     public String quotaName(int i) {
-        if (strategy.inFlight()) {
+        if (inFlight()) {
             return name;
         }
         return name + "-" + limits.get(i).windowText();

@@ -4,7 +4,10 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
 
-/** How a store counts permits. Configured in kebab case: {@code sliding-log}, {@code fixed-window}. */
+/**
+ * How a store counts permits per window. Configured in kebab case: {@code sliding-log}, {@code fixed-window}. Calls in
+ * flight are not a strategy but a primitive of their own ({@link Policy#inFlight(String, int, long, String)}).
+ */
 public enum Strategy {
     /**
      * Exact: a log of admitted permits; no interval of length W ever holds more than N. Memory grows
@@ -26,23 +29,12 @@ public enum Strategy {
      * GCRA: one theoretical arrival time per limit; a smooth rate of N per W with bursts up to N. O(1)
      * memory; up to 2N - 1 can pass in an interval of length W (a full burst, then the refill).
      */
-    TOKEN_BUCKET,
-    /**
-     * Calls in flight, not calls per window: a policy of one limit N/W admits a call while fewer than N of the key's
-     * calls hold a lease, and the call holds one until it ends. W is the lease time: a lease its instance stops renewing
-     * (the instance died) frees its slot W after its last renewal. Configured as {@code max-in-flight}.
-     */
-    CONCURRENCY;
-
-    /** The strategies that count calls per window: every one but {@link #CONCURRENCY}. */
-    public static Strategy[] rates() {
-        return new Strategy[] { SLIDING_LOG, FIXED_WINDOW, SLIDING_COUNTER, TOKEN_BUCKET };
-    }
+    TOKEN_BUCKET;
 
     /**
      * Whether a call counted this way can be settled after it ran (charged its actual usage instead of its estimate):
      * every strategy that counts per window or per cell. Not {@link #SLIDING_LOG}, which keeps one entry per permit, so a
-     * usage known afterwards (tokens, bytes) would cost memory in proportion to it; not {@link #CONCURRENCY}.
+     * usage known afterwards (tokens, bytes) would cost memory in proportion to it.
      */
     public boolean settles() {
         return this == FIXED_WINDOW || this == SLIDING_COUNTER || this == TOKEN_BUCKET;
@@ -53,11 +45,6 @@ public enum Strategy {
         return "sliding-counter (never more than N in any window, as the sliding log), fixed-window or token-bucket";
     }
 
-    /** Whether this strategy counts calls in flight ({@link #CONCURRENCY}) rather than calls per window. */
-    public boolean inFlight() {
-        return this == CONCURRENCY;
-    }
-
     /** The configuration spelling, e.g. {@code sliding-log}. */
     public String configName() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -65,7 +52,7 @@ public enum Strategy {
 
     /** Every configuration spelling, comma separated, for error messages. */
     public static String validNames() {
-        return Arrays.stream(rates()).map(Strategy::configName).collect(Collectors.joining(", "));
+        return Arrays.stream(values()).map(Strategy::configName).collect(Collectors.joining(", "));
     }
 
     /**
@@ -74,7 +61,7 @@ public enum Strategy {
      * @throws IllegalArgumentException naming the valid values
      */
     public static Strategy parse(String text) {
-        for (Strategy s : rates()) {
+        for (Strategy s : values()) {
             if (s.configName().equals(text == null ? null : text.trim().toLowerCase(Locale.ROOT))) {
                 return s;
             }

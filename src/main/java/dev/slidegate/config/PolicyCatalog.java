@@ -166,7 +166,7 @@ public final class PolicyCatalog {
 
     private static String summary(PolicyRegistry.Resolved r) {
         Policy p = r.policy();
-        return p.limits() + " " + p.strategy().configName() + " by " + p.key() + (p.countRejected() ? " counting rejected" : "")
+        return p.limits() + " " + p.counting() + " by " + p.key() + (p.countRejected() ? " counting rejected" : "")
                 + (p.dryRun() ? " in dry-run" : "");
     }
 

@@ -15,14 +15,15 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  * The members one policy's configuration sets ({@code slidegate.policies.<name>.*} or {@code slidegate.defaults.*}),
  * each empty where unset, read once and checked for what involves more than one value (a plan's name and limits, a
  * default plan that is one of the plans, cells, cost, paths and methods); each value itself was converted by SmallRye
- * Config (see {@link Converters}).
+ * Config (see {@link Converters}). {@code inFlight}: it sets {@code max-in-flight}, a policy of calls in flight, whose
+ * one limit is made of it and the lease time (and which has no strategy).
  */
 public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> strategy, Optional<KeySource> key,
         Optional<Boolean> countRejected, Optional<Boolean> dryRun, Optional<Integer> cost, Map<String, List<Limit>> plans,
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
-        Optional<String> costResolver) {
+        Optional<String> costResolver, boolean inFlight) {
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
@@ -46,7 +47,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<Long> lease = inFlight(prefix, p);
         Optional<List<Limit>> limits = lease.isPresent() ? Optional.of(List.of(new Limit(p.maxInFlight().get(), lease.get())))
                 : p.limits().map(list -> nonEmpty(list, prefix + "limits"));
-        Optional<Strategy> strategy = lease.isPresent() ? Optional.of(Strategy.CONCURRENCY) : p.strategy();
+        Optional<Strategy> strategy = lease.isPresent() ? Optional.empty() : p.strategy();
         Optional<KeySource> key = p.key();
         p.cost().filter(c -> c < 1).ifPresent(c -> {
             throw fail(prefix + "cost: '" + c + "' is not a cost: expected a whole number of permits, at least 1");
@@ -146,7 +147,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone, usageHeader, costResolver);
+                zone, usageHeader, costResolver, lease.isPresent());
     }
 
     /**

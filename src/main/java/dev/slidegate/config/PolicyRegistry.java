@@ -198,8 +198,10 @@ public class PolicyRegistry {
                     + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet());
         }
         // every member: the policy's configuration, else the annotation (where it sets the member), else the defaults
-        Strategy strategy = cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
-                : (cfg == null || cfg.limits().isEmpty()) && declared.maxInFlight() != 0 ? Strategy.CONCURRENCY
+        boolean inFlight = cfg != null && cfg.inFlight() || ((cfg == null || (cfg.limits().isEmpty()
+                && cfg.strategy().isEmpty())) && declared.maxInFlight() != 0); // calls in flight: a primitive, no strategy
+        Strategy strategy = inFlight ? null
+                : cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
                         : !declared.strategy().isBlank()
                                 ? check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)")
                                 : defaults.strategy().orElse(Strategy.SLIDING_LOG);
@@ -212,10 +214,10 @@ public class PolicyRegistry {
         if (!declared.lease().isBlank() && declared.maxInFlight() == 0) {
             throw fail(origin + "(lease): only a concurrency limit has leases: set maxInFlight too");
         }
-        if (strategy.inFlight() && Boolean.TRUE.equals(declared.countRejected())) {
+        if (inFlight && Boolean.TRUE.equals(declared.countRejected())) {
             throw fail(origin + "(countRejected): policy '" + name + "' limits calls in flight, where a refusal holds no slot");
         }
-        boolean countRejected = strategy.inFlight() ? false // (a refusal holds no slot: the defaults' do not apply)
+        boolean countRejected = inFlight ? false // (a refusal holds no slot: the defaults' do not apply)
                 : cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
                         : declared.countRejected() != null ? declared.countRejected() : defaults.countRejected().orElse(false);
         boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get()
@@ -230,16 +232,16 @@ public class PolicyRegistry {
         int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
         FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get()
                 : defaults.failMode().or(() -> globalFailMode)
-                        .orElse(strategy.inFlight() ? FailMode.CLOSED : FailMode.LOCAL); // no instance keeps M alone
+                        .orElse(inFlight ? FailMode.CLOSED : FailMode.LOCAL); // no instance keeps M alone
         long maxWait = cfg != null && cfg.maxWaitMicros().isPresent() ? cfg.maxWaitMicros().get()
                 : !declared.maxWait().isBlank() ? declaredMaxWait(declared.maxWait(), origin + "(maxWait)")
                         : defaults.maxWaitMicros().orElse(0L);
         boolean declaresUnit = declared.unit() != null && !declared.unit().isBlank();
-        if (strategy.inFlight() && ((cfg != null && cfg.unit().isPresent()) || declaresUnit)) {
+        if (inFlight && ((cfg != null && cfg.unit().isPresent()) || declaresUnit)) {
             throw fail(origin + ": policy '" + name + "' limits calls in flight, which count calls running "
                     + "(concurrent-requests): leave its unit out");
         }
-        String unit = strategy.inFlight() ? null
+        String unit = inFlight ? Policy.CONCURRENT_REQUESTS
                 : cfg != null && cfg.unit().isPresent() ? cfg.unit().get()
                         : declaresUnit ? check(() -> Policy.checkUnit(declared.unit()), origin + "(unit)")
                                 : defaults.unit().orElse(null);
@@ -258,7 +260,7 @@ public class PolicyRegistry {
         boolean outgoing = declared.outgoing() || (cfg != null && cfg.outgoing().orElse(false));
         String costResolver = cfg != null && cfg.costResolver().isPresent() ? cfg.costResolver().get()
                 : (cfg != null && cfg.cost().isPresent()) || declared.cost() > 0 ? null : defaults.costResolver().orElse(null);
-        if (strategy.inFlight() && costResolver != null) {
+        if (inFlight && costResolver != null) {
             throw fail(origin + ": policy '" + name + "' limits calls in flight, which count each call once: leave "
                     + "cost-resolver out");
         }
@@ -269,7 +271,7 @@ public class PolicyRegistry {
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */
     private dev.slidegate.core.Settlement settlement(PolicyMembers cfg, String name, Strategy strategy, String origin) {
         boolean settle = cfg != null && cfg.settle().isPresent() ? cfg.settle().get()
-                : !strategy.inFlight() && defaults.settle().orElse(false);
+                : strategy != null && defaults.settle().orElse(false);
         boolean refund = cfg != null && cfg.refundFailures().isPresent() ? cfg.refundFailures().get()
                 : defaults.refundFailures().orElse(false);
         if (!settle) {
@@ -283,10 +285,11 @@ public class PolicyRegistry {
             }
             return dev.slidegate.core.Settlement.OFF;
         }
-        if (!strategy.settles()) {
-            throw fail(origin + ": policy '" + name + "' settles its calls (settle=true), but counts with "
-                    + strategy.configName() + (strategy.inFlight() ? ", calls in flight, which have no usage to settle"
-                            : ", which keeps one entry per permit: use " + Strategy.settlingNames()));
+        if (strategy == null || !strategy.settles()) {
+            throw fail(origin + ": policy '" + name + "' settles its calls (settle=true), but "
+                    + (strategy == null ? "limits calls in flight, which have no usage to settle"
+                            : "counts with " + strategy.configName() + ", which keeps one entry per permit: use "
+                                    + Strategy.settlingNames()));
         }
         String header = cfg != null && cfg.usageHeader().isPresent() ? cfg.usageHeader().get()
                 : defaults.usageHeader().orElse(null);

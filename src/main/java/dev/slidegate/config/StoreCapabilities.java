@@ -27,7 +27,7 @@ public final class StoreCapabilities {
         if (r.outgoing()) {
             needs.add(Capability.UPSTREAM_HOLDS);
         }
-        if (r.policy().strategy().inFlight() || r.plans().values().stream().map(Policy::strategy).anyMatch(s -> s.inFlight())) {
+        if (r.policy().inFlight() || r.plans().values().stream().anyMatch(Policy::inFlight)) {
             needs.add(Capability.IN_FLIGHT);
         }
         return needs;

@@ -81,8 +81,8 @@ public interface DecisionStore extends Rates, UpstreamHolds, InFlightSlots {
      * @throws IllegalArgumentException naming the rule
      */
     static long settlement(Policy policy, int estimate, long actual) {
-        if (!policy.strategy().settles()) {
-            throw new IllegalArgumentException("policy '" + policy.name() + "' counts with " + policy.strategy().configName()
+        if (!policy.settles()) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' counts with " + policy.counting()
                     + ", which cannot settle a call after it ran: use " + Strategy.settlingNames());
         }
         if (estimate < 1 || actual < 0 || actual > MAX_SETTLED) {
@@ -122,50 +122,5 @@ public interface DecisionStore extends Rates, UpstreamHolds, InFlightSlots {
             throw new IllegalArgumentException("learned limits are kept between 1 us and one day, not " + forMicros + " us");
         }
         return List.copyOf(limits);
-    }
-
-    /*
-     * Calls in flight (Strategy.CONCURRENCY). acquire(policy, key, 1, maxWait) admits a call while fewer than N of the
-     * key's leases are live and records a lease, named by the instant it was granted at (Decision.atMicros(): no two
-     * live leases of a key share one), that lives for the policy's lease time W unless renewed. A refusal records
-     * nothing; no store can foresee when a call ends, so a store never reserves a slot for a later instant (a caller
-     * that may wait asks again when a slot frees: the layers above).
-     */
-
-    /**
-     * How long a caller refused by a {@link dev.slidegate.api.Strategy#CONCURRENCY} policy is told to wait before it
-     * asks again (its retry-after, and the reset of a key with no slot free): 1 s, or the lease time when shorter. A slot
-     * frees when a call ends, which no store can foresee.
-     */
-    static long inFlightRetryMicros(Policy policy) {
-        return Math.min(1_000_000L, policy.leaseMicros());
-    }
-
-    /**
-     * Checks leases named for {@link #renew} or {@link #leave}: a policy counting calls in flight, at least one lease,
-     * at most 1 000 at once.
-     *
-     * @throws IllegalArgumentException naming the rule
-     */
-    static List<Long> checkLeases(Policy policy, List<Long> leases) {
-        if (!policy.strategy().inFlight()) {
-            throw new IllegalArgumentException("policy '" + policy.name() + "' counts calls per window, not calls in flight");
-        }
-        if (leases.isEmpty() || leases.size() > 1_000) {
-            throw new IllegalArgumentException("name 1 to 1000 leases at once, not " + leases.size());
-        }
-        return List.copyOf(leases);
-    }
-
-    /*
-     * Waiting for a slot (max-wait on a CONCURRENCY policy): each key has a queue of waiting calls, in arrival order, on
-     * every instance that shares the store. A waiting call is named by a ticket. While the queue holds live tickets, a
-     * call that does not wait is admitted only to a slot no ticket waits for (it never jumps the queue); the free slots
-     * (N minus the live leases) go to the first live tickets, each taking a lease as acquire would.
-     */
-
-    /** Checks tickets named for {@link #queue} or {@link #unqueue}: a policy counting calls in flight, 1 to 1 000. */
-    static List<Long> checkTickets(Policy policy, List<Long> tickets) {
-        return checkLeases(policy, tickets);
     }
 }

@@ -98,8 +98,18 @@ public final class FallbackStore implements DecisionStore {
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
+        return decide(policy, key, cost, maxWaitMicros, false);
+    }
+
+    /** A slot of calls in flight: as a rate, but nothing of a window is remembered or owed (leases end with calls). */
+    @Override
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        return decide(policy, key, 1, maxWaitMicros, true);
+    }
+
+    private CompletionStage<Decision> decide(Policy policy, String key, int cost, long maxWaitMicros, boolean slot) {
         if (!breaker.allowRequest()) {
-            return fallback(policy, key, cost, maxWaitMicros, null);
+            return fallback(policy, key, cost, maxWaitMicros, slot, null);
         }
         long sentAt = breaker.now();
         CompletionStage<Decision> remote;
@@ -109,7 +119,7 @@ public final class FallbackStore implements DecisionStore {
             remote = chargeOwed(mine).thenCompose(charged -> delegate.acquire(policy, key, cost, maxWaitMicros));
         } else {
             try {
-                remote = delegate.acquire(policy, key, cost, maxWaitMicros);
+                remote = slot ? delegate.enter(policy, key, maxWaitMicros) : delegate.acquire(policy, key, cost, maxWaitMicros);
             } catch (IllegalArgumentException e) {
                 breaker.abandonProbe(); // the caller's mistake (a bad key or cost), no news of the store either way
                 throw e;
@@ -120,7 +130,9 @@ public final class FallbackStore implements DecisionStore {
         return remote.handle((d, error) -> {
             if (error == null) {
                 breaker.success(sentAt);
-                remember(policy, key, d);
+                if (!slot) {
+                    remember(policy, key, d);
+                }
                 if (!owed.isEmpty()) {
                     owed.values().forEach(o -> {
                         if (owed.remove(id(o.policy().name(), o.key()), o)) {
@@ -140,7 +152,7 @@ public final class FallbackStore implements DecisionStore {
                 breaker.failure(cause);
             }
             onError.accept(cause);
-            return fallback(policy, key, cost, maxWaitMicros, cause);
+            return fallback(policy, key, cost, maxWaitMicros, slot, cause);
         }).thenCompose(stage -> stage);
     }
 
@@ -310,7 +322,8 @@ public final class FallbackStore implements DecisionStore {
                         + "go on deciding there (said once a minute). " + WriteRefusals.explain(cause.getMessage()));
     }
 
-    private CompletionStage<Decision> fallback(Policy policy, String key, int cost, long maxWaitMicros, Throwable cause) {
+    private CompletionStage<Decision> fallback(Policy policy, String key, int cost, long maxWaitMicros, boolean slot,
+            Throwable cause) {
         return switch (policy.failMode()) {
             case OPEN -> {
                 yield CompletableFuture
@@ -322,10 +335,11 @@ public final class FallbackStore implements DecisionStore {
                     cause));
             case LOCAL -> {
                 Share share = share(policy);
-                CompletionStage<Decision> started = startFromWhatWasSaid(policy, share, key);
-                yield started.thenCompose(ignored -> local.acquire(share.windows(), key, cost, maxWaitMicros))
-                        .thenApply(d -> {
-                            if (d.allowed() && !policy.strategy().inFlight() && !policy.dryRun()) {
+                CompletionStage<Decision> started = slot ? CompletableFuture.completedFuture(null)
+                        : startFromWhatWasSaid(policy, share, key);
+                yield started.thenCompose(ignored -> slot ? local.enter(share.windows(), key, maxWaitMicros)
+                        : local.acquire(share.windows(), key, cost, maxWaitMicros)).thenApply(d -> {
+                            if (d.allowed() && !slot && !policy.dryRun()) {
                                 owe(policy, key, cost);
                             }
                             return new Decision(share.reported(), d.allowed(), d.trippedIndex(), d.retryAfterMicros(),
@@ -341,9 +355,6 @@ public final class FallbackStore implements DecisionStore {
 
     /** Keeps the store's decision of a key as the last it said here; no allocation once the key is known. */
     private void remember(Policy policy, String key, Decision d) {
-        if (policy.strategy().inFlight()) {
-            return; // leases end with their calls: nothing of a window to carry over
-        }
         Map<String, Said> keys = said.get(policy.name());
         if (keys == null) {
             keys = said.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
@@ -370,7 +381,7 @@ public final class FallbackStore implements DecisionStore {
     private CompletionStage<Decision> startFromWhatWasSaid(Policy policy, Share share, String key) {
         Map<String, Said> keys = said.get(policy.name());
         Said s = keys == null ? null : keys.get(key);
-        if (s == null || policy.strategy().inFlight() || started.putIfAbsent(id(policy.name(), key), Boolean.TRUE) != null) {
+        if (s == null || started.putIfAbsent(id(policy.name(), key), Boolean.TRUE) != null) {
             return CompletableFuture.completedFuture(null);
         }
         if (started.size() > MAX_REMEMBERED) {

@@ -65,6 +65,11 @@ public class ForwardingStore implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        return delegate.enter(policy, key, maxWaitMicros);
+    }
+
+    @Override
     public CompletionStage<java.util.List<Long>> renew(Policy policy, String key, java.util.List<Long> leases) {
         return delegate.renew(policy, key, leases);
     }

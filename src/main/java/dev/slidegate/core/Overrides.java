@@ -77,10 +77,15 @@ public final class Overrides {
             if (d.allowed() && !d.waits()) {
                 return d;
             }
-            if (d.policy().strategy().inFlight()) { // a full key: it runs beside the others, holding no lease
-                return new Decision(d.policy(), true, -1, 0, UNLEASED, d.states(), d.fallback());
-            }
             return new Decision(d.policy(), true, -1, 0, d.atMicros() - d.waitMicros(), d.states(), d.fallback());
+        }
+
+        /**
+         * {@code d}, a slot of calls in flight, admitted at once whatever it said: a full key runs beside the others,
+         * holding no lease.
+         */
+        public static Decision exemptedSlot(Decision d) {
+            return d.allowed() ? d : new Decision(d.policy(), true, -1, 0, UNLEASED, d.states(), d.fallback());
         }
 
         boolean liveAt(long nowMicros) {
@@ -293,6 +298,19 @@ public final class Overrides {
         }
         CompletionStage<Decision> decision = store.acquire(override.applyTo(policy), key, cost, maxWaitMicros);
         return override.override().exempt() ? decision.thenApply(Active::exempted) : decision;
+    }
+
+    /** As {@link #acquire} for a slot of calls in flight ({@link InFlightSlots#enter}). */
+    public CompletionStage<Decision> enter(Active override, InFlightSlots store, Policy policy, String key,
+            long maxWaitMicros) {
+        if (override == null) {
+            return store.enter(policy, key, maxWaitMicros);
+        }
+        if (override.override().block()) {
+            return CompletableFuture.completedFuture(override.blocked(policy, clock.nowMicros()));
+        }
+        CompletionStage<Decision> decision = store.enter(override.applyTo(policy), key, maxWaitMicros);
+        return override.override().exempt() ? decision.thenApply(Active::exemptedSlot) : decision;
     }
 
     /** The override set exactly for {@code target}, in force or not, or {@code null}. */

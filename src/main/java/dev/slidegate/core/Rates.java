@@ -33,6 +33,7 @@ public interface Rates {
      * wait is refused while others wait for that key. A call that would wait longer is refused at once.
      *
      * @param maxWaitMicros 0 (refuse at once) to {@link Policy#MAX_WAIT_LIMIT_MICROS} (a day)
+     * @throws IllegalArgumentException for a policy of calls in flight (those take a slot: {@link InFlightSlots#enter})
      */
     CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
 
@@ -49,4 +50,17 @@ public interface Rates {
      * @throws IllegalArgumentException (or a failed stage) when {@link DecisionStore#settlement} refuses it
      */
     CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual);
+
+    /**
+     * Checks the policy of {@link #acquire}: one that counts per window.
+     *
+     * @throws IllegalArgumentException naming the rule
+     */
+    static Policy checkRates(Policy policy) {
+        if (policy.inFlight()) {
+            throw new IllegalArgumentException("policy '" + policy.name() + "' limits calls in flight: a call takes a slot "
+                    + "(InFlightSlots.enter), not permits");
+        }
+        return policy;
+    }
 }

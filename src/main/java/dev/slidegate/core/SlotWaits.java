@@ -24,7 +24,8 @@ import dev.slidegate.api.Policy;
  * an instance that dies holds no place in the queue for longer.
  *
  * <p>
- * Everything else goes to the store beneath unchanged. When the store cannot queue (it is down, or skipped while it
+ * Everything else (and every rate) goes to the store beneath unchanged. When the store cannot queue (it is down, or skipped
+ * while it
  * recovers), the waiting calls are decided by asking it once more without a wait: their fail mode decides.
  */
 public final class SlotWaits extends ForwardingStore {
@@ -88,13 +89,13 @@ public final class SlotWaits extends ForwardingStore {
     }
 
     @Override
-    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        if (maxWaitMicros <= 0 || !policy.strategy().inFlight()) {
-            return delegate.acquire(policy, key, cost, maxWaitMicros);
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        if (maxWaitMicros <= 0) {
+            return delegate.enter(policy, key, 0);
         }
         DecisionStore.checkMaxWait(maxWaitMicros);
         long deadline = nanoTime.getAsLong() + maxWaitMicros * 1000;
-        return delegate.acquire(policy, key, cost, 0).thenCompose(d -> {
+        return delegate.enter(policy, key, 0).thenCompose(d -> {
             if (d.allowed() || d.fallback()) {
                 return CompletableFuture.completedFuture(d);
             }
@@ -247,7 +248,7 @@ public final class SlotWaits extends ForwardingStore {
     private void decideNow(Group g, Waiter w) {
         CompletionStage<Decision> now;
         try {
-            now = delegate.acquire(g.policy, g.key, 1, 0);
+            now = delegate.enter(g.policy, g.key, 0);
         } catch (RuntimeException e) {
             now = CompletableFuture.failedFuture(e);
         }
@@ -262,7 +263,7 @@ public final class SlotWaits extends ForwardingStore {
 
     private static Decision admitted(Policy policy, long lease, int remaining) {
         Limit limit = policy.limits().get(0);
-        long reset = remaining == 0 ? DecisionStore.inFlightRetryMicros(policy) : 0;
+        long reset = remaining == 0 ? InFlightSlots.inFlightRetryMicros(policy) : 0;
         return new Decision(policy, true, -1, 0, lease, List.of(new LimitState(limit, remaining, reset)));
     }
 

@@ -65,7 +65,7 @@ class Admission {
         }
         (roomFull ? roomFullLog
                 : d.policy().maxWaitMicros() <= 0 ? refusedLog
-                        : d.policy().strategy().inFlight() ? noSlotInTimeLog : refusedTooFarLog)
+                        : d.policy().inFlight() ? noSlotInTimeLog : refusedTooFarLog)
                 .record(d);
         return true;
     }

@@ -30,7 +30,7 @@ final class CallEnds {
         boolean inFlight = false;
         boolean settles = false;
         for (Ask a : asks) {
-            inFlight |= a.policy().strategy().inFlight();
+            inFlight |= a.policy().inFlight();
             settles |= a.mp().settlement().settles();
         }
         if (!inFlight && !settles) {

@@ -162,7 +162,7 @@ public class Leases {
 
     /** Whether {@code d} took a lease somewhere: an admission of a policy counting calls in flight, not one fail-open. */
     private static boolean leased(Decision d) {
-        return d.allowed() && d.policy().strategy().inFlight() && d.atMicros() != dev.slidegate.core.Overrides.UNLEASED
+        return d.allowed() && d.policy().inFlight() && d.atMicros() != dev.slidegate.core.Overrides.UNLEASED
                 && !(d.fallback() && d.policy().failMode() == FailMode.OPEN);
     }
 

@@ -4,25 +4,30 @@ import java.util.concurrent.CompletionStage;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.RateLimitExceededException;
+import dev.slidegate.core.InFlightSlots;
 import dev.slidegate.core.Overrides;
+import dev.slidegate.core.Rates;
 import dev.slidegate.metrics.WaitStats;
 
 /**
- * The rate stage of the {@link Chain}: asks the store for one policy's permit, through the override in force for its key,
- * counts and logs the decision ({@link Admission}); the first refusal answers the call and later policies are not asked.
- * A permit for a later instant is the {@link WaitStage}'s to hold.
+ * The admission stage of the {@link Chain}: asks the store for one policy's permits ({@link Rates}) or, for a policy of
+ * calls in flight, its slot ({@link InFlightSlots}: a primitive of its own, whose lease {@link Leases} keeps), through the
+ * override in force for its key; counts and logs the decision ({@link Admission}); the first refusal answers the call and
+ * later policies are not asked. A permit for a later instant is the {@link WaitStage}'s to hold.
  */
 final class RateStage {
 
     private final Chain chain;
-    private final dev.slidegate.core.Rates store;
+    private final Rates rates;
+    private final InFlightSlots slots;
     private final Overrides overrides;
     private final Admission admission;
     private final WaitStats waitStats;
 
-    RateStage(Chain chain, dev.slidegate.core.Rates store, Overrides overrides, Admission admission, WaitStats waitStats) {
+    RateStage(Chain chain, Rates rates, InFlightSlots slots, Overrides overrides, Admission admission, WaitStats waitStats) {
         this.chain = chain;
-        this.store = store;
+        this.rates = rates;
+        this.slots = slots;
         this.overrides = overrides;
         this.admission = admission;
         this.waitStats = waitStats;
@@ -35,7 +40,9 @@ final class RateStage {
         Waits.Place place = entry.place();
         CompletionStage<Decision> decision;
         try {
-            decision = overrides.acquire(a.override(), store, a.policy(), a.key(), a.cost(), place == null ? 0 : a.maxWait());
+            long maxWait = place == null ? 0 : a.maxWait();
+            decision = a.policy().inFlight() ? overrides.enter(a.override(), slots, a.policy(), a.key(), maxWait)
+                    : overrides.acquire(a.override(), rates, a.policy(), a.key(), a.cost(), maxWait);
         } catch (RuntimeException e) {
             WaitStage.leave(place);
             call.end(Failures.ofStore(e, call.made));

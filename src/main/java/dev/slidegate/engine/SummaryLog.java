@@ -55,7 +55,7 @@ final class SummaryLog {
      * its slots ({@code all 2 slots in use}): such a policy has no permits or windows to speak of (issue 56).
      */
     private static String why(Decision d) {
-        if (d.policy().strategy().inFlight()) {
+        if (d.policy().inFlight()) {
             int most = d.policy().maxInFlight();
             return "all " + most + (most == 1 ? " slot" : " slots") + " in use";
         }

@@ -204,7 +204,7 @@ final class WaitStage {
      * in flight, which counts from when it is granted, however long the call waited for it.
      */
     private static boolean mayWaitForAPermit(Ask a) {
-        return mayWait(a) && !a.policy().strategy().inFlight();
+        return mayWait(a) && !a.policy().inFlight();
     }
 
     /** Whether {@code d} holds its call: it reserved a later instant, and its policy enforces (dry-run never slows). */

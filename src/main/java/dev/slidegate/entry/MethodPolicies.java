@@ -202,7 +202,7 @@ public class MethodPolicies {
         }
         // calls in flight are asked first: a later policy's refusal ends their leases, so a refused call holds nothing
         List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b))
-                .sorted(java.util.Comparator.comparing(mp -> !mp.policy().strategy().inFlight())).toList();
+                .sorted(java.util.Comparator.comparing(mp -> !mp.policy().inFlight())).toList();
         long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
         if (distinct < resolved.size()) {
             throw PolicyBinder.namedTwice(resolved.get(0).where());

@@ -69,7 +69,7 @@ public class PathLimiter {
             }
         }
         // calls in flight are asked first: a later policy's refusal ends their leases (as on methods)
-        rules.sort(java.util.Comparator.comparing(r -> !r.mp().policy().strategy().inFlight()));
+        rules.sort(java.util.Comparator.comparing(r -> !r.mp().policy().inFlight()));
     }
 
     /**

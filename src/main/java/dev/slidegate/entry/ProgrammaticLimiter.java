@@ -83,7 +83,7 @@ class ProgrammaticLimiter implements RateLimiter {
             throw new IllegalArgumentException("A cost is a whole number of permits, at least 1, not " + cost);
         }
         MethodPolicy mp = policy(policy);
-        if (mp.policy().strategy().inFlight()) {
+        if (mp.policy().inFlight()) {
             throw new IllegalArgumentException("RateLimiter: policy '" + mp.name() + "' limits calls in flight "
                     + "(max-in-flight), whose leases end when a call is done: limit such a call with @RateLimited on the "
                     + "method that makes it");

@@ -31,7 +31,7 @@ public final class Problems {
                         + (limit == null ? "fewer calls" : describe(d.policy(), d.trippedLimit().get()))
                         + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
                         + "; retry in " + retry + " s.";
-        if (d.policy().strategy().inFlight()) { // (the limit's window is the lease time, which says nothing to the caller)
+        if (d.policy().inFlight()) { // (the limit's window is the lease time, which says nothing to the caller)
             int most = d.policy().maxInFlight();
             return new Problem(TYPES + "too-many-in-flight", "Too Many Requests", 429, "Policy '" + d.policy().name()
                     + "' allows " + most + (most == 1 ? " call" : " calls") + " at once"

@@ -128,7 +128,7 @@ public final class RateLimitHeaders {
      * counts requests; for calls in flight the unit and no window.
      */
     private static void quota(StringBuilder item, Policy policy, Limit limit) {
-        if (policy.strategy().inFlight()) {
+        if (policy.inFlight()) {
             item.append(";qu=\"").append(Policy.CONCURRENT_REQUESTS).append('"');
             return;
         }

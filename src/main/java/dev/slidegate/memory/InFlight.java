@@ -12,6 +12,7 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.InFlightSlots;
 
 /**
  * The leases of one {@link dev.slidegate.api.Strategy#CONCURRENCY} policy in process: per key, its live leases by name
@@ -84,7 +85,7 @@ final class InFlight {
      * flight (the caller refuses and says so).
      */
     Decision enter(Policy policy, String key, long now) {
-        long hint = DecisionStore.inFlightRetryMicros(policy);
+        long hint = InFlightSlots.inFlightRetryMicros(policy);
         int n = policy.maxInFlight();
         while (true) {
             Leases leases = leasesOf(key, now);
@@ -250,7 +251,7 @@ final class InFlight {
         int left = Math.max(0, policy.maxInFlight() - live);
         return new Decision(policy, true, -1, 0, now,
                 List.of(new LimitState(policy.limits().get(0), left,
-                        left == 0 ? DecisionStore.inFlightRetryMicros(policy) : 0)));
+                        left == 0 ? InFlightSlots.inFlightRetryMicros(policy) : 0)));
     }
 
     /** The leases of {@code key} live now. */

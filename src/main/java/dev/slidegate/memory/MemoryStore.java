@@ -16,7 +16,9 @@ import dev.slidegate.core.ByIdentity;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.DecisionBuffer;
 import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.InFlightSlots;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Rates;
 
 /**
  * The in-process store: exact, thread safe (one monitor per key; a hot key of a one-limit token bucket, fixed window
@@ -98,9 +100,6 @@ public final class MemoryStore implements LimiterStore {
 
     /** The synchronous form of {@link #acquire}: a call that waits is answered at once with its reservation. */
     public Decision decide(Policy policy, String key, int cost, long maxWaitMicros) {
-        if (policy.strategy().inFlight()) {
-            return enter(policy, key, cost, maxWaitMicros);
-        }
         DecisionBuffer into = new DecisionBuffer(policy.limits().size());
         decide(policy, key, cost, maxWaitMicros, into);
         return into.toDecision();
@@ -119,9 +118,7 @@ public final class MemoryStore implements LimiterStore {
      * {@link #decide(Policy, String, int, DecisionBuffer)}.
      */
     public void decide(Policy policy, String key, int cost, long maxWaitMicros, DecisionBuffer into) {
-        if (policy.strategy().inFlight()) {
-            throw new IllegalArgumentException("policy '" + policy.name() + "' limits calls in flight: decide it with acquire");
-        }
+        Rates.checkRates(policy);
         checkCost(cost);
         DecisionStore.checkMaxWait(maxWaitMicros);
         while (true) {
@@ -139,9 +136,7 @@ public final class MemoryStore implements LimiterStore {
      * once the key exists, for callers that need no headers (and for benchmarks).
      */
     public boolean tryAcquire(Policy policy, String key, int cost) {
-        if (policy.strategy().inFlight()) {
-            return enter(policy, key, cost, 0).allowed();
-        }
+        Rates.checkRates(policy);
         checkCost(cost);
         while (true) {
             KeyState state = existing(policy, key);
@@ -157,20 +152,26 @@ public final class MemoryStore implements LimiterStore {
         }
     }
 
-    /** A call under a policy counting calls in flight: a lease while fewer than N are live (one slot a call). */
-    private Decision enter(Policy policy, String key, int cost, long maxWaitMicros) {
-        DecisionStore.checkMaxWait(maxWaitMicros); // a slot frees when a call ends: nothing is reserved for later
-        if (cost != 1) {
-            throw new IllegalArgumentException("policy '" + policy.name() + "' limits calls in flight: a call takes one "
-                    + "slot, so its cost must be 1, was " + cost);
+    @Override
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        try {
+            return CompletableFuture.completedFuture(enterNow(policy, key, maxWaitMicros));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** The synchronous form of {@link #enter}: a lease while fewer than N are live (one slot a call). */
+    public Decision enterNow(Policy policy, String key, long maxWaitMicros) {
+        InFlightSlots.checkInFlight(policy);
+        DecisionStore.checkMaxWait(maxWaitMicros); // a slot frees when a call ends: nothing is reserved for later
         long now = clock.nowMicros();
         Decision d = inFlight(policy).enter(policy, DecisionStore.checkKey(key), now);
         if (d != null) {
             return d;
         }
         warnFull(policy, known.get(policy), now, true);
-        long hint = DecisionStore.inFlightRetryMicros(policy);
+        long hint = InFlightSlots.inFlightRetryMicros(policy);
         return new Decision(policy, false, 0, hint, now, List.of(new LimitState(policy.limits().get(0), 0, hint)));
     }
 
@@ -191,7 +192,7 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Turn> queue(Policy policy, String key, List<Long> tickets, long lapseMicros) {
         try {
-            List<Long> named = DecisionStore.checkTickets(policy, tickets);
+            List<Long> named = InFlightSlots.checkTickets(policy, tickets);
             if (lapseMicros < 1) {
                 throw new IllegalArgumentException("a ticket lapses after 1 us at least");
             }
@@ -211,7 +212,7 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Void> unqueue(Policy policy, String key, List<Long> tickets) {
         try {
-            List<Long> named = DecisionStore.checkTickets(policy, tickets);
+            List<Long> named = InFlightSlots.checkTickets(policy, tickets);
             InFlight table = inFlight.get(policy.name());
             if (table != null) {
                 table.unqueue(key, named, clock.nowMicros());
@@ -224,7 +225,7 @@ public final class MemoryStore implements LimiterStore {
 
     private CompletionStage<List<Long>> renewOrEnd(Policy policy, String key, List<Long> leases, long leaseMicros) {
         try {
-            List<Long> named = DecisionStore.checkLeases(policy, leases);
+            List<Long> named = InFlightSlots.checkLeases(policy, leases);
             InFlight table = inFlight.get(policy.name());
             return CompletableFuture.completedFuture(
                     table == null ? named : table.renewOrEnd(key, named, clock.nowMicros(), leaseMicros));
@@ -338,14 +339,16 @@ public final class MemoryStore implements LimiterStore {
     }
 
     private KeyState newState(Policy policy) {
+        if (policy.inFlight()) {
+            throw new IllegalArgumentException(
+                    "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold or count");
+        }
         KeyState.Slots s = slots.get(policy);
         return switch (policy.strategy()) {
             case SLIDING_LOG -> new SlidingLogState(policy, s);
             case FIXED_WINDOW -> new FixedWindowState(policy, s);
             case SLIDING_COUNTER -> new SlidingCounterState(policy, s);
             case TOKEN_BUCKET -> new TokenBucketState(policy, s);
-            case CONCURRENCY -> throw new IllegalArgumentException(
-                    "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold or count");
         };
     }
 
@@ -456,7 +459,7 @@ public final class MemoryStore implements LimiterStore {
     @Override
     public CompletionStage<Decision> peek(Policy policy, String key) {
         long now = clock.nowMicros();
-        if (policy.strategy().inFlight()) {
+        if (policy.inFlight()) {
             InFlight leases = inFlight.get(policy.name());
             return CompletableFuture.completedFuture(leases != null ? leases.peek(policy, key, now)
                     : new Decision(policy, true, -1, 0, now, LimitState.untouched(policy.limits())));

@@ -54,8 +54,17 @@ public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        long start = nanoTime.getAsLong();
-        return delegate.acquire(policy, key, cost, maxWaitMicros).whenComplete((d, error) -> {
+        return metered(policy, cost, nanoTime.getAsLong(), delegate.acquire(policy, key, cost, maxWaitMicros));
+    }
+
+    @Override
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        return metered(policy, 1, nanoTime.getAsLong(), delegate.enter(policy, key, maxWaitMicros));
+    }
+
+    /** {@code decision}, asked at {@code start}, timed and counted by outcome; what an admitted call was charged. */
+    private CompletionStage<Decision> metered(Policy policy, int cost, long start, CompletionStage<Decision> decision) {
+        return decision.whenComplete((d, error) -> {
             long nanos = nanoTime.getAsLong() - start;
             Counter[] counters = byObject.get(policy);
             if (error != null) {

@@ -171,6 +171,10 @@ final class DecisionScripts {
                 limits.add(Integer.toString(l.permits()));
                 limits.add(Long.toString(l.windowMicros()));
             });
+            if (policy.inFlight()) { // calls in flight: slots, with the queue of calls that wait for one
+                return new Shape(CONCURRENCY, List.of(IN_FLIGHT_SUFFIX, QUEUE_SUFFIX, LAPSES_SUFFIX),
+                        Long.toString(dev.slidegate.core.InFlightSlots.inFlightRetryMicros(policy)), limits);
+            }
             return switch (policy.strategy()) {
                 case SLIDING_LOG -> new Shape(SLIDING_LOG, List.of(":log"), Integer.toString(policy.maxPermits()), limits);
                 case FIXED_WINDOW -> new Shape(FIXED_WINDOW, List.of(":fw"), "0", limits,
@@ -180,8 +184,6 @@ final class DecisionScripts {
                                 : null);
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
-                case CONCURRENCY -> new Shape(CONCURRENCY, List.of(IN_FLIGHT_SUFFIX, QUEUE_SUFFIX, LAPSES_SUFFIX),
-                        Long.toString(dev.slidegate.core.DecisionStore.inFlightRetryMicros(policy)), limits);
             };
         }
 

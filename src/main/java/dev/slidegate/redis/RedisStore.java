@@ -15,7 +15,9 @@ import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.InFlightSlots;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Rates;
 import io.quarkus.redis.datasource.ReactiveRedisDataSource;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -188,13 +190,18 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         DecisionStore.checkMaxWait(maxWaitMicros);
-        if (cost < 1 || (cost != 1 && policy.strategy().inFlight())) {
-            throw new IllegalArgumentException(policy.strategy().inFlight()
-                    ? "policy '" + policy.name() + "' limits calls in flight: a call takes one slot, so its cost must be 1, "
-                            + "was " + cost
-                    : "cost must be at least 1, was " + cost);
+        Rates.checkRates(policy);
+        if (cost < 1) {
+            throw new IllegalArgumentException("cost must be at least 1, was " + cost);
         }
-        return decide(policy, key, cost, policy.countRejected(), policy.strategy().inFlight() ? 0 : maxWaitMicros);
+        return decide(policy, key, cost, policy.countRejected(), maxWaitMicros);
+    }
+
+    @Override
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        DecisionStore.checkMaxWait(maxWaitMicros); // a slot frees when a call ends: nothing is reserved for later
+        InFlightSlots.checkInFlight(policy);
+        return decide(policy, key, 1, false, 0);
     }
 
     /** A read-only decision: the script with cost 0 writes nothing. */
@@ -255,7 +262,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
     @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         DecisionStore.checkHold(forMicros);
-        if (policy.strategy().inFlight()) {
+        if (policy.inFlight()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold"));
         }
@@ -281,7 +288,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
 
     @Override
     public CompletionStage<Long> heldFor(Policy policy, String key) {
-        return policy.strategy().inFlight() ? CompletableFuture.completedFuture(0L) : held(policy, key, 0);
+        return policy.inFlight() ? CompletableFuture.completedFuture(0L) : held(policy, key, 0);
     }
 
     @Override
@@ -296,7 +303,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
 
     @Override
     public CompletionStage<Long> oldestLeaseAge(Policy policy, String key) {
-        if (!policy.strategy().inFlight()) {
+        if (!policy.inFlight()) {
             return CompletableFuture.completedFuture(-1L);
         }
         String[] cmd = DecisionScripts.oldestLease(policy, DecisionScripts.keyPrefix(policy, key));
@@ -322,7 +329,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         String[] cmd;
         try {
             cmd = DecisionScripts.slotWait(policy, DecisionScripts.keyPrefix(policy, key),
-                    DecisionStore.checkTickets(policy, tickets), lapseMicros);
+                    InFlightSlots.checkTickets(policy, tickets), lapseMicros);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -335,7 +342,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         String[] cmd;
         try {
             cmd = DecisionScripts.lease(policy, DecisionScripts.keyPrefix(policy, key),
-                    DecisionStore.checkLeases(policy, leases),
+                    InFlightSlots.checkLeases(policy, leases),
                     renew);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

@@ -126,6 +126,25 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
         if (policy.countRejected()) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
+        return remembering(policy, key, cost, maxWaitMicros, -1, () -> delegate.acquire(policy, key, cost, maxWaitMicros));
+    }
+
+    /**
+     * A slot of calls in flight: one frees when any call ends, so "full" is remembered only briefly (refusing a little
+     * more, never admitting more), or until a call of the key ends here ({@link #leave}).
+     */
+    @Override
+    public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        return remembering(policy, key, 1, maxWaitMicros, IN_FLIGHT_MEMORY_NANOS,
+                () -> delegate.enter(policy, key, maxWaitMicros));
+    }
+
+    /**
+     * A refusal remembered for {@code key} answered from memory, else {@code ask}'s decision, remembered when it refuses:
+     * for {@code memoryNanos}, or ({@code -1}) until its retry-after.
+     */
+    private CompletionStage<Decision> remembering(Policy policy, String key, int cost, long maxWaitMicros, long memoryNanos,
+            java.util.function.Supplier<CompletionStage<Decision>> ask) {
         String id = id(policy, cost, key);
         long now = nanoTime.getAsLong();
         Entry e = refusals.getIfPresent(id);
@@ -136,12 +155,9 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
             return CompletableFuture.completedFuture(e.at(now));
         }
         long resetsBefore = resets.get();
-        return delegate.acquire(policy, key, cost, maxWaitMicros).thenApply(d -> {
+        return ask.get().thenApply(d -> {
             if (!d.allowed() && !d.fallback() && d.retryAfterMicros() > 0 && resets.get() == resetsBefore) {
-                // calls in flight: a slot frees when any call ends, so "full" is remembered only briefly (refusing a little
-                // more, never admitting more), or until a call of the key ends here (leave)
-                long until = policy.strategy().inFlight() ? now + IN_FLIGHT_MEMORY_NANOS
-                        : now + TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros());
+                long until = now + (memoryNanos >= 0 ? memoryNanos : TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros()));
                 refusals.put(id, new Entry(d, now, until));
             }
             return d;

@@ -81,7 +81,7 @@ public class AccuracyReport {
                         + "|---|---|---|---|---|---|\n");
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore redis = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
-            for (Strategy s : Strategy.rates()) {
+            for (Strategy s : Strategy.values()) {
                 for (LimiterStore store : List.of(new MemoryStore(Clock.system(), 1000), redis)) {
                     String name = "acc-" + s.configName() + "-" + store.name();
                     Policy paced = new Policy(name, List.of(new Limit(n, w)), s, "ip", false);
@@ -115,7 +115,7 @@ public class AccuracyReport {
             memoryN.forEach(m -> md.append("---|"));
             md.append('\n');
             try (Resp resp = server.connect()) {
-                for (Strategy s : Strategy.rates()) {
+                for (Strategy s : Strategy.values()) {
                     md.append("| ").append(s.configName()).append(" |");
                     for (int m : memoryN) {
                         Policy p = new Policy("mem-" + s.configName() + "-" + m, List.of(new Limit(m, memoryWindowMicros)), s,

@@ -46,8 +46,7 @@ class InFlightBenchmark {
 
     private static final Policy RATE = new Policy("bench-rate", List.of(new Limit(1_000_000_000, 1_000_000)),
             Strategy.SLIDING_LOG, "ip", false);
-    private static final Policy IN_FLIGHT = new Policy("bench-in-flight", List.of(new Limit(1_000, 30_000_000)),
-            Strategy.CONCURRENCY, "ip", false);
+    private static final Policy IN_FLIGHT = Policy.inFlight("bench-in-flight", 1_000, 30_000_000, "ip");
 
     @Test
     void measure() throws Exception {
@@ -111,7 +110,7 @@ class InFlightBenchmark {
                         try {
                             Decision lease = null;
                             if (!row.equals("rate")) {
-                                lease = join(store.acquire(IN_FLIGHT, k, 1, 0));
+                                lease = join(store.enter(IN_FLIGHT, k, 0));
                             }
                             if (!row.equals("in flight")) {
                                 join(store.acquire(RATE, k, 1, 0));

@@ -94,7 +94,7 @@ class RedisBenchmark {
             List<Chart.Bar> hot = new ArrayList<>();
             double logCeiling = 0;
             String only = System.getProperty("bench.strategies", "");
-            for (Strategy s : Strategy.rates()) {
+            for (Strategy s : Strategy.values()) {
                 if (!only.isEmpty() && !List.of(only.split(",")).contains(s.configName())) {
                     continue;
                 }
@@ -355,7 +355,7 @@ class RedisBenchmark {
         StringBuilder sb = new StringBuilder(
                 "Memory per key at saturation (one limit N/1min; every permit of the window used):\n\n");
         sb.append("| strategy | N | Redis `MEMORY USAGE` | memory store heap |\n|---|---|---|---|\n");
-        for (Strategy s : Strategy.rates()) {
+        for (Strategy s : Strategy.values()) {
             for (int n : new int[] { 100, 10_000 }) {
                 Policy p = new Policy("mem-" + s.configName(), List.of(new Limit(n, 60_000_000)), s, "global", false);
                 flush(server);

@@ -91,7 +91,7 @@ class LateOccupancyTest {
         assertSame(fixed, LateOccupancy.occupying(fixed, TOLERANCE));
         Policy daily = policy("d", Strategy.FIXED_WINDOW, "5/day", 1_000_000);
         assertSame(daily, LateOccupancy.occupying(daily, TOLERANCE));
-        Policy slots = policy("e", Strategy.CONCURRENCY, "2/10s", 1_000_000);
+        Policy slots = Policy.inFlight("e", 2, 10_000_000L, "global", false, FailMode.LOCAL, 1_000_000);
         assertSame(slots, LateOccupancy.occupying(slots, TOLERANCE));
         Policy outgoing = policy("quotes", Strategy.SLIDING_LOG, "10/10s", 1_000_000);
         late.margined("quotes");

@@ -58,6 +58,12 @@ public abstract class StoreContract {
         return new Policy("p" + KEYS.incrementAndGet(), parsed, strategy, "ip", countRejected);
     }
 
+    /** A policy of calls in flight: {@code limit} is N and the lease time. */
+    protected final Policy inFlight(String limit) {
+        Limit l = Limit.parse(limit);
+        return Policy.inFlight("p" + KEYS.incrementAndGet(), l.permits(), l.windowMicros(), "ip");
+    }
+
     /** A limit text for {@code n} permits per {@code multiple} windows W. */
     protected final String lim(int n, int multiple) {
         return n + "/" + (w() * multiple / 1000) + "ms";
@@ -65,7 +71,7 @@ public abstract class StoreContract {
 
     protected final Decision call(Policy p, String key, int cost) {
         long before = System.nanoTime();
-        Decision d = store().acquire(p, key, cost).toCompletableFuture().join();
+        Decision d = (p.inFlight() ? store().enter(p, key, 0) : store().acquire(p, key, cost)).toCompletableFuture().join();
         onTime(before, System.nanoTime());
         return d;
     }
@@ -104,7 +110,7 @@ public abstract class StoreContract {
 
     // a hold of W: no call placed before its end (refused at once, or waiting for it), nothing charged, never shortened
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aHoldPlacesNoCallBeforeItsEnd(Strategy s) {
         // a day-long window: a fixed window does not roll over during the scenario (but at midnight UTC), and a token
         // bucket refills one permit in 864 s: none here
@@ -232,7 +238,7 @@ public abstract class StoreContract {
     // calls in flight: N leases at once per key; one that ends frees its slot at once; a reset ends them all
     @Test
     void callsInFlightTakeLeasesUpToNAndFreeThemWhenTheyEnd() {
-        Policy p = policy(Strategy.CONCURRENCY, false, lim(2, 1000)); // leases of 1000 W: none expires here
+        Policy p = inFlight(lim(2, 1000)); // leases of 1000 W: none expires here
         String k = newKey();
         Decision first = call(p, k);
         assertAdmitted(first, 1);
@@ -243,7 +249,7 @@ public abstract class StoreContract {
         Decision third = call(p, k);
         assertRefused(third, 0);
         assertEquals(0, third.remaining());
-        assertEquals(DecisionStore.inFlightRetryMicros(p), third.retryAfterMicros(), "a refused caller asks again after 1 s");
+        assertEquals(InFlightSlots.inFlightRetryMicros(p), third.retryAfterMicros(), "a refused caller asks again after 1 s");
         assertEquals(0, store().peek(p, k).toCompletableFuture().join().remaining(),
                 "a refusal takes no slot, and a peek none");
         assertAdmitted(call(p, newKey()), 1); // another key has slots of its own
@@ -267,7 +273,7 @@ public abstract class StoreContract {
     // a lease lives for the lease time W unless renewed; a renewed one lives W from its renewal; an expired one is lost
     @Test
     void aLeaseThatIsNotRenewedExpiresAfterTheLeaseTime() {
-        Policy p = policy(Strategy.CONCURRENCY, false, lim(1, 1));
+        Policy p = inFlight(lim(1, 1));
         String k = newKey();
         Decision lease = call(p, k);
         assertAdmitted(lease, 0);
@@ -287,10 +293,11 @@ public abstract class StoreContract {
 
     @Test
     void callsInFlightRefuseWhatTheyCannotCount() {
-        Policy p = policy(Strategy.CONCURRENCY, false, lim(2, 1));
+        Policy p = inFlight(lim(2, 1));
         Policy rate = policy(Strategy.FIXED_WINDOW, false, lim(2, 1));
         String k = newKey();
-        assertTrue(refusedArgument(() -> store().acquire(p, k, 2)).contains("cost must be 1"));
+        assertTrue(refusedArgument(() -> store().acquire(p, k, 1)).contains("limits calls in flight"));
+        assertTrue(refusedArgument(() -> store().enter(rate, k, 0)).contains("not calls in flight"));
         assertTrue(refusedArgument(() -> store().renew(rate, k, List.of(1L))).contains("not calls in flight"));
         assertTrue(refusedArgument(() -> store().leave(p, k, List.of())).contains("1 to 1000 leases"));
         assertTrue(refusedArgument(() -> store().hold(p, k, w())).contains("calls in flight"));
@@ -299,7 +306,7 @@ public abstract class StoreContract {
 
     // t=0 x5 admitted (remaining 4..0), 6th refused with retry-after W
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void admitsUpToNThenRefuses(Strategy s) {
         Policy p = policy(s, false, lim(5, 1));
         String k = newKey();
@@ -318,7 +325,6 @@ public abstract class StoreContract {
             case FIXED_WINDOW -> w() - edge();
             case SLIDING_COUNTER -> w() + w() / 10 - edge();
             case TOKEN_BUCKET -> w() / 5;
-            case CONCURRENCY -> throw new IllegalArgumentException("not a window");
         };
         assertTrue(refused.retryAfterMicros() <= expected + edge(), refused.retryAfterMicros() + " > " + expected);
         if (exactTime()) {
@@ -486,7 +492,7 @@ public abstract class StoreContract {
 
     // 5/W: cost 3 admitted (2 left), cost 3 refused, cost 2 admitted (0 left), cost 6 can never pass
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void costTakesSeveralPermits(Strategy s) {
         Policy p = policy(s, false, lim(5, 1));
         String k = newKey();
@@ -500,7 +506,7 @@ public abstract class StoreContract {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void keysAndPoliciesAreIndependent(Strategy s) {
         Policy p = policy(s, false, lim(2, 1));
         Policy q = policy(s, false, lim(2, 1));
@@ -515,7 +521,7 @@ public abstract class StoreContract {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void resetForgetsAKey(Strategy s) {
         Policy p = policy(s, false, lim(2, 1));
         String k = newKey();
@@ -572,7 +578,7 @@ public abstract class StoreContract {
     // every strategy, one instant: 2/W and 3/10W; x2 admitted, then refusals by the first limit charge
     // the second nothing
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aRefusalByOneLimitChargesNoOther(Strategy s) {
         Policy p = policy(s, false, lim(2, 1), lim(3, 10));
         String k = newKey();
@@ -589,7 +595,7 @@ public abstract class StoreContract {
     // three limits, the last the tightest: once it refuses, the two before it are charged nothing,
     // however often the caller retries (all or nothing when a later limit trips, not only the first)
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aRefusalByALaterLimitChargesNoEarlierOne(Strategy s) {
         Policy p = policy(s, false, lim(6, 1), lim(6, 2), lim(2, 10));
         String k = newKey();
@@ -722,7 +728,7 @@ public abstract class StoreContract {
 
     // reads never consume: peeking five times changes nothing the next decision sees
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void peekingChargesNothing(Strategy s) {
         Policy p = policy(s, false, lim(3, 1));
         String k = newKey();
@@ -743,7 +749,7 @@ public abstract class StoreContract {
 
     // listing: pages of at most the limit, together every key once; count agrees; reset removes a key
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void keysAreListedInPagesAndCounted(Strategy s) {
         Policy p = policy(s, false, lim(3, 1), lim(5, 2));
         // at the start of a 2W window: a fixed window's keys live until the end of their windows, and a key
@@ -781,7 +787,7 @@ public abstract class StoreContract {
     // (the 4W window still holds 4). An override of a longer, looser limit 6/8W: exactly 2 more. Back to
     // 4/4W: refused (it holds the 6). Then calls under 2/W again, and back: refused.
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void anOverrideNeverEmptiesAWindow(Strategy s) {
         Policy own = policy(s, false, lim(4, 4));
         Policy tighter = new Policy(own.name(), List.of(Limit.parse(lim(2, 1))), s, "ip", false);

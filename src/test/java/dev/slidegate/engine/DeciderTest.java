@@ -130,6 +130,11 @@ class DeciderTest {
             }
 
             @Override
+            public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
             public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }

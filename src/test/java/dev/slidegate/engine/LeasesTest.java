@@ -12,9 +12,7 @@ import java.util.concurrent.CompletionStage;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
-import dev.slidegate.api.Strategy;
 import dev.slidegate.config.KeySource;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.entry.VertxThreads;
@@ -52,7 +50,7 @@ class LeasesTest {
     private final DeciderTest.ManualTimers timers = new DeciderTest.ManualTimers(clock);
     private final InFlightStats stats = new InFlightStats((io.micrometer.core.instrument.MeterRegistry) null);
     private final Leases leases = new Leases(counted, stats, clock::nanoTime, timers, new VertxThreads(null));
-    private final Policy exports = new Policy("exports", List.of(new Limit(2, 3_000_000)), Strategy.CONCURRENCY, "ip", false);
+    private final Policy exports = Policy.inFlight("exports", 2, 3_000_000, "ip");
     private final MethodPolicy mp = new MethodPolicy(null, "LeasesTest", "exports", exports, new KeySource.Global(), Map.of(),
             -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
     private final Decider decider = new Decider(null, counted, call -> null, new Admission(new DecisionStats()),

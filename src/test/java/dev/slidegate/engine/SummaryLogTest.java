@@ -51,7 +51,7 @@ class SummaryLogTest {
                 60, nanos::get);
         Logger.getLogger("dev.slidegate.test-slots").setLevel(Level.INFO);
         try (LogCapture log = LogCapture.of("dev.slidegate.test-slots")) {
-            Policy p = new Policy("archives", List.of(new Limit(2, 30_000_000L)), Strategy.CONCURRENCY, "ip", false);
+            Policy p = Policy.inFlight("archives", 2, 30_000_000L, "ip");
             summary.record(new Decision(p, false, 0, 1_000_000, 0, List.of()));
             String line = log.lines().get(0);
             assertEquals("INFO Policy 'archives' refused at once (no slot freed within its max-wait) 1 call(s) in the last "

@@ -121,7 +121,7 @@ class ContentionTest {
     // last refusal's standing without the monitor, is whole: a refusal has no permit left, a wait and a reset ahead,
     // the refusing limit, and an instant inside its call on the store's clock; an admission leaves at most N - 1
     @ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(value = Strategy.class, mode = org.junit.jupiter.params.provider.EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @org.junit.jupiter.params.provider.EnumSource(Strategy.class)
     void everyDecisionUnderContentionIsWhole(Strategy strategy) throws InterruptedException {
         Clock clock = Clock.system();
         MemoryStore store = new MemoryStore(clock, 1000);

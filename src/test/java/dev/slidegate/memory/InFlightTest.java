@@ -11,9 +11,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.api.Decision;
-import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
-import dev.slidegate.api.Strategy;
 import dev.slidegate.testing.ManualClock;
 
 /** Calls in flight in process, against the reference store on random timelines, and its bound on keys. */
@@ -27,8 +25,7 @@ class InFlightTest {
             ManualClock clock = new ManualClock();
             MemoryStore store = new MemoryStore(clock, 1000);
             ReferenceStore reference = new ReferenceStore(clock);
-            Policy p = new Policy("in" + run, List.of(new Limit(1 + random.nextInt(4), 1_000 * (1 + random.nextInt(50)))),
-                    Strategy.CONCURRENCY, "ip", false);
+            Policy p = Policy.inFlight("in" + run, 1 + random.nextInt(4), 1_000 * (1 + random.nextInt(50)), "ip");
             List<List<long[]>> held = List.of(new ArrayList<>(), new ArrayList<>());
             for (int step = 0; step < 300; step++) {
                 int k = random.nextInt(2);
@@ -36,8 +33,8 @@ class InFlightTest {
                 String where = "run " + run + " step " + step + " of " + p;
                 int op = random.nextInt(5);
                 if (op <= 1) {
-                    Decision expected = reference.acquire(p, key, 1).toCompletableFuture().join();
-                    Decision actual = store.acquire(p, key, 1).toCompletableFuture().join();
+                    Decision expected = reference.enter(p, key, 0).toCompletableFuture().join();
+                    Decision actual = store.enter(p, key, 0).toCompletableFuture().join();
                     assertEquals(expected.allowed(), actual.allowed(), where);
                     assertEquals(expected.states(), actual.states(), where);
                     assertEquals(expected.retryAfterMicros(), actual.retryAfterMicros(), where);
@@ -92,23 +89,23 @@ class InFlightTest {
     void keysInFlightAreBoundedAndFreedWhenTheirCallsEnd() {
         ManualClock clock = new ManualClock();
         MemoryStore store = new MemoryStore(clock, 3);
-        Policy p = new Policy("exports", List.of(new Limit(2, 30_000_000)), Strategy.CONCURRENCY, "ip", false);
+        Policy p = Policy.inFlight("exports", 2, 30_000_000, "ip");
         List<Decision> leases = new ArrayList<>();
         for (int k = 0; k < 3; k++) {
-            leases.add(store.acquire(p, "k" + k, 1).toCompletableFuture().join());
+            leases.add(store.enter(p, "k" + k, 0).toCompletableFuture().join());
             assertTrue(leases.get(k).allowed());
         }
         assertEquals(3L, store.count(p).toCompletableFuture().join());
-        Decision full = store.acquire(p, "k3", 1).toCompletableFuture().join();
+        Decision full = store.enter(p, "k3", 0).toCompletableFuture().join();
         assertFalse(full.allowed(), "a fourth key in flight is refused: " + full);
-        assertTrue(store.acquire(p, "k0", 1).toCompletableFuture().join().allowed(), "a key in flight takes its second slot");
+        assertTrue(store.enter(p, "k0", 0).toCompletableFuture().join().allowed(), "a key in flight takes its second slot");
         assertEquals(List.of(), store.leave(p, "k1", List.of(leases.get(1).atMicros())).toCompletableFuture().join());
         assertEquals(2L, store.count(p).toCompletableFuture().join(), "a key whose calls all ended holds nothing");
-        assertTrue(store.acquire(p, "k3", 1).toCompletableFuture().join().allowed(), "room again");
+        assertTrue(store.enter(p, "k3", 0).toCompletableFuture().join().allowed(), "room again");
         clock.advanceMicros(30_000_000);
         assertEquals(0L, store.count(p).toCompletableFuture().join(), "leases not renewed expired");
         for (int k = 4; k < 7; k++) {
-            assertTrue(store.acquire(p, "k" + k, 1).toCompletableFuture().join().allowed(), "expired keys make room");
+            assertTrue(store.enter(p, "k" + k, 0).toCompletableFuture().join().allowed(), "expired keys make room");
         }
     }
 }

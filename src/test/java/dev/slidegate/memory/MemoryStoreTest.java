@@ -39,7 +39,7 @@ class MemoryStoreTest {
             ManualClock c = new ManualClock();
             MemoryStore store = new MemoryStore(c, 1000);
             ReferenceStore reference = new ReferenceStore(c);
-            Strategy strategy = Strategy.rates()[random.nextInt(Strategy.rates().length)];
+            Strategy strategy = Strategy.values()[random.nextInt(Strategy.values().length)];
             List<String> limits = new ArrayList<>();
             int count = 1 + random.nextInt(3);
             for (int i = 0; i < count; i++) {
@@ -87,7 +87,7 @@ class MemoryStoreTest {
             ManualClock c = new ManualClock();
             MemoryStore store = new MemoryStore(c, 1000);
             ReferenceStore reference = new ReferenceStore(c);
-            Strategy strategy = Strategy.rates()[run % Strategy.rates().length];
+            Strategy strategy = Strategy.values()[run % Strategy.values().length];
             boolean countRejected = random.nextBoolean();
             int cells = 1 + random.nextInt(12);
             List<Policy> policies = new ArrayList<>();
@@ -309,7 +309,7 @@ class MemoryStoreTest {
     // lowering N mid-window refuses at once against the permits recorded; raising it admits at once;
     // neither restarts the window (its reset stays that of the permits recorded before)
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void changingNMidWindowKeepsTheWindow(Strategy s) {
         MemoryStore store = new MemoryStore(clock, 100);
         Policy five = policy("change", s, false, "5/1s");
@@ -487,7 +487,7 @@ class MemoryStoreTest {
     // second against 50 000/s, alone and beside 120 000/3s), through tryAcquire and through decide into a reused buffer
     // (a policy of one limit answers refusals from the last one's standing, without the monitor)
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void decisionsAllocateNothingInSteadyState(Strategy strategy) {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         MemoryStore store = new MemoryStore(clock, 100);

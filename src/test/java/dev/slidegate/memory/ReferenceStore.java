@@ -14,7 +14,9 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
 import dev.slidegate.core.Clock;
 import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.InFlightSlots;
 import dev.slidegate.core.LimiterStore;
+import dev.slidegate.core.Rates;
 
 /**
  * The obvious, slow implementation of each strategy, straight from its definition: every charge of a
@@ -101,9 +103,7 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
         String id = policy.name() + "\u0000" + key;
-        if (policy.strategy().inFlight()) {
-            return CompletableFuture.completedFuture(enter(policy, id, cost));
-        }
+        Rates.checkRates(policy);
         KeyData d = data.computeIfAbsent(id, k -> new KeyData());
         long now = Math.max(clock.nowMicros(), d.last);
         d.last = now;
@@ -209,7 +209,7 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         DecisionStore.checkHold(forMicros);
-        if (policy.strategy().inFlight()) {
+        if (policy.inFlight()) {
             throw new IllegalArgumentException("calls in flight have no windows to hold");
         }
         KeyData d = data.computeIfAbsent(policy.name() + "\u0000" + key, k -> new KeyData());
@@ -259,22 +259,23 @@ public final class ReferenceStore implements LimiterStore {
         return held;
     }
 
-    private Decision enter(Policy policy, String id, int cost) {
-        if (cost != 1) {
-            throw new IllegalArgumentException("a call in flight takes one slot: cost must be 1");
-        }
+    @Override
+    public synchronized CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
+        InFlightSlots.checkInFlight(policy);
+        String id = policy.name() + "\u0000" + key;
         long now = clock.nowMicros();
         long hint = Math.min(1_000_000L, policy.leaseMicros());
         java.util.TreeMap<Long, Long> held = live(id, now);
         int left = policy.maxInFlight() - held.size();
         if (left <= 0) {
-            return new Decision(policy, false, 0, hint, now, List.of(new LimitState(policy.limits().get(0), 0, hint)));
+            return CompletableFuture.completedFuture(
+                    new Decision(policy, false, 0, hint, now, List.of(new LimitState(policy.limits().get(0), 0, hint))));
         }
         long name = Math.max(now, lastLease.getOrDefault(id, Long.MIN_VALUE) + 1);
         lastLease.put(id, name);
         held.put(name, now + policy.leaseMicros());
-        return new Decision(policy, true, -1, 0, name,
-                List.of(new LimitState(policy.limits().get(0), left - 1, left - 1 == 0 ? hint : 0)));
+        return CompletableFuture.completedFuture(new Decision(policy, true, -1, 0, name,
+                List.of(new LimitState(policy.limits().get(0), left - 1, left - 1 == 0 ? hint : 0))));
     }
 
     /**
@@ -296,7 +297,7 @@ public final class ReferenceStore implements LimiterStore {
         long now = clock.nowMicros();
         java.util.TreeMap<Long, Long> held = live(policy.name() + "\u0000" + key, now);
         return CompletableFuture.completedFuture(
-                DecisionStore.checkLeases(policy, names).stream()
+                InFlightSlots.checkLeases(policy, names).stream()
                         .filter(n -> held.replace(n, now + policy.leaseMicros()) == null)
                         .toList());
     }
@@ -312,7 +313,7 @@ public final class ReferenceStore implements LimiterStore {
     public synchronized CompletionStage<List<Long>> leave(Policy policy, String key, List<Long> names) {
         java.util.TreeMap<Long, Long> held = live(policy.name() + "\u0000" + key, clock.nowMicros());
         return CompletableFuture.completedFuture(
-                DecisionStore.checkLeases(policy, names).stream().filter(n -> held.remove(n) == null).toList());
+                InFlightSlots.checkLeases(policy, names).stream().filter(n -> held.remove(n) == null).toList());
     }
 
     /** Records a charge at {@code at}, after forgetting what counts nowhere any more. */
@@ -401,7 +402,6 @@ public final class ReferenceStore implements LimiterStore {
             case SLIDING_COUNTER -> countFromCell(d, policy, s, now / cell(policy, l) - policy.cells());
             case TOKEN_BUCKET -> (level(s, now) + interval(l) - 1) / interval(l);
             case SLIDING_LOG -> Math.min(l.permits(), d.log.stream().filter(t -> t >= now - l.windowMicros()).count());
-            case CONCURRENCY -> throw new IllegalArgumentException("calls in flight have no windows");
         };
     }
 
@@ -559,7 +559,7 @@ public final class ReferenceStore implements LimiterStore {
     @Override
     public synchronized CompletionStage<Decision> peek(Policy policy, String key) {
         String id = policy.name() + "\u0000" + key;
-        if (policy.strategy().inFlight()) {
+        if (policy.inFlight()) {
             long now = clock.nowMicros();
             int left = Math.max(0, policy.maxInFlight() - live(id, now).size());
             long hint = Math.min(1_000_000L, policy.leaseMicros());

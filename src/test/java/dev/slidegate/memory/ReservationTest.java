@@ -51,7 +51,7 @@ class ReservationTest {
     // every strategy: a call is admitted within its max-wait or refused at once with a longer wait; callers of one
     // key run in the order they arrived; and the instants the calls run at keep the strategy's bound
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void waitingCallsRunInArrivalOrderWithinTheBound(Strategy strategy) {
         ManualClock clock = new ManualClock();
         MemoryStore store = new MemoryStore(clock, 100);
@@ -107,7 +107,7 @@ class ReservationTest {
 
     // two limits, all or nothing: a reservation waits for the instant both have room, and both keep their bound
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aReservationWaitsForEveryLimit(Strategy strategy) {
         ManualClock clock = new ManualClock();
         MemoryStore store = new MemoryStore(clock, 100);
@@ -135,7 +135,7 @@ class ReservationTest {
     // a call that waits holds its place: a call that may not wait is refused while it waits (it would jump the queue),
     // and told to come back when the queue has room
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aCallThatMayNotWaitDoesNotJumpTheQueue(Strategy strategy) {
         ManualClock clock = new ManualClock();
         MemoryStore store = new MemoryStore(clock, 100);
@@ -155,7 +155,7 @@ class ReservationTest {
 
     // a call dearer than a limit can ever admit is refused however long it may wait: nothing is reserved for it
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aCallDearerThanTheLimitIsNeverReserved(Strategy strategy) {
         ManualClock clock = new ManualClock();
         MemoryStore store = new MemoryStore(clock, 100);
@@ -168,7 +168,7 @@ class ReservationTest {
     // a key whose calls wait is never evicted, even when nothing it counts has happened yet: eviction would hand the
     // permits it reserved to the next caller
     @ParameterizedTest
-    @EnumSource(value = Strategy.class, mode = EnumSource.Mode.EXCLUDE, names = "CONCURRENCY")
+    @EnumSource(Strategy.class)
     void aKeyWithWaitingCallsIsNeverEvicted(Strategy strategy) {
         ManualClock clock = new ManualClock();
         MemoryStore store = new MemoryStore(clock, 1);

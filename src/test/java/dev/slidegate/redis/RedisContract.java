@@ -206,7 +206,7 @@ abstract class RedisContract extends StoreContract {
         Random random = new Random(20261125);
         ManualClock clock = new ManualClock();
         ReferenceStore reference = new ReferenceStore(clock);
-        for (Strategy strategy : Strategy.rates()) {
+        for (Strategy strategy : Strategy.values()) {
             for (int run = 0; run < 2; run++) {
                 String name = "rt-" + newKey();
                 boolean countRejected = random.nextBoolean();

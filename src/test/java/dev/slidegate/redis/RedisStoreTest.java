@@ -202,7 +202,7 @@ class RedisStoreTest {
     @Test
     void slowClientIsNeverLockedOut() throws InterruptedException {
         List<Policy> policies = new ArrayList<>();
-        for (Strategy s : Strategy.rates()) {
+        for (Strategy s : Strategy.values()) {
             policies.add(policy("slow-" + s.configName(), s, false, "5/400ms"));
         }
         for (int window = 0; window < 4; window++) {
@@ -234,7 +234,7 @@ class RedisStoreTest {
     // a read (admin view) writes nothing: an unknown key is not created, a known one is left as it was
     @Test
     void peeksWriteNothing() {
-        for (Strategy s : Strategy.rates()) {
+        for (Strategy s : Strategy.values()) {
             Policy p = policy("peek-" + s.configName(), s, false, "5/1m", "50/1h");
             store.peek(p, "nobody").toCompletableFuture().join();
             for (String k : RedisLayout.keys(p, "nobody")) {
@@ -252,7 +252,7 @@ class RedisStoreTest {
     // all see everything counted), carrying the hash tag that puts it in one cluster slot
     @Test
     void keysShareOneHashTag() {
-        for (Strategy s : Strategy.rates()) {
+        for (Strategy s : Strategy.values()) {
             Policy p = policy("tags", s, false, "5/1s", "50/1m", "500/1h");
             Policy other = new Policy("tags", List.of(Limit.parse("7/10s")), s, "ip", false);
             List<String> keys = RedisLayout.keys(p, "ip:10.0.0.1");

@@ -34,7 +34,7 @@ class RefusalCacheTest {
     }
 
     private static Decision call(DecisionStore s, Policy p, String key, int cost) {
-        return s.acquire(p, key, cost).toCompletableFuture().join();
+        return (p.inFlight() ? s.enter(p, key, 0) : s.acquire(p, key, cost)).toCompletableFuture().join();
     }
 
     @Test
@@ -46,7 +46,7 @@ class RefusalCacheTest {
             MemoryStore uncached = new MemoryStore(clock, 10_000);
             RefusalCache a = new RefusalCache(shared, 1000, this::nanos);
             RefusalCache b = new RefusalCache(shared, 1000, this::nanos);
-            Strategy strategy = Strategy.rates()[random.nextInt(Strategy.rates().length)];
+            Strategy strategy = Strategy.values()[random.nextInt(Strategy.values().length)];
             List<Limit> limits = new ArrayList<>();
             for (int i = 0, n = 1 + random.nextInt(2); i < n; i++) {
                 limits.add(Limit.parse((1 + random.nextInt(6)) + "/" + (i + 1) * (100 + random.nextInt(900)) + "ms"));
@@ -94,7 +94,7 @@ class RefusalCacheTest {
     void aFullKeyOfCallsInFlightIsRememberedBrieflyAndForgottenWhenACallEndsHere() {
         MemoryStore shared = new MemoryStore(clock, 100);
         RefusalCache here = new RefusalCache(shared, 100, this::nanos);
-        Policy p = new Policy("in", List.of(Limit.parse("1/30s")), Strategy.CONCURRENCY, "ip", false);
+        Policy p = Policy.inFlight("in", 1, 30_000_000L, "ip");
         Decision lease = call(here, p, "k", 1);
         assertTrue(lease.allowed());
         assertFalse(call(here, p, "k", 1).allowed());

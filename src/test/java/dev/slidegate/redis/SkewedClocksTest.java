@@ -49,7 +49,7 @@ class SkewedClocksTest {
                     RedisStore.Options.of(Duration.ofSeconds(5)).withClock(skewed(Duration.ofSeconds(7))));
             RedisStore behind = new RedisStore(clients.dataSource(), clients.nodes(),
                     RedisStore.Options.of(Duration.ofSeconds(5)).withClock(skewed(Duration.ofSeconds(-4))));
-            for (Strategy strategy : Strategy.rates()) {
+            for (Strategy strategy : Strategy.values()) {
                 Policy p = new Policy("skew-" + strategy.configName(), List.of(Limit.parse("5/1m")), strategy, "ip", false);
                 int admitted = 0;
                 for (int i = 0; i < 20; i++) {

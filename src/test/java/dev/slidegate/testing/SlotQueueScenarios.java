@@ -11,10 +11,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
 import dev.slidegate.api.Decision;
-import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
-import dev.slidegate.api.Strategy;
 import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.InFlightSlots;
 import dev.slidegate.core.SlotWaits;
 
 /**
@@ -28,21 +27,20 @@ public final class SlotQueueScenarios {
     private SlotQueueScenarios() {
     }
 
-    private static final Policy ONE = new Policy("one-at-a-time", List.of(new Limit(1, 30_000_000L)), Strategy.CONCURRENCY,
-            "ip", false);
+    private static final Policy ONE = Policy.inFlight("one-at-a-time", 1, 30_000_000L, "ip");
 
     /** Two instances on one store. */
     public record Fleet(SlotWaits a, SlotWaits b) {
     }
 
     private static Decision now(DecisionStore store, String key) {
-        return store.acquire(ONE, key, 1, 0).toCompletableFuture().join();
+        return store.enter(ONE, key, 0).toCompletableFuture().join();
     }
 
     private static CompletableFuture<Decision> waiting(SlotWaits store, String key, long maxWaitMillis,
             ConcurrentLinkedQueue<String> order, String name) throws InterruptedException {
         int ticketed = store.ticketed(ONE, key);
-        CompletableFuture<Decision> d = store.acquire(ONE, key, 1, maxWaitMillis * 1000).toCompletableFuture()
+        CompletableFuture<Decision> d = store.enter(ONE, key, maxWaitMillis * 1000).toCompletableFuture()
                 .whenComplete((decision, e) -> {
                     if (decision != null && decision.allowed()) {
                         order.add(name);
@@ -99,7 +97,7 @@ public final class SlotQueueScenarios {
         CompletableFuture<Decision> patient = waiting(fleet.b(), key, 10_000, order, "patient");
         Decision refused = brief.get(5, TimeUnit.SECONDS);
         assertFalse(refused.allowed(), "refused once its 200 ms were over");
-        assertEquals(DecisionStore.inFlightRetryMicros(ONE), refused.retryAfterMicros());
+        assertEquals(InFlightSlots.inFlightRetryMicros(ONE), refused.retryAfterMicros());
         leave(fleet.a(), key, first);
         assertTrue(patient.get(5, TimeUnit.SECONDS).allowed());
         assertEquals(List.of("patient"), List.copyOf(order));
@@ -108,8 +106,7 @@ public final class SlotQueueScenarios {
     }
 
     /** Two slots per key, held 30 s unless ended. */
-    private static final Policy TWO = new Policy("two-at-a-time", List.of(new Limit(2, 30_000_000L)), Strategy.CONCURRENCY,
-            "ip", false);
+    private static final Policy TWO = Policy.inFlight("two-at-a-time", 2, 30_000_000L, "ip");
 
     // issue 56, point 4: a thousand calls waiting for two slots, half on each instance. Each slot that frees goes to a
     // waiting call (none is refused while a slot is free and its max-wait lasts), every waiting call gets an answer (a
@@ -119,13 +116,13 @@ public final class SlotQueueScenarios {
     public static void aFloodOfWaitersUsesEverySlotThatFrees(Fleet fleet) throws Exception {
         String key = UUID.randomUUID().toString();
         List<Decision> running = new java.util.ArrayList<>();
-        running.add(fleet.a().acquire(TWO, key, 1, 0).toCompletableFuture().join());
-        running.add(fleet.b().acquire(TWO, key, 1, 0).toCompletableFuture().join());
+        running.add(fleet.a().enter(TWO, key, 0).toCompletableFuture().join());
+        running.add(fleet.b().enter(TWO, key, 0).toCompletableFuture().join());
         assertTrue(running.get(0).allowed() && running.get(1).allowed());
         int waiters = 1000;
         List<CompletableFuture<Decision>> calls = new java.util.ArrayList<>();
         for (int i = 0; i < waiters; i++) {
-            calls.add((i % 2 == 0 ? fleet.a() : fleet.b()).acquire(TWO, key, 1, 8_000_000).toCompletableFuture());
+            calls.add((i % 2 == 0 ? fleet.a() : fleet.b()).enter(TWO, key, 8_000_000).toCompletableFuture());
         }
         long until = System.nanoTime() + 5_000_000_000L;
         while (fleet.a().waiting(TWO, key) + fleet.b().waiting(TWO, key) < waiters && System.nanoTime() < until) {
