@@ -55,4 +55,17 @@ public final class Converters {
             return StoreKind.parse(value);
         }
     }
+
+    /** A time zone: an IANA region ({@code Europe/Berlin}) or {@code UTC}. */
+    public static final class ZoneConverter implements Converter<java.time.ZoneId> {
+        @Override
+        public java.time.ZoneId convert(String value) {
+            try {
+                return java.time.ZoneId.of(value.trim());
+            } catch (java.time.DateTimeException e) {
+                throw new IllegalArgumentException("'" + value + "' is not a time zone: use a region such as Europe/Berlin "
+                        + "or America/New_York, or UTC");
+            }
+        }
+    }
 }

@@ -25,6 +25,28 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
         Optional<String> costResolver, boolean inFlight) {
 
+    /** No member set. */
+    static final PolicyMembers NONE = new PolicyMembers(Optional.empty(), Optional.empty(), Optional.empty(),
+            Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(),
+            Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty(),
+            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false);
+
+    /**
+     * These members, each one unset here taken from {@code other}: the one rule by which a policy's configuration, its
+     * annotation and the defaults make one policy ({@code cfg.or(annotation).or(defaults)}). Limits and whether they
+     * are of calls in flight come together, from the first that sets limits; plans are the first's that has any.
+     */
+    PolicyMembers or(PolicyMembers other) {
+        return new PolicyMembers(limits.or(other::limits), strategy.or(other::strategy), key.or(other::key),
+                countRejected.or(other::countRejected), dryRun.or(other::dryRun), cost.or(other::cost),
+                plans.isEmpty() ? other.plans : plans, defaultPlan.or(other::defaultPlan), cells.or(other::cells),
+                failMode.or(other::failMode), maxWaitMicros.or(other::maxWaitMicros),
+                planMaxWaits.isEmpty() ? other.planMaxWaits : planMaxWaits, outgoing.or(other::outgoing),
+                unit.or(other::unit), settle.or(other::settle), refundFailures.or(other::refundFailures),
+                zone.or(other::zone), usageHeader.or(other::usageHeader), costResolver.or(other::costResolver),
+                limits.isPresent() ? inFlight : other.inFlight);
+    }
+
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
     private static final java.util.regex.Pattern PATH = java.util.regex.Pattern.compile("/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*");
@@ -109,14 +131,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         if (lease.isPresent() && p.settle().orElse(false)) {
             throw fail(prefix + "settle: a policy with max-in-flight counts calls running, which have no usage to settle");
         }
-        Optional<java.time.ZoneId> zone = p.zone().map(z -> {
-            try {
-                return java.time.ZoneId.of(z.trim());
-            } catch (java.time.DateTimeException e) {
-                throw fail(prefix + "zone: '" + z + "' is not a time zone: use a region such as Europe/Berlin or "
-                        + "America/New_York, or UTC");
-            }
-        });
+        Optional<java.time.ZoneId> zone = p.zone();
         if (lease.isPresent() && zone.isPresent()) {
             throw fail(prefix + "zone: a policy with max-in-flight has no calendar periods to count in a zone");
         }

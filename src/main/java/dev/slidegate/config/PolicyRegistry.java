@@ -181,72 +181,40 @@ public class PolicyRegistry {
         String name = declared.name();
         PolicyMembers cfg = configured.get(name);
         String origin = where + ": @RateLimited";
-        List<Limit> limits;
-        if (cfg != null && cfg.defaultPlan().isPresent()) {
-            limits = cfg.plans().get(cfg.defaultPlan().get());
-        } else if (cfg != null && cfg.limits().isPresent()) {
-            limits = cfg.limits().get();
-        } else if (declared.maxInFlight() != 0) {
-            limits = List.of(declaredInFlight(declared, origin));
-        } else if (!declared.limits().isEmpty()) {
-            limits = parseLimits(declared.limits(), origin + "(limits)");
-        } else if (defaults.limits().isPresent()) {
-            limits = defaults.limits().get();
-        } else {
-            throw fail(where + ": @RateLimited(\"" + name
-                    + "\") names no configured policy and gives no limits: set slidegate.policies."
-                    + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet());
+        // one model for every source: the policy's configuration, else the annotation (where it sets the member), else
+        // the defaults, else the built-in default
+        PolicyMembers explicit = (cfg == null ? PolicyMembers.NONE : cfg).or(annotated(declared, origin));
+        PolicyMembers m = explicit.or(defaults);
+        List<Limit> limits = cfg != null && cfg.defaultPlan().isPresent() ? cfg.plans().get(cfg.defaultPlan().get())
+                : m.limits().orElseThrow(() -> fail(where + ": @RateLimited(\"" + name
+                        + "\") names no configured policy and gives no limits: set slidegate.policies."
+                        + name + ".limits or add limits = {\"100/1m\"}; configured policies: " + configured.keySet()));
+        boolean inFlight = m.inFlight(); // calls in flight: a primitive, no strategy
+        if (inFlight && explicit.strategy().isPresent()) {
+            throw fail(origin + ": policy '" + name + "' limits calls in flight (max-in-flight) or calls per window "
+                    + "(strategy), not both: a method may carry two @RateLimited, one of each");
         }
-        // every member: the policy's configuration, else the annotation (where it sets the member), else the defaults
-        boolean inFlight = cfg != null && cfg.inFlight() || ((cfg == null || (cfg.limits().isEmpty()
-                && cfg.strategy().isEmpty())) && declared.maxInFlight() != 0); // calls in flight: a primitive, no strategy
-        Strategy strategy = inFlight ? null
-                : cfg != null && cfg.strategy().isPresent() ? cfg.strategy().get()
-                        : !declared.strategy().isBlank()
-                                ? check(() -> Strategy.parse(declared.strategy()), origin + "(strategy)")
-                                : defaults.strategy().orElse(Strategy.SLIDING_LOG);
-        KeySource key = cfg != null && cfg.key().isPresent() ? cfg.key().get()
-                : !declared.key().isBlank() ? check(() -> KeySource.parse(declared.key()), origin + "(key)")
-                        : declared.outgoing() ? new KeySource.Client() : defaults.key().orElse(new KeySource.Ip());
+        Strategy strategy = inFlight ? null : m.strategy().orElse(Strategy.SLIDING_LOG);
+        KeySource key = m.key().orElse(new KeySource.Ip());
         if (declared.outgoing() || cfg == null || !cfg.outgoing().orElse(false)) { // a configured outgoing policy is the API's
             checkKeyFits(key, declared.outgoing(), name, where);
         }
-        if (!declared.lease().isBlank() && declared.maxInFlight() == 0) {
-            throw fail(origin + "(lease): only a concurrency limit has leases: set maxInFlight too");
-        }
-        if (inFlight && Boolean.TRUE.equals(declared.countRejected())) {
+        if (inFlight && explicit.countRejected().orElse(false)) {
             throw fail(origin + "(countRejected): policy '" + name + "' limits calls in flight, where a refusal holds no slot");
         }
-        boolean countRejected = inFlight ? false // (a refusal holds no slot: the defaults' do not apply)
-                : cfg != null && cfg.countRejected().isPresent() ? cfg.countRejected().get()
-                        : declared.countRejected() != null ? declared.countRejected() : defaults.countRejected().orElse(false);
-        boolean dryRun = cfg != null && cfg.dryRun().isPresent() ? cfg.dryRun().get()
-                : declared.dryRun() != null ? declared.dryRun() : defaults.dryRun().orElse(false);
-        if (declared.cost() < 0) {
-            throw fail(where + ": @RateLimited(cost): '" + declared.cost()
-                    + "' is not a cost: expected a whole number of permits, at least 1"
-                    + " (or 0 to leave it to configuration)");
-        }
-        int cost = cfg != null && cfg.cost().isPresent() ? cfg.cost().get()
-                : declared.cost() > 0 ? declared.cost() : defaults.cost().orElse(1);
-        int cells = cfg != null && cfg.cells().isPresent() ? cfg.cells().get() : defaults.cells().orElse(Policy.DEFAULT_CELLS);
-        FailMode failMode = cfg != null && cfg.failMode().isPresent() ? cfg.failMode().get()
-                : defaults.failMode().or(() -> globalFailMode)
-                        .orElse(inFlight ? FailMode.CLOSED : FailMode.LOCAL); // no instance keeps M alone
-        long maxWait = cfg != null && cfg.maxWaitMicros().isPresent() ? cfg.maxWaitMicros().get()
-                : !declared.maxWait().isBlank() ? declaredMaxWait(declared.maxWait(), origin + "(maxWait)")
-                        : defaults.maxWaitMicros().orElse(0L);
-        boolean declaresUnit = declared.unit() != null && !declared.unit().isBlank();
-        if (inFlight && ((cfg != null && cfg.unit().isPresent()) || declaresUnit)) {
+        boolean countRejected = !inFlight && m.countRejected().orElse(false); // (a refusal holds no slot)
+        boolean dryRun = m.dryRun().orElse(false);
+        int cost = m.cost().orElse(1);
+        int cells = m.cells().orElse(Policy.DEFAULT_CELLS);
+        FailMode failMode = m.failMode().or(() -> globalFailMode)
+                .orElse(inFlight ? FailMode.CLOSED : FailMode.LOCAL); // no instance keeps M alone
+        long maxWait = m.maxWaitMicros().orElse(0L);
+        if (inFlight && explicit.unit().isPresent()) {
             throw fail(origin + ": policy '" + name + "' limits calls in flight, which count calls running "
                     + "(concurrent-requests): leave its unit out");
         }
-        String unit = inFlight ? Policy.CONCURRENT_REQUESTS
-                : cfg != null && cfg.unit().isPresent() ? cfg.unit().get()
-                        : declaresUnit ? check(() -> Policy.checkUnit(declared.unit()), origin + "(unit)")
-                                : defaults.unit().orElse(null);
-        java.time.ZoneId zone = cfg != null && cfg.zone().isPresent() ? cfg.zone().get()
-                : defaults.zone().orElse(java.time.ZoneOffset.UTC);
+        String unit = inFlight ? Policy.CONCURRENT_REQUESTS : m.unit().orElse(null);
+        java.time.ZoneId zone = m.zone().orElse(java.time.ZoneOffset.UTC);
         List<Limit> zoned = limits.stream().map(l -> l.inZone(zone)).toList(); // calendar periods start in the zone
         Policy own = check(() -> new Policy(name, zoned, strategy, key.spec(), countRejected, dryRun, cells, failMode,
                 maxWait, unit), origin);
@@ -257,15 +225,46 @@ public class PolicyRegistry {
                             .withMaxWait(cfg.planMaxWaits().getOrDefault(plan, maxWait)), origin)));
         }
         Policy policy = cfg != null && cfg.defaultPlan().isPresent() ? plans.get(cfg.defaultPlan().get()) : own;
-        boolean outgoing = declared.outgoing() || (cfg != null && cfg.outgoing().orElse(false));
-        String costResolver = cfg != null && cfg.costResolver().isPresent() ? cfg.costResolver().get()
-                : (cfg != null && cfg.cost().isPresent()) || declared.cost() > 0 ? null : defaults.costResolver().orElse(null);
+        boolean outgoing = declared.outgoing() || m.outgoing().orElse(false); // a REST client's calls go out whatever is set
+        // the defaults' cost resolver works out the cost of a policy that sets none of its own
+        String costResolver = explicit.costResolver()
+                .or(() -> explicit.cost().isPresent() ? Optional.empty() : defaults.costResolver()).orElse(null);
         if (inFlight && costResolver != null) {
             throw fail(origin + ": policy '" + name + "' limits calls in flight, which count each call once: leave "
                     + "cost-resolver out");
         }
         return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin),
                 costResolver);
+    }
+
+    /**
+     * The members an annotation sets, read into the model configuration is read into ({@link PolicyMembers}), each
+     * parsed as its setting is: limits (or {@code maxInFlight} and {@code lease}, one limit of calls in flight),
+     * strategy, key ({@code client} for a REST client's unless it names one), flags, cost, max-wait and unit.
+     */
+    private static PolicyMembers annotated(Declared d, String origin) {
+        if (!d.lease().isBlank() && d.maxInFlight() == 0) {
+            throw fail(origin + "(lease): only a concurrency limit has leases: set maxInFlight too");
+        }
+        Optional<List<Limit>> limits = d.maxInFlight() != 0 ? Optional.of(List.of(declaredInFlight(d, origin)))
+                : d.limits().isEmpty() ? Optional.empty() : Optional.of(parseLimits(d.limits(), origin + "(limits)"));
+        Optional<Strategy> strategy = d.strategy().isBlank() ? Optional.empty()
+                : Optional.of(check(() -> Strategy.parse(d.strategy()), origin + "(strategy)"));
+        Optional<KeySource> key = !d.key().isBlank() ? Optional.of(check(() -> KeySource.parse(d.key()), origin + "(key)"))
+                : d.outgoing() ? Optional.of(new KeySource.Client()) : Optional.empty();
+        if (d.cost() < 0) {
+            throw fail(origin + "(cost): '" + d.cost() + "' is not a cost: expected a whole number of permits, at least 1"
+                    + " (or 0 to leave it to configuration)");
+        }
+        Optional<Long> maxWait = d.maxWait().isBlank() ? Optional.empty()
+                : Optional.of(declaredMaxWait(d.maxWait(), origin + "(maxWait)"));
+        Optional<String> unit = d.unit() == null || d.unit().isBlank() ? Optional.empty()
+                : Optional.of(check(() -> Policy.checkUnit(d.unit()), origin + "(unit)"));
+        return new PolicyMembers(limits, strategy, key, Optional.ofNullable(d.countRejected()),
+                Optional.ofNullable(d.dryRun()), d.cost() > 0 ? Optional.of(d.cost()) : Optional.empty(), Map.of(),
+                Optional.empty(), Optional.empty(), Optional.empty(), maxWait, Map.of(),
+                d.outgoing() ? Optional.of(true) : Optional.empty(), unit, Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
     }
 
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */

@@ -24,7 +24,7 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  */
 public final class SettingsCheck {
 
-    /** The members of a policy (and of the defaults), but its plans. */
+    /** A time between {@code least} and {@code most}, or one sentence naming the setting. */
     private static void within(String name, java.time.Duration value, java.time.Duration least, java.time.Duration most,
             String example) {
         if (value.compareTo(least) < 0 || value.compareTo(most) > 0) {
@@ -35,9 +35,8 @@ public final class SettingsCheck {
     }
 
     /**
-     * What a setting holds, as its declaration in {@link SlidegateConfig} types it: what its raw value, from any source,
-     * must look like. {@code SettingsCheckTest.theCheckKnowsEverySettingOfTheMappingAndItsType} derives the kind of every
-     * setting from the mapping itself and compares, so a setting added there without its kind here fails the build.
+     * What a setting holds, as its declaration in {@link SlidegateConfig} types it ({@link #SETTINGS}): what its raw value,
+     * from any source, must look like.
      */
     enum Kind {
         /** {@code true} or {@code false}, any case; never empty. */
@@ -60,62 +59,55 @@ public final class SettingsCheck {
         }
     }
 
-    /** The members of a policy (and of the defaults), but its plans, by kind. */
-    private static final Map<String, Kind> POLICY_MEMBERS = kinds(
-            of(Kind.BOOLEAN, "count-rejected", "dry-run", "outgoing", "settle", "refund-failures"),
-            of(Kind.TIME, "max-wait", "lease"),
-            of(Kind.NUMBER, "cells", "cost", "max-in-flight"),
-            of(Kind.CHOICE, "strategy", "fail-mode"),
-            of(Kind.ZONE, "zone"),
-            of(Kind.TEXT, "limits", "key", "default-plan", "paths", "methods", "unit", "usage-header", "cost-resolver"));
-
     /**
-     * Every setting of {@link SlidegateConfig} with its kind, {@code *} standing for a name (a policy, a plan): the same
-     * as SmallRye's own view of the mapping, names and types ({@code SettingsCheckTest} compares them).
+     * Every setting of {@link SlidegateConfig} with its kind, {@code *} standing for a name (a policy, a plan), derived
+     * from the declarations themselves: SmallRye's view of the mapping, names and types. A setting added there is checked
+     * here with nothing else to keep.
      */
-    static final Map<String, Kind> SETTINGS = settings();
+    static final Map<String, Kind> SETTINGS = derived();
 
-    private static Map<String, Kind> settings() {
-        Map<String, Kind> all = new LinkedHashMap<>(kinds(
-                of(Kind.BOOLEAN, "slidegate.enabled", "slidegate.admin.enabled", "slidegate.admin.cors",
-                        "slidegate.openapi.enabled", "slidegate.http.trust-every-address", "slidegate.upstream.spread"),
-                of(Kind.TIME, "slidegate.overrides.refresh", "slidegate.http.header-timeout", "slidegate.redis.timeout",
-                        "slidegate.redis.late-limit", "slidegate.redis.cool-down", "slidegate.defaults.plans.*.max-wait",
-                        "slidegate.policies.*.plans.*.max-wait", "slidegate.wait.late-tolerance", "slidegate.upstream.ceiling",
-                        "slidegate.upstream.pause-without-retry-after", "slidegate.upstream.margin",
-                        "slidegate.upstream.learned-refresh"),
-                of(Kind.NUMBER, "slidegate.overrides.max", "slidegate.fallback.instances", "slidegate.http.trusted-hops",
-                        "slidegate.http.ipv6-prefix", "slidegate.memory.max-keys", "slidegate.redis.refusal-cache-size",
-                        "slidegate.redis.batch-size", "slidegate.redis.failure-threshold",
-                        "slidegate.defaults.plans.*.max-in-flight", "slidegate.policies.*.plans.*.max-in-flight",
-                        "slidegate.wait.max-waiting", "slidegate.wait.max-waiting-per-key", "slidegate.upstream.max-keys"),
-                of(Kind.CHOICE, "slidegate.store", "slidegate.fail-mode"),
-                of(Kind.TEXT, "slidegate.admin.root-path", "slidegate.admin.role", "slidegate.log.redact",
-                        "slidegate.http.problem-bodies", "slidegate.redis.client", "slidegate.http.trusted-proxies",
-                        "slidegate.http.forwarded-header", "slidegate.plans.header", "slidegate.plans.api-keys.*",
-                        "slidegate.defaults.plans.*.limits", "slidegate.policies.*.plans.*.limits",
-                        "slidegate.upstream.forms")));
-        POLICY_MEMBERS.forEach((member, kind) -> {
-            all.put("slidegate.defaults." + member, kind);
-            all.put("slidegate.policies.*." + member, kind);
-        });
+    private static Map<String, Kind> derived() {
+        Map<String, Kind> all = new java.util.TreeMap<>();
+        io.smallrye.config.ConfigMappings
+                .getProperties(io.smallrye.config.ConfigMappings.ConfigClass.configClass(SlidegateConfig.class, "slidegate"))
+                .forEach((name, property) -> {
+                    if (!name.endsWith("[*]")) { // (a list's elements: checked as the list)
+                        all.put(name, kindOf(property));
+                    }
+                });
         return java.util.Collections.unmodifiableMap(all);
     }
 
-    /** Settings of one kind. */
-    private record Group(Kind kind, List<String> names) {
-    }
-
-    private static Group of(Kind kind, String... names) {
-        return new Group(kind, List.of(names));
-    }
-
-    private static Map<String, Kind> kinds(Group... groups) {
-        Map<String, Kind> m = new LinkedHashMap<>();
-        for (Group g : groups) {
-            g.names().forEach(name -> m.put(name, g.kind()));
+    /** The kind a declaration gives a setting: by the type it converts to. */
+    private static Kind kindOf(io.smallrye.config.ConfigMappingInterface.Property property) {
+        io.smallrye.config.ConfigMappingInterface.Property p = property.isOptional()
+                ? property.asOptional().getNestedProperty()
+                : property;
+        if (p.isCollection() || p.isMap()) {
+            return Kind.TEXT;
         }
-        return m;
+        Class<?> type = p.isPrimitive() ? p.asPrimitive().getBoxType() : declared(property.getMethod());
+        if (type == Boolean.class) {
+            return Kind.BOOLEAN;
+        } else if (type == Duration.class) {
+            return Kind.TIME;
+        } else if (type == Integer.class || type == Long.class) {
+            return Kind.NUMBER;
+        } else if (type.isEnum() || type == dev.slidegate.api.Strategy.class) {
+            return Kind.CHOICE;
+        } else if (type == java.time.ZoneId.class) {
+            return Kind.ZONE;
+        }
+        return Kind.TEXT;
+    }
+
+    /** The type a mapping method returns, inside its {@code Optional}. */
+    private static Class<?> declared(java.lang.reflect.Method m) {
+        java.lang.reflect.Type t = m.getGenericReturnType();
+        if (t instanceof java.lang.reflect.ParameterizedType pt && pt.getRawType() == java.util.Optional.class) {
+            t = pt.getActualTypeArguments()[0];
+        }
+        return t instanceof Class<?> c ? c : Object.class;
     }
 
     private SettingsCheck() {

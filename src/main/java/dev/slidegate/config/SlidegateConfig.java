@@ -337,7 +337,8 @@ public interface SlidegateConfig {
          * their periods in: a region such as {@code Europe/Berlin} (its changes of summer time followed), or {@code UTC}.
          * Default UTC.
          */
-        Optional<String> zone();
+        @WithConverter(Converters.ZoneConverter.class)
+        Optional<java.time.ZoneId> zone();
 
         /**
          * {@code true}: a call is admitted against its cost as an estimate, and settled when it ends with the usage its

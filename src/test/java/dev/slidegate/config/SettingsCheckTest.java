@@ -162,51 +162,42 @@ class SettingsCheckTest {
         assertEquals(java.util.Optional.of(false), slidegate.policies().get("my-policy").dryRun());
     }
 
-    // the settings this check knows are exactly those of the mapping, as SmallRye sees it, each of the kind its
-    // declaration gives it (issue 56: a hand-kept list of booleans missed settle, outgoing, refund-failures and spread)
+    // the settings this check knows are derived from the mapping's declarations, each of the kind its type gives it
+    // (issue 56: a hand-kept list of booleans missed settle, outgoing, refund-failures and spread; issue 57: the list is
+    // gone, so none can be missed)
     @Test
     void theCheckKnowsEverySettingOfTheMappingAndItsType() {
-        Map<String, SettingsCheck.Kind> mapping = new java.util.TreeMap<>();
-        io.smallrye.config.ConfigMappings
-                .getProperties(io.smallrye.config.ConfigMappings.ConfigClass.configClass(SlidegateConfig.class, "slidegate"))
-                .forEach((name, property) -> {
-                    if (!name.endsWith("[*]")) {
-                        mapping.put(name, kindOf(name, property));
-                    }
-                });
-        assertEquals(mapping, new java.util.TreeMap<>(SettingsCheck.SETTINGS));
-    }
-
-    /** The kind a declaration gives a setting: by the type it converts to, a zone by its name (it is read as text). */
-    private static SettingsCheck.Kind kindOf(String name, io.smallrye.config.ConfigMappingInterface.Property property) {
-        io.smallrye.config.ConfigMappingInterface.Property p = property.isOptional()
-                ? property.asOptional().getNestedProperty()
-                : property;
-        if (p.isCollection() || p.isMap()) {
-            return SettingsCheck.Kind.TEXT;
+        Map<String, SettingsCheck.Kind> known = SettingsCheck.SETTINGS;
+        Map<String, SettingsCheck.Kind> expected = Map.ofEntries(
+                Map.entry("slidegate.enabled", SettingsCheck.Kind.BOOLEAN),
+                Map.entry("slidegate.upstream.spread", SettingsCheck.Kind.BOOLEAN),
+                Map.entry("slidegate.policies.*.settle", SettingsCheck.Kind.BOOLEAN),
+                Map.entry("slidegate.policies.*.outgoing", SettingsCheck.Kind.BOOLEAN),
+                Map.entry("slidegate.policies.*.refund-failures", SettingsCheck.Kind.BOOLEAN),
+                Map.entry("slidegate.defaults.count-rejected", SettingsCheck.Kind.BOOLEAN),
+                Map.entry("slidegate.redis.timeout", SettingsCheck.Kind.TIME),
+                Map.entry("slidegate.policies.*.plans.*.max-wait", SettingsCheck.Kind.TIME),
+                Map.entry("slidegate.policies.*.lease", SettingsCheck.Kind.TIME),
+                Map.entry("slidegate.memory.max-keys", SettingsCheck.Kind.NUMBER),
+                Map.entry("slidegate.policies.*.max-in-flight", SettingsCheck.Kind.NUMBER),
+                Map.entry("slidegate.store", SettingsCheck.Kind.CHOICE),
+                Map.entry("slidegate.policies.*.strategy", SettingsCheck.Kind.CHOICE),
+                Map.entry("slidegate.defaults.fail-mode", SettingsCheck.Kind.CHOICE),
+                Map.entry("slidegate.policies.*.zone", SettingsCheck.Kind.ZONE),
+                Map.entry("slidegate.defaults.zone", SettingsCheck.Kind.ZONE),
+                Map.entry("slidegate.policies.*.limits", SettingsCheck.Kind.TEXT),
+                Map.entry("slidegate.plans.api-keys.*", SettingsCheck.Kind.TEXT));
+        expected.forEach((name, kind) -> assertEquals(kind, known.get(name), name));
+        assertTrue(known.size() > 80, "every setting of the mapping: " + known.keySet());
+        assertTrue(known.keySet().stream().allMatch(n -> n.startsWith("slidegate.") && !n.endsWith("[*]")), known.toString());
+        for (java.lang.reflect.Method m : SlidegateConfig.PolicyConfig.class.getDeclaredMethods()) {
+            if (m.getReturnType() == java.util.Optional.class && m.getGenericReturnType().getTypeName()
+                    .matches(".*<java\\.lang\\.(Boolean|Integer|Long)>|.*Duration>|.*ZoneId>")) {
+                String member = m.getName().replaceAll("([A-Z])", "-$1").toLowerCase(java.util.Locale.ROOT);
+                assertTrue(known.get("slidegate.policies.*." + member) != SettingsCheck.Kind.TEXT,
+                        member + " is typed, so it is checked as its type: " + known.get("slidegate.policies.*." + member));
+            }
         }
-        Class<?> type = p.isPrimitive() ? p.asPrimitive().getBoxType() : declared(property.getMethod());
-        if (type == Boolean.class) {
-            return SettingsCheck.Kind.BOOLEAN;
-        } else if (type == java.time.Duration.class) {
-            return SettingsCheck.Kind.TIME;
-        } else if (type == Integer.class || type == Long.class) {
-            return SettingsCheck.Kind.NUMBER;
-        } else if (type.isEnum()) {
-            return SettingsCheck.Kind.CHOICE;
-        } else if (name.endsWith(".zone") || type == java.time.ZoneId.class) {
-            return SettingsCheck.Kind.ZONE;
-        }
-        return SettingsCheck.Kind.TEXT;
-    }
-
-    /** The type a mapping method returns, inside its {@code Optional}. */
-    private static Class<?> declared(java.lang.reflect.Method m) {
-        java.lang.reflect.Type t = m.getGenericReturnType();
-        if (t instanceof java.lang.reflect.ParameterizedType pt && pt.getRawType() == java.util.Optional.class) {
-            t = pt.getActualTypeArguments()[0];
-        }
-        return t instanceof Class<?> c ? c : Object.class;
     }
 
     // every boolean, time, number, choice and zone of the declarations, given ill-typed or empty in the environment,
@@ -243,6 +234,12 @@ class SettingsCheckTest {
                 if (value.isEmpty() && refused instanceof io.smallrye.config.ConfigValidationException) {
                     // a setting with a default: SmallRye itself refuses the empty value, naming the property
                     assertTrue(refused.getMessage().contains(name), variable + "='" + value + "': " + refused);
+                } else if (e.getValue() == SettingsCheck.Kind.ZONE && !value.isEmpty()) {
+                    // converted by its declaration's converter: SmallRye refuses it, naming the property and the value
+                    assertTrue(refused instanceof io.smallrye.config.ConfigValidationException
+                            && refused.getMessage().contains(name) && refused.getMessage().contains(
+                                    "'" + value + "' is not a time zone"),
+                            variable + "='" + value + "': " + refused);
                 } else if (value.isEmpty() || e.getValue() != SettingsCheck.Kind.TIME) {
                     assertTrue(refused instanceof ConfigurationException && refused.getMessage().startsWith(prefix),
                             variable + "='" + value + "': " + refused);

@@ -430,7 +430,8 @@ class PolicyResolutionTest {
         Map<String, String> bad = new java.util.LinkedHashMap<>();
         bad.put("slidegate.policies.e.limits=5/month;slidegate.policies.e.strategy=fixed-window;"
                 + "slidegate.policies.e.zone=Europe/Berln",
-                "slidegate.policies.e.zone: 'Europe/Berln' is not a time zone: use a region such as Europe/Berlin");
+                "slidegate.policies.e.zone with the config value \"Europe/Berln\" threw an Exception whilst being "
+                        + "converted 'Europe/Berln' is not a time zone: use a region such as Europe/Berlin");
         bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.zone=UTC",
                 "slidegate.policies.e.zone: a policy with max-in-flight has no calendar periods");
         assertRefused(bad);
@@ -462,6 +463,33 @@ class PolicyResolutionTest {
             assertTrue(!message.contains("\n") || message.startsWith("Configuration validation failed"), // (SmallRye's own)
                     "one line: " + message);
         });
+    }
+
+    // issue 57: an annotation's members are read into the model configuration is read into, each parsed as its setting
+    // is, and merged by one rule: the policy's configuration, else the annotation, else the defaults, else built in
+    @Test
+    void theAnnotationIsReadAsConfigurationIsAndMergedByOneRule() {
+        PolicyRegistry r = new PolicyRegistry(config(Map.of("slidegate.policies.p.strategy", "fixed-window",
+                "slidegate.defaults.dry-run", "true", "slidegate.defaults.max-wait", "2s", "slidegate.defaults.cells", "7")));
+        PolicyRegistry.Resolved res = r.resolve(
+                new PolicyRegistry.Declared("p", List.of("5/1s"), "token-bucket", "header:X-Key", true, null, 3, "1s"), "X#m");
+        assertEquals(Strategy.FIXED_WINDOW, res.policy().strategy(), "the configuration first");
+        assertEquals(List.of(Limit.parse("5/1s")), res.policy().limits(), "then the annotation");
+        assertEquals("header:X-Key", res.key().spec());
+        assertTrue(res.policy().countRejected());
+        assertEquals(3, res.cost());
+        assertEquals(1_000_000L, res.policy().maxWaitMicros(), "the annotation's max-wait before the defaults'");
+        assertTrue(res.policy().dryRun(), "then the defaults");
+        assertEquals(7, res.policy().cells());
+        assertEquals(dev.slidegate.api.FailMode.LOCAL, res.policy().failMode(), "then what is built in");
+        String typo = assertThrows(ConfigurationException.class,
+                () -> r.resolve(new PolicyRegistry.Declared("p", List.of("5/1s"), "leaky", ""), "X#m")).getMessage();
+        assertTrue(typo.contains("X#m: @RateLimited(strategy): 'leaky' is not a strategy"),
+                "an annotation's typo is refused even where configuration sets the member: " + typo);
+        String both = assertThrows(ConfigurationException.class, () -> r.resolve(
+                new PolicyRegistry.Declared("p", List.of(), "", "", null, null, 0, "", false, 2, ""), "X#m")).getMessage();
+        assertTrue(both.contains("policy 'p' limits calls in flight (max-in-flight) or calls per window (strategy), "
+                + "not both"), both);
     }
 
     // unset, a limit of calls in flight fails closed (no instance can keep M alone) while a rate policy fails local;
