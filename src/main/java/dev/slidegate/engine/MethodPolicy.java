@@ -9,61 +9,67 @@ import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimitKey;
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.KeySource;
+import dev.slidegate.config.PolicyRegistry;
 
 /**
- * Everything the interceptor needs about one {@link RateLimited} method, resolved once.
+ * Everything the interceptor needs about one {@link RateLimited} method, resolved once: the policy as configuration,
+ * the annotation and the defaults make it ({@link PolicyRegistry.Resolved}, the one model of a policy's values), and what
+ * the method adds.
  *
- * @param method the method
+ * @param method the method, or {@code null} for a policy not on a method (paths, the {@code RateLimiter})
  * @param where {@code Class#method}, for messages
- * @param name the policy's own name, also when its callers get a plan's policy ({@code login.gold} is of {@code login})
- * @param policy the merged policy (for callers without a plan)
- * @param key the policy's key source
- * @param plans the policy of each plan, empty without plans
+ * @param resolved the policy's values: its name, policy, key source, plans, cost, direction and settlement
  * @param keyParameter index of the {@link RateLimitKey} parameter, or -1
- * @param costParameter index of the {@link dev.slidegate.api.RateLimitCost} parameter, or -1
- * @param costResolver the {@link dev.slidegate.api.CostResolver} that works out each call's cost, or {@code null}
  * @param kind how the method returns its result
- * @param cost permits one call weighs
  * @param route the route template for the {@code path} key, e.g. {@code /api/products/:id}
  * @param resolvers the {@link KeyResolver} beans the key source names, by name
  * @param client the REST client an outgoing call goes through (its {@code configKey} or interface name), or
  *        {@code null} for a method of this service
- * @param outgoing whether the policy paces calls to an upstream (a REST client's, or configured {@code outgoing})
+ * @param costParameter index of the {@link dev.slidegate.api.RateLimitCost} parameter, or -1
+ * @param costResolver the {@link dev.slidegate.api.CostResolver} that works out each call's cost, or {@code null}
  */
-public record MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
-        int keyParameter,
-        Kind kind, int cost, String route,
-        Map<String, KeyResolver> resolvers, String client, boolean outgoing, dev.slidegate.core.Settlement settlement,
-        int costParameter, dev.slidegate.api.CostResolver costResolver) {
+public record MethodPolicy(Method method, String where, PolicyRegistry.Resolved resolved, int keyParameter, Kind kind,
+        String route, Map<String, KeyResolver> resolvers, String client, int costParameter,
+        dev.slidegate.api.CostResolver costResolver) {
 
-    /** A policy whose cost no resolver works out. */
-    public MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
-            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers, String client,
-            boolean outgoing, dev.slidegate.core.Settlement settlement, int costParameter) {
-        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, client, outgoing,
-                settlement, costParameter, null);
+    /** A policy with no key or cost argument, route, resolver or REST client of its own (the {@code RateLimiter}). */
+    public MethodPolicy(String where, PolicyRegistry.Resolved resolved, Kind kind) {
+        this(null, where, resolved, -1, kind, null, Map.of(), null, -1, null);
     }
 
-    /** A policy whose cost no parameter gives. */
-    public MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
-            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers, String client,
-            boolean outgoing, dev.slidegate.core.Settlement settlement) {
-        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, client, outgoing,
-                settlement, -1);
+    /** The policy's own name, also when its callers get a plan's policy ({@code login.gold} is of {@code login}). */
+    public String name() {
+        return resolved.name();
     }
 
-    /** A policy whose calls are not settled after they ran. */
-    public MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
-            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers, String client,
-            boolean outgoing) {
-        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, client, outgoing,
-                dev.slidegate.core.Settlement.OFF);
+    /** The merged policy (for callers without a plan). */
+    public Policy policy() {
+        return resolved.policy();
     }
 
-    /** A policy of a method of this service (no REST client), not settled. */
-    public MethodPolicy(Method method, String where, String name, Policy policy, KeySource key, Map<String, Policy> plans,
-            int keyParameter, Kind kind, int cost, String route, Map<String, KeyResolver> resolvers) {
-        this(method, where, name, policy, key, plans, keyParameter, kind, cost, route, resolvers, null, false);
+    /** The policy's key source. */
+    public KeySource key() {
+        return resolved.key();
+    }
+
+    /** The policy of each plan, empty without plans. */
+    public Map<String, Policy> plans() {
+        return resolved.plans();
+    }
+
+    /** Permits one call weighs. */
+    public int cost() {
+        return resolved.cost();
+    }
+
+    /** Whether the policy paces calls to an upstream (a REST client's, or configured {@code outgoing}). */
+    public boolean outgoing() {
+        return resolved.outgoing();
+    }
+
+    /** Whether and how its calls are settled after they ran. */
+    public dev.slidegate.core.Settlement settlement() {
+        return resolved.settlement();
     }
 
     /** How a method returns: the interceptor never blocks for {@code UNI}, {@code STAGE} and {@code MULTI}. */
@@ -80,8 +86,8 @@ public record MethodPolicy(Method method, String where, String name, Policy poli
      * and no plans or a plan resolver that needs nothing else.
      */
     public boolean fromRequestAlone(PlanResolver planResolver) {
-        return keyParameter < 0 && costParameter < 0 && key.fromRequestAlone()
-                && (plans.isEmpty() || planResolver.fromRequestAlone())
+        return keyParameter < 0 && costParameter < 0 && key().fromRequestAlone()
+                && (plans().isEmpty() || planResolver.fromRequestAlone())
                 && (costResolver == null || costResolver.fromRequestAlone());
     }
 
@@ -97,9 +103,9 @@ public record MethodPolicy(Method method, String where, String name, Policy poli
             return clamped(n.longValue());
         }
         if (costResolver != null) {
-            return clamped(costResolver.cost(new KeyResolver.Call(policy.name(), method, arguments, request)));
+            return clamped(costResolver.cost(new KeyResolver.Call(policy().name(), method, arguments, request)));
         }
-        return cost;
+        return cost();
     }
 
     /** A cost worked out by code: below 1 costs 1, beyond the largest int that. */
@@ -109,10 +115,12 @@ public record MethodPolicy(Method method, String where, String name, Policy poli
 
     /** The policy for this call: the caller's plan's, from {@code plans}, or the default. */
     public Policy policyFor(PlanResolver plans, Object[] arguments, dev.slidegate.api.RequestView request) {
-        if (this.plans.isEmpty()) {
+        Map<String, Policy> own = plans();
+        Policy policy = policy();
+        if (own.isEmpty()) {
             return policy;
         }
         String plan = plans.plan(new KeyResolver.Call(policy.name(), method, arguments, request));
-        return plan == null ? policy : this.plans.getOrDefault(plan, policy);
+        return plan == null ? policy : own.getOrDefault(plan, policy);
     }
 }

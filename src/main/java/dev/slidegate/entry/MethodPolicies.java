@@ -180,8 +180,10 @@ public class MethodPolicies {
     MethodPolicy attached(String policy, String pattern) {
         PolicyCatalog.Bound b = binder.attached(policy);
         PolicyRegistry.Resolved r = b.resolved();
-        return new MethodPolicy(null, b.where(), r.name(), r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.PLAIN,
-                r.cost(), pattern, binder.resolversOf(r, b.where()), null, false, r.settlement(), -1,
+        return new MethodPolicy(null, b.where(),
+                new dev.slidegate.config.PolicyRegistry.Resolved(r.name(), r.policy(), r.key(), r.plans(), r.cost(), false,
+                        r.settlement()),
+                -1, MethodPolicy.Kind.PLAIN, pattern, binder.resolversOf(r, b.where()), null, -1,
                 binder.costResolverOf(r, b.where()));
     }
 
@@ -225,9 +227,8 @@ public class MethodPolicies {
             client = clientOfSignature.getOrDefault(typeAndName(m),
                     type.substring(0, type.length() - RestClients.WRAPPER_SUFFIX.length()));
         }
-        return new MethodPolicy(m, where, r.name(), r.policy(), r.key(), r.plans(), MethodShape.keyParameter(m),
-                MethodShape.kind(m), r.cost(), client == null ? MethodShape.route(m, where) : where.replace('#', '.'),
-                binder.resolversOf(r, where), client, r.outgoing(), r.settlement(), costParameter(m, where),
-                binder.costResolverOf(r, where));
+        return new MethodPolicy(m, where, r, MethodShape.keyParameter(m), MethodShape.kind(m),
+                client == null ? MethodShape.route(m, where) : where.replace('#', '.'), binder.resolversOf(r, where), client,
+                costParameter(m, where), binder.costResolverOf(r, where));
     }
 }

@@ -54,9 +54,8 @@ class ProgrammaticLimiter implements RateLimiter {
         this.upstreams = upstreams;
         this.plans = plans;
         Map<String, MethodPolicy> all = new HashMap<>();
-        catalog.policies().forEach((n, r) -> all.put(n, new MethodPolicy(null, "RateLimiter.acquire(\"" + n + "\")", r.name(),
-                r.policy(), r.key(), r.plans(), -1, MethodPolicy.Kind.STAGE, r.cost(), null, Map.of(), null, r.outgoing(),
-                r.settlement())));
+        catalog.policies().forEach(
+                (n, r) -> all.put(n, new MethodPolicy("RateLimiter.acquire(\"" + n + "\")", r, MethodPolicy.Kind.STAGE)));
         this.policies = Map.copyOf(all);
     }
 

@@ -27,9 +27,10 @@ class CallerKeysTest {
             Strategy.FIXED_WINDOW, "x", false);
 
     private static MethodPolicy mp(KeySource key, int keyParameter, Map<String, KeyResolver> resolvers) {
-        return new MethodPolicy(null, "C#m", LONG_NAME.name(), LONG_NAME, key, Map.of(), keyParameter, MethodPolicy.Kind.PLAIN,
-                1,
-                "/api/items/:id", resolvers);
+        return new MethodPolicy(null, "C#m",
+                new dev.slidegate.config.PolicyRegistry.Resolved(LONG_NAME.name(), LONG_NAME, key, Map.of(), 1, false,
+                        dev.slidegate.core.Settlement.OFF),
+                keyParameter, MethodPolicy.Kind.PLAIN, "/api/items/:id", resolvers, null, -1, null);
     }
 
     @Test

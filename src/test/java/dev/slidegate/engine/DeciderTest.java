@@ -41,8 +41,10 @@ class DeciderTest {
     private final MemoryStore memory = new MemoryStore(clock, 100);
     private final Policy base = new Policy("d", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "ip", false);
     private final Policy gold = new Policy("d.gold", List.of(Limit.parse("5/1h")), Strategy.SLIDING_LOG, "ip", false);
-    private final MethodPolicy mp = new MethodPolicy(null, "DeciderTest", "d", base, new KeySource.Global(),
-            Map.of("gold", gold), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+    private final MethodPolicy mp = new MethodPolicy(
+            null, "DeciderTest", new dev.slidegate.config.PolicyRegistry.Resolved("d", base, new KeySource.Global(),
+                    Map.of("gold", gold), 1, false, dev.slidegate.core.Settlement.OFF),
+            -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
 
     private Decider decider(DecisionStore store, PlanResolver plans) {
         return new Decider(null, store, plans, new Admission(new DecisionStats()), new Overrides(clock),
@@ -96,8 +98,10 @@ class DeciderTest {
     @Test
     void anOutgoingCallIsDecidedUnderWhatTheFleetLearnedOfItsUpstream() {
         Policy out = new Policy("out", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "client", false);
-        MethodPolicy outgoing = new MethodPolicy(null, "DeciderTest", "out", out, new KeySource.Client(), Map.of(), -1,
-                MethodPolicy.Kind.STAGE, 1, null, Map.of(), "partner", true);
+        MethodPolicy outgoing = new MethodPolicy(
+                null, "DeciderTest", new dev.slidegate.config.PolicyRegistry.Resolved("out", out, new KeySource.Client(),
+                        Map.of(), 1, true, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "partner", -1, null);
         memory.learn(out, "client:partner", List.of(Limit.parse("1/1h")), 3_600_000_000L).toCompletableFuture().join();
         CompletableFuture<Void> gate = new CompletableFuture<>();
         DecisionStore gated = new dev.slidegate.testing.ForwardingStore(memory) {
@@ -239,12 +243,16 @@ class DeciderTest {
 
     private final Policy waiting = new Policy("w", List.of(Limit.parse("1/1s")), Strategy.SLIDING_LOG, "global", false, false,
             Policy.DEFAULT_CELLS, dev.slidegate.api.FailMode.LOCAL, 2_000_000);
-    private final MethodPolicy waitingMp = new MethodPolicy(null, "DeciderTest#wait", "w", waiting, new KeySource.Global(),
-            Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+    private final MethodPolicy waitingMp = new MethodPolicy(
+            null, "DeciderTest#wait", new dev.slidegate.config.PolicyRegistry.Resolved("w", waiting, new KeySource.Global(),
+                    Map.of(), 1, false, dev.slidegate.core.Settlement.OFF),
+            -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
 
     /** The waiting policy with a max-wait of 3 s: a call decided again a window later still has time to wait. */
-    private final MethodPolicy patientMp = new MethodPolicy(null, "DeciderTest#patient", "w", waiting.withMaxWait(3_000_000),
-            new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+    private final MethodPolicy patientMp = new MethodPolicy(null, "DeciderTest#patient",
+            new dev.slidegate.config.PolicyRegistry.Resolved("w", waiting.withMaxWait(3_000_000), new KeySource.Global(),
+                    Map.of(), 1, false, dev.slidegate.core.Settlement.OFF),
+            -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
 
     private final io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     private final dev.slidegate.metrics.WaitStats waitStats = new dev.slidegate.metrics.WaitStats(meters);
@@ -370,12 +378,16 @@ class DeciderTest {
         assertNotSame(first.decisions().get(0), second.decisions().get(0), "its decisions are the new ones");
         assertFalse(d.late(second));
 
-        MethodPolicy inline = new MethodPolicy(null, "DeciderTest#inline", "i", waiting.withMaxWait(3_000_000)
-                .withName("i"), new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        MethodPolicy inline = new MethodPolicy(null, "DeciderTest#inline",
+                new dev.slidegate.config.PolicyRegistry.Resolved("i", waiting.withMaxWait(3_000_000)
+                        .withName("i"), new KeySource.Global(), Map.of(), 1, false, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
         Outcome.Admitted onItsThread = assertInstanceOf(Outcome.Admitted.class,
                 join(d.decide(List.of(inline), new Object[0], null)));
-        MethodPolicy never = new MethodPolicy(null, "DeciderTest#never", "n", waiting.withMaxWait(0).withName("n"),
-                new KeySource.Global(), Map.of(), -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        MethodPolicy never = new MethodPolicy(null, "DeciderTest#never",
+                new dev.slidegate.config.PolicyRegistry.Resolved("n", waiting.withMaxWait(0).withName("n"),
+                        new KeySource.Global(), Map.of(), 1, false, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
         Outcome.Admitted neverWaits = assertInstanceOf(Outcome.Admitted.class,
                 join(d.decideAhead(List.of(never), new Object[0], null)));
         timers.advance(clock, 100_000);
@@ -542,9 +554,10 @@ class DeciderTest {
         Decider d = waitingDecider(timers, 10);
         Policy tokens = new Policy("tokens", List.of(Limit.parse("4/1s")), Strategy.SLIDING_COUNTER, "global", false, false,
                 Policy.DEFAULT_CELLS, dev.slidegate.api.FailMode.LOCAL, 2_000_000);
-        MethodPolicy settles = new MethodPolicy(null, "DeciderTest#tokens", "tokens", tokens, new KeySource.Global(),
-                Map.of(), -1, MethodPolicy.Kind.STAGE, 3, null, Map.of(), null, false,
-                dev.slidegate.core.Settlement.REPORTED);
+        MethodPolicy settles = new MethodPolicy(
+                null, "DeciderTest#tokens", new dev.slidegate.config.PolicyRegistry.Resolved("tokens", tokens,
+                        new KeySource.Global(), Map.of(), 3, false, dev.slidegate.core.Settlement.REPORTED),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
         assertTrue(join(d.decide(settles, "global", 3, null)).admitted()); // runs on, unsettled
         CompletableFuture<Outcome> held = d.decide(settles, "global", 3, null).toCompletableFuture();
         for (int step = 0; step < 150 && !held.isDone(); step++) {
@@ -577,8 +590,10 @@ class DeciderTest {
         ManualTimers timers = new ManualTimers(clock);
         Decider d = waitingDecider(timers, 1);
         Policy patient = waiting.withName("patient").withMaxWait(5_000_000);
-        MethodPolicy mp = new MethodPolicy(null, "DeciderTest#patient", "patient", patient, new KeySource.Global(), Map.of(),
-                -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+        MethodPolicy mp = new MethodPolicy(
+                null, "DeciderTest#patient", new dev.slidegate.config.PolicyRegistry.Resolved("patient", patient,
+                        new KeySource.Global(), Map.of(), 1, false, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
         assertTrue(join(d.decide(mp, "global", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(mp, "global", 1, null).toCompletableFuture();
         assertFalse(held.isDone());

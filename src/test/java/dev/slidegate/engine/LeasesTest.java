@@ -51,8 +51,10 @@ class LeasesTest {
     private final InFlightStats stats = new InFlightStats((io.micrometer.core.instrument.MeterRegistry) null);
     private final Leases leases = new Leases(counted, stats, clock::nanoTime, timers, new VertxThreads(null));
     private final Policy exports = Policy.inFlight("exports", 2, 3_000_000, "ip");
-    private final MethodPolicy mp = new MethodPolicy(null, "LeasesTest", "exports", exports, new KeySource.Global(), Map.of(),
-            -1, MethodPolicy.Kind.STAGE, 1, null, Map.of());
+    private final MethodPolicy mp = new MethodPolicy(
+            null, "LeasesTest", new dev.slidegate.config.PolicyRegistry.Resolved("exports", exports, new KeySource.Global(),
+                    Map.of(), 1, false, dev.slidegate.core.Settlement.OFF),
+            -1, MethodPolicy.Kind.STAGE, null, Map.of(), null, -1, null);
     private final Decider decider = new Decider(null, counted, call -> null, new Admission(new DecisionStats()),
             new dev.slidegate.core.Overrides(clock), new Waits(10, 10, 50_000_000L, clock::nanoTime, timers),
             new dev.slidegate.metrics.WaitStats((io.micrometer.core.instrument.MeterRegistry) null),
