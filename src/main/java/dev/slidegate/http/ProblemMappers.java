@@ -49,8 +49,16 @@ public class ProblemMappers {
      * no setting of the service's own Jackson (a naming strategy) renames the documented members ({@code retryAfter}).
      */
     byte[] json(Problem problem) {
-        Json j = new Json(256);
-        j.out[j.n++] = '{';
+        Json j = new Json();
+        write(j, problem); // counted first (writing nothing), then written into an array of the exact size: one allocation
+        j.out = new byte[j.n];
+        j.n = 0;
+        write(j, problem);
+        return j.out;
+    }
+
+    private static void write(Json j, Problem problem) {
+        j.put('{');
         j.string("type", problem.type());
         j.string("title", problem.title());
         j.number("status", problem.status());
@@ -61,24 +69,20 @@ public class ProblemMappers {
             j.number("retryAfter", problem.retryAfter());
         }
         j.put('}');
-        return java.util.Arrays.copyOf(j.out, j.n);
     }
 
     /** A JSON object written as UTF-8, escaping as Jackson does by default. */
     private static final class Json {
         private static final byte[] HEX = "0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        /** Where the bytes go; {@code null} while only counting them. */
         byte[] out;
         int n;
 
-        Json(int size) {
-            out = new byte[size];
-        }
-
         void put(int b) {
-            if (n == out.length) {
-                out = java.util.Arrays.copyOf(out, out.length * 2);
+            if (out != null) {
+                out[n] = (byte) b;
             }
-            out[n++] = (byte) b;
+            n++;
         }
 
         private void name(String name) {
@@ -95,9 +99,19 @@ public class ProblemMappers {
 
         void number(String name, long value) {
             name(name);
-            String v = Long.toString(value);
-            for (int i = 0; i < v.length(); i++) {
-                put(v.charAt(i));
+            if (value < 0) { // (no problem says a negative number; written as Jackson would)
+                String v = Long.toString(value);
+                for (int i = 0; i < v.length(); i++) {
+                    put(v.charAt(i));
+                }
+                return;
+            }
+            long digit = 1;
+            while (digit <= value / 10) {
+                digit *= 10;
+            }
+            for (; digit > 0; digit /= 10) {
+                put('0' + (int) (value / digit % 10));
             }
         }
 
