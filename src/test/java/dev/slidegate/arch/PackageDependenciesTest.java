@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The packages of {@code dev.slidegate} depend one way, as the README's layout says: every reference
+ * The packages of {@code dev.slidegate} depend one way, as docs/architecture.md's layout says: every reference
  * from one package to another (an import or a fully qualified name) is read from the sources, and the
  * graph must be exactly the allowed layers: no cycle, no layer reaching up.
  */

@@ -26,7 +26,7 @@ class NativeExecutableIT {
     @Test
     void needsNothingNewerThanUbi9Has() throws Exception {
         if (!ServiceProcess.nativeExecutable()) {
-            String why = "no native executable: NativeExecutableIT runs with ./mvnw verify -Dnative (README, native section)";
+            String why = "no native executable: NativeExecutableIT runs with ./mvnw verify -Dnative (docs/native.md)";
             System.out.println("Skipped: " + why);
             Assumptions.abort(why);
         }
