@@ -28,10 +28,8 @@ public class OrderResource {
     }
 
     @GET
-    @RateLimited(limits = "3/1m")
-    public String list() {
-        return "orders";
-    }
+    @RateLimited(limits = "3/1m")          // per client address, in process (as the README prints it)
+    public String list() { return "orders"; }
 
     @GET
     @Path("export")

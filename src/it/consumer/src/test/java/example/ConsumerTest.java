@@ -121,4 +121,48 @@ class ConsumerTest {
         assertThrows(ClassNotFoundException.class, () -> Class.forName("io.quarkus.micrometer.runtime.MicrometerRecorder"));
         given().get("/q/metrics").then().statusCode(404);
     }
+
+    // the README's recipes, as printed there (example.ReadmeRecipes and this service's application.properties)
+
+    @Test
+    void recipePerClientBehindAProxy() {
+        given().queryParam("q", "x").get("/recipes/search").then().statusCode(200)
+                .header("RateLimit-Policy", "\"search-1m\";q=100;w=60").header("RateLimit", "\"search-1m\";r=99;t=60");
+        // this caller (127.0.0.1) is no trusted proxy: what it forwards is not believed, it stays one caller
+        given().header("X-Forwarded-For", "203.0.113.9").queryParam("q", "x").get("/recipes/search").then().statusCode(200)
+                .header("RateLimit", "\"search-1m\";r=98;t=60");
+    }
+
+    @Test
+    void recipePerApiKey() {
+        given().get("/recipes/reports").then().statusCode(400).contentType("application/problem+json");
+        given().header("X-Api-Key", "k1").get("/recipes/reports").then().statusCode(200)
+                .header("RateLimit", "\"reports-1h\";r=999;t=3600");
+        given().header("X-Api-Key", "k2").get("/recipes/reports").then().statusCode(200)
+                .header("RateLimit", "\"reports-1h\";r=999;t=3600");
+        given().header("X-Api-Key", "k1").get("/recipes/reports").then().statusCode(200)
+                .header("RateLimit", "\"reports-1h\";r=998;t=3600");
+    }
+
+    @Test
+    void recipeLoginAttempts() {
+        for (int i = 0; i < 5; i++) {
+            given().contentType("application/json").body("{\"username\":\"bob\",\"password\":\"guess\"}")
+                    .post("/recipes/login").then().statusCode(401);
+        }
+        given().contentType("application/json").body("{\"username\":\"bob\",\"password\":\"guess\"}")
+                .post("/recipes/login").then().statusCode(429).body("policy", equalTo("login"));
+    }
+
+    @Test
+    void recipeLlmTokensPerMonth() {
+        given().header("X-Api-Key", "tenant").queryParam("prompt", "hi").queryParam("max-tokens", 500)
+                .get("/recipes/complete").then().statusCode(200).body("tokens", equalTo(7))
+                .header("RateLimit-Policy", containsString("\"llm-tokens-month\";q=1000000;qu=\"tokens\""))
+                .header("RateLimit", containsString("\"llm-tokens-1m\";r=19500;"));
+        // the first call was settled at the 7 tokens it used: the second is admitted against 500 more
+        given().header("X-Api-Key", "tenant").queryParam("prompt", "hi").queryParam("max-tokens", 500)
+                .get("/recipes/complete").then().statusCode(200)
+                .header("RateLimit", containsString("\"llm-tokens-1m\";r=19493;"));
+    }
 }
