@@ -51,7 +51,8 @@ class ReadmeRecipesTest {
     @Test
     void everyJavaLineTheReadmePrintsIsInTheConsumerThatRunsIt() throws IOException {
         List<String> consumer = trimmedLines(CONSUMER.resolve("src/main/java/example/ReadmeRecipes.java"),
-                CONSUMER.resolve("src/main/java/example/OrderResource.java"));
+                CONSUMER.resolve("src/main/java/example/OrderResource.java"),
+                CONSUMER.resolve("src/test/java/example/ConsumerTest.java"));
         int checked = 0;
         for (String[] block : blocks()) {
             if (!block[0].equals("java") || block[1].contains("@Inject RateLimiter")) {

@@ -8,14 +8,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.spi.ConfigSource;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.testkit.SlidegateTestKit;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 
 /**
  * The service limits with Slidegate as its only addition, nothing of Slidegate's demo reaches it, and nothing of the
@@ -23,6 +27,28 @@ import io.quarkus.test.junit.QuarkusTest;
  */
 @QuarkusTest
 class ConsumerTest {
+
+    /** Slidegate's test kit: each test starts with empty windows, and moves Slidegate's clock instead of sleeping. */
+    @Inject
+    SlidegateTestKit slidegate;
+
+    @BeforeEach
+    void emptyWindows() {
+        slidegate.reset();
+    }
+
+    @Test
+    void theTestKitMovesSlidegatesClockInsteadOfSleeping() {
+        for (int i = 0; i < 3; i++) {
+            given().get("/orders").then().statusCode(200);
+        }
+        given().get("/orders").then().statusCode(429).header("Retry-After", "60");
+        slidegate.advance(Duration.ofSeconds(59));
+        given().get("/orders").then().statusCode(429).header("Retry-After", "1");
+        slidegate.advance(Duration.ofMillis(1001)); // (a permit counts through the end of its window)
+        given().get("/orders").then().statusCode(200).header("RateLimit", "\"OrderResource.list-1m\";r=2;t=60");
+        assertThrows(IllegalArgumentException.class, () -> slidegate.advance(Duration.ofSeconds(-1)));
+    }
 
     @Test
     void inlineLimitsAnswer200Then429WithTheRateLimitFields() {

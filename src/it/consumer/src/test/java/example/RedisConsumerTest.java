@@ -113,4 +113,19 @@ class RedisConsumerTest {
         }
         org.junit.jupiter.api.Assertions.assertEquals(java.util.List.of(), hostRedis.key().keys("*slidegate*"));
     }
+
+    @jakarta.inject.Inject
+    dev.slidegate.testkit.SlidegateTestKit slidegate;
+
+    // the test kit empties windows kept in Redis too: a test starts afresh without waiting out a window
+    @Test
+    void theTestKitEmptiesTheWindowsInRedis() {
+        slidegate.reset();
+        for (int i = 0; i < 3; i++) {
+            given().get("/orders").then().statusCode(200);
+        }
+        given().get("/orders").then().statusCode(429);
+        slidegate.reset();
+        given().get("/orders").then().statusCode(200).header("RateLimit", "\"OrderResource.list-1m\";r=2;t=60");
+    }
 }
