@@ -21,6 +21,36 @@
     return location.origin + root + '/policies/' + segment(policy) + '/keys/' + segment(key);
   }
 
+  // a limit as a reader takes it: "2 in flight" is a cap, not a count of calls running
+  function limitText(text) {
+    return /^\d+ in flight$/.test(text) ? 'at most ' + text + ' per key' : text;
+  }
+
+  const SVG = 'http://www.w3.org/2000/svg';
+
+  // the policy's last minutes: admitted, refused and waiting per bucket, on one scale, the newest at the right
+  function drawTrend(svg, trend) {
+    const series = [['admitted', trend.admitted], ['refused', trend.refused], ['waiting', trend.waiting]];
+    const max = Math.max(1, ...series.flatMap(([, values]) => values));
+    const step = 300 / Math.max(1, trend.admitted.length - 1);
+    svg.replaceChildren(...series.map(([name, values]) => {
+      const line = document.createElementNS(SVG, 'polyline');
+      line.setAttribute('class', name);
+      line.setAttribute('points', values.map((v, i) => (i * step).toFixed(1) + ',' + (38 - 36 * v / max).toFixed(1)).join(' '));
+      return line;
+    }));
+    svg.setAttribute('aria-label', 'last ' + (trend.admitted.length * trend.bucketSeconds / 60) + ' minutes: '
+      + series.map(([name, values]) => values.reduce((a, b) => name === 'waiting' ? Math.max(a, b) : a + b, 0) + ' ' + name)
+        .join(', '));
+  }
+
+  // busy: callers in its windows now, calls waiting, or anything admitted or refused in the last minutes
+  function busy(p) {
+    const t = p.trend;
+    return p.busiest.length > 0 || p.waiting > 0
+      || (t && (t.admitted.some(v => v > 0) || t.refused.some(v => v > 0) || t.waiting.some(v => v > 0)));
+  }
+
   function section(name) {
     let s = sections.get(name);
     if (!s) {
@@ -197,9 +227,17 @@
     document.getElementById('store').textContent = 'store: ' + snapshot.store
       + (snapshot.refusedLocally ? ' · ' + snapshot.refusedLocally + ' refusals answered without asking Redis' : '');
     document.getElementById('status').textContent = 'updated ' + new Date(snapshot.at).toLocaleTimeString();
+    const idle = [];
     snapshot.policies.forEach(p => {
       const s = section(p.name);
-      s.querySelector('.limits').textContent = p.limits.join(', ');
+      s.querySelector('.limits').textContent = p.limits.map(limitText).join(', ');
+      if (p.trend) {
+        drawTrend(s.querySelector('.trend svg'), p.trend);
+      }
+      s.hidden = !busy(p);
+      if (s.hidden) {
+        idle.push(p);
+      }
       s.querySelector('.admitted').textContent = String(p.admitted);
       s.querySelector('.refused').textContent = String(p.refused);
       s.querySelector('.waiting').textContent = String(p.waiting);
@@ -215,13 +253,55 @@
       body.replaceChildren(...p.busiest.map(k => row(p.name, k)));
       s.querySelector('.empty').hidden = p.busiest.length > 0;
     });
-    // policies with active callers first, then by name
+    // busy policies only, those with active callers first, the most refused next, then by name; idle ones folded
+    const refusedOf = new Map(snapshot.policies.map(p => [p.name, p.trend ? p.trend.refused.reduce((a, b) => a + b, 0) : 0]));
     [...sections.values()]
       .sort((a, b) => (b.querySelector('tbody').children.length > 0) - (a.querySelector('tbody').children.length > 0)
+        || (refusedOf.get(b.dataset.policy) || 0) - (refusedOf.get(a.dataset.policy) || 0)
         || a.dataset.policy.localeCompare(b.dataset.policy))
       .forEach(s => policies.appendChild(s));
+    document.querySelector('#idle ul').replaceChildren(...idle.map(p => {
+      const li = document.createElement('li');
+      li.dataset.policy = p.name;
+      li.textContent = p.name + ' ';
+      const limits = document.createElement('small');
+      limits.textContent = p.limits.map(limitText).join(', ');
+      li.appendChild(limits);
+      return li;
+    }));
+    document.querySelector('#idle .count').textContent = String(idle.length);
+    document.getElementById('idle').hidden = idle.length === 0;
     previous = snapshot;
   }
+
+  // a caller key, looked up in every policy: where it holds state now, with its windows, leases and waiters
+  const searchForm = document.getElementById('search-form');
+  searchForm.addEventListener('submit', e => {
+    e.preventDefault();
+    const key = searchForm.elements.key.value.trim();
+    const status = document.getElementById('search-status');
+    const table = document.getElementById('search-results');
+    const names = previous ? previous.policies.map(p => p.name) : [];
+    status.className = 'status-line';
+    status.textContent = 'looking…';
+    Promise.all(names.map(name => fetch(keyPath(name, key), { credentials: 'same-origin' })
+      .then(r => r.ok ? r.json() : null, () => null).then(view => ({ name, view }))))
+      .then(found => {
+        const rows = found.filter(f => f.view && (f.view.usage > 0 || f.view.waiting > 0 || f.view.oldestLeaseMs >= 0))
+          .map(f => {
+            const tr = row(f.name, f.view);
+            const policy = document.createElement('td');
+            policy.textContent = f.name;
+            tr.prepend(policy);
+            return tr;
+          });
+        table.querySelector('tbody').replaceChildren(...rows);
+        table.hidden = rows.length === 0;
+        status.className = 'status-line ok';
+        status.textContent = rows.length === 0 ? 'no policy holds state for ' + key
+          : 'found in ' + rows.length + (rows.length === 1 ? ' policy' : ' policies');
+      });
+  });
 
   const events = new EventSource(location.origin + root + '/stream');
   events.onmessage = e => render(JSON.parse(e.data));

@@ -73,10 +73,12 @@ class AdminRoutes {
         }
     }
 
-    void register(@Observes Router router) {
+    void register(@Observes Router router, io.vertx.core.Vertx vertx) {
         if (!config.admin().enabled()) {
             return;
         }
+        admin.sample(); // the trends start counting now, and move every bucket (a timer only while the admin is on)
+        vertx.setPeriodic(Trends.BUCKET_MS, id -> admin.sample());
         router.route().order(Integer.MIN_VALUE + 5).handler(rc -> {
             if (AdminPaths.disguised(rc.request().path(), pageRoot)) {
                 rc.response().setStatusCode(404).end();

@@ -55,6 +55,9 @@ public class AdminService {
 
     private final dev.slidegate.core.Overrides overrides;
 
+    /** How each policy moved over the last minutes, sampled by {@link #sample()}. */
+    private final Trends trends = new Trends();
+
     /** The instance's time source: the ages of the shared counts, rankings and snapshots, and the instants they report. */
     private final dev.slidegate.core.Clock clock;
 
@@ -158,6 +161,11 @@ public class AdminService {
                 .map(age -> view(key, d, waitStats.waiting(p.name(), key), age < 0 ? -1 : age / 1000)));
     }
 
+    /** Takes one sample of every policy's counters for its trend (the admin's timer calls it every bucket). */
+    void sample() {
+        trends.sample(nowMillis(), policies().keySet(), stats::admitted, stats::refused, waitStats::waiting);
+    }
+
     /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
     private String baseOf(Policy p) {
         return catalog.policies().values().stream().filter(r -> r.plans().containsValue(p)).map(PolicyRegistry.Resolved::name)
@@ -239,7 +247,8 @@ public class AdminService {
                 p.name(),
                 texts(p), stats.admitted(p.name()), stats.refused(p.name()), waitStats.waiting(p.name()),
                 list.keys().stream().sorted(Comparator.comparingDouble(KeyView::usage).reversed()).limit(top).toList(),
-                upstream(p.name()))))
+                upstream(p.name()), trends.view(p.name(), nowMillis(), stats.admitted(p.name()), stats.refused(p.name()),
+                        waitStats.waiting(p.name())))))
                 .toList();
         long at = nowMillis();
         int inForce = overrides.activeCount();

@@ -56,7 +56,15 @@ public final class AdminViews {
      */
     @RegisterForReflection
     public record PolicyLive(String name, List<String> limits, long admitted, long refused, int waiting,
-            List<KeyView> busiest, UpstreamView upstream) {
+            List<KeyView> busiest, UpstreamView upstream, TrendView trend) {
+    }
+
+    /**
+     * How a policy moved on this instance over the last minutes, the oldest bucket first: calls admitted and refused in
+     * each bucket of {@code bucketSeconds}, and the calls held waiting when it was sampled.
+     */
+    @RegisterForReflection
+    public record TrendView(int bucketSeconds, long[] admitted, long[] refused, int[] waiting) {
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.slidegate.admin;
 
 import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
@@ -120,6 +122,34 @@ class AdminPageBrowserTest {
         // "store: redis", then what the application counted so far (refusals it answered itself) in a shared profile
         String store = page.findElement(By.id("store")).getText();
         assertTrue(store.equals("store: redis") || store.startsWith("store: redis · "), store);
+
+        // issue 58: what is happening first. The busy policy charts its last minutes (the refusal just made is in
+        // them); policies with nothing in their windows and nothing counted lately are folded into one list
+        wait.until(d -> d.findElement(By.cssSelector("section[data-policy='reports'] .trend svg")).getAttribute("aria-label")
+                .matches(".*[1-9][0-9]* refused.*"));
+        assertEquals(3, page.findElements(By.cssSelector("section[data-policy='reports'] .trend polyline")).size());
+        wait.until(d -> !d.findElements(By.cssSelector("#idle li")).isEmpty());
+        // (read in one script: the page redraws the list every second)
+        Object shown = ((org.openqa.selenium.JavascriptExecutor) page).executeScript("return [...document.querySelectorAll("
+                + "'#idle li')].map(li => li.dataset.policy).filter(name => document.querySelector("
+                + "'section[data-policy=\"' + name + '\"]').offsetParent !== null)");
+        assertEquals(List.of(), shown, "an idle policy is folded, not shown as a card");
+        assertTrue(page.findElement(By.cssSelector("section[data-policy='reports']")).isDisplayed());
+
+        // a search by key finds where the caller holds state, with its windows
+        fill(page, "key", "hdr:" + apiKey);
+        page.findElement(By.cssSelector("#search-form button[type=submit]")).click();
+        By found = By.cssSelector("#search-results tr[data-key='hdr:" + apiKey + "']");
+        wait.until(d -> !d.findElements(found).isEmpty());
+        assertTrue(page.findElement(found).getText().startsWith("reports"), page.findElement(found).getText());
+        assertEquals(1,
+                page.findElements(By.cssSelector("#search-results tr[data-key='hdr:" + apiKey + "'] .bar[data-used='1']"))
+                        .size(),
+                "its window after the reset and one more call");
+        ((org.openqa.selenium.JavascriptExecutor) page).executeScript("window.scrollTo(0, 0)");
+        Files.copy(((TakesScreenshot) page).getScreenshotAs(OutputType.FILE).toPath(),
+                Path.of("target", "admin-busy-first.png"),
+                StandardCopyOption.REPLACE_EXISTING);
     }
 
     // a key holding "/../" segments is reset exactly: its own window goes, the login window of the
