@@ -239,6 +239,19 @@ public record Policy(String name, List<Limit> limits, Strategy strategy, String 
         return new Policy(name, limits, strategy, key, countRejected, dryRun, cells, failMode, maxWaitMicros, unit);
     }
 
+    /** The quota units the IETF draft registers: sent as they are. */
+    public static final java.util.Set<String> REGISTERED_UNITS = java.util.Set.of(REQUESTS, "content-bytes",
+            CONCURRENT_REQUESTS);
+
+    /**
+     * Its unit as the RateLimit fields say it ({@code qu}): a unit the draft registers as it is; one of the service's
+     * own vendor-prefixed, as the draft asks: {@code acme-tokens} as it is (it holds a prefix), {@code tokens} as
+     * {@code slidegate-tokens}.
+     */
+    public String fieldUnit() {
+        return REGISTERED_UNITS.contains(unit) || unit.indexOf('-') > 0 ? unit : "slidegate-" + unit;
+    }
+
     /** Whether its permits count something else than requests (tokens, bytes): said wherever its limits are. */
     public boolean countsOwnUnit() {
         return !inFlight() && !REQUESTS.equals(unit);

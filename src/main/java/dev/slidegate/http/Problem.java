@@ -1,6 +1,9 @@
 package dev.slidegate.http;
 
+import java.util.List;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
@@ -14,10 +17,18 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * @param policy the rate-limit policy involved, if any
  * @param limit the limit that refused the call, e.g. {@code 500/2s}
  * @param retryAfter seconds to wait before retrying, as in {@code Retry-After}
+ * @param violatedPolicies for the IETF draft's problem types ({@code quota-exceeded}, {@code temporary-reduced-capacity}):
+ *        the quota policies involved, named as in the {@code RateLimit-Policy} field ({@code products-10s})
  */
 @RegisterForReflection
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record Problem(String type, String title, int status, String detail, String policy, String limit, Long retryAfter) {
+public record Problem(String type, String title, int status, String detail, String policy, String limit, Long retryAfter,
+        @JsonProperty("violated-policies") List<String> violatedPolicies) {
+
+    /** A problem that names no quota policy of the draft's. */
+    public Problem(String type, String title, int status, String detail, String policy, String limit, Long retryAfter) {
+        this(type, title, status, detail, policy, limit, retryAfter, null);
+    }
 
     public static final String MEDIA_TYPE = "application/problem+json";
 }

@@ -68,6 +68,9 @@ public class ProblemMappers {
         if (problem.retryAfter() != null) {
             j.number("retryAfter", problem.retryAfter());
         }
+        if (problem.violatedPolicies() != null) {
+            j.strings("violated-policies", problem.violatedPolicies());
+        }
         j.put('}');
     }
 
@@ -115,11 +118,27 @@ public class ProblemMappers {
             }
         }
 
+        void strings(String name, java.util.List<String> values) {
+            name(name);
+            put('[');
+            for (int i = 0; i < values.size(); i++) {
+                if (i > 0) {
+                    put(',');
+                }
+                quoted(values.get(i));
+            }
+            put(']');
+        }
+
         void string(String name, String value) {
             if (value == null) {
                 return;
             }
             name(name);
+            quoted(value);
+        }
+
+        private void quoted(String value) {
             put('"');
             for (int i = 0; i < value.length(); i++) {
                 char c = value.charAt(i);

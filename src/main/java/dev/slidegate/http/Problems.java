@@ -10,6 +10,14 @@ public final class Problems {
 
     private static final String TYPES = "https://slidegate.dev/problems/";
 
+    /**
+     * The IETF RateLimit draft's problem types (draft-ietf-httpapi-ratelimit-headers-11, section "Problem Types"): a
+     * request over a quota policy, and one the server cannot serve for a temporary reduction in its capacity.
+     */
+    public static final String QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+    public static final String TEMPORARY_REDUCED_CAPACITY = "https://iana.org/assignments/http-problem-types#"
+            + "temporary-reduced-capacity";
+
     private Problems() {
     }
 
@@ -33,10 +41,11 @@ public final class Problems {
                         + "; retry in " + retry + " s.";
         if (d.policy().inFlight()) { // (the limit's window is the lease time, which says nothing to the caller)
             int most = d.policy().maxInFlight();
-            return new Problem(TYPES + "too-many-in-flight", "Too Many Requests", 429, "Policy '" + d.policy().name()
+            return new Problem(QUOTA_EXCEEDED, "Too Many Requests", 429, "Policy '" + d.policy().name()
                     + "' allows " + most + (most == 1 ? " call" : " calls") + " at once"
                     + ("global".equals(d.policy().key()) ? " in all, for every caller together" : " per caller")
-                    + ", and that many are running; retry in " + retry + " s.", d.policy().name(), most + " in flight", retry);
+                    + ", and that many are running; retry in " + retry + " s.", d.policy().name(), most + " in flight", retry,
+                    violated(d));
         }
         if (e.heldByUpstream()) { // not the policy's own limit (the spreading one would be named): the upstream's pause
             return new Problem(TYPES + "upstream-paused", "Too Many Requests", 429, "Policy '" + d.policy().name()
@@ -44,12 +53,25 @@ public final class Problems {
                     + "retry in " + retry + " s.", d.policy().name(), null, retry);
         }
         if (e.waitingRoomFull()) {
-            return new Problem(TYPES + "waiting-room-full", "Too Many Requests", 429,
+            return new Problem(QUOTA_EXCEEDED, "Too Many Requests", 429,
                     "Policy '" + d.policy().name() + "' lets calls wait for their permit, but too many calls are waiting "
                             + "already; retry in " + retry + " s.",
-                    d.policy().name(), limit, retry);
+                    d.policy().name(), limit, retry, violated(d));
         }
-        return new Problem(TYPES + "rate-limited", "Too Many Requests", 429, detail, d.policy().name(), limit, retry);
+        return new Problem(QUOTA_EXCEEDED, "Too Many Requests", 429, detail, d.policy().name(), limit, retry, violated(d));
+    }
+
+    /** The quota policies a refusal exceeded, named as the RateLimit-Policy field names them: the limit that refused. */
+    private static java.util.List<String> violated(Decision d) {
+        int i = d.trippedIndex();
+        if (i >= 0 && i < d.policy().limits().size()) {
+            return java.util.List.of(d.policy().quotaName(i));
+        }
+        java.util.List<String> all = new java.util.ArrayList<>();
+        for (int l = 0; l < d.policy().limits().size(); l++) {
+            all.add(d.policy().quotaName(l));
+        }
+        return all;
     }
 
     /** The answer to a request whose client went away while it waited for its permit: nobody reads it. */
@@ -65,7 +87,7 @@ public final class Problems {
 
     /** The 503 body of a decision the store could not make. */
     public static Problem storeUnavailable() {
-        return new Problem(TYPES + "store-unavailable", "Rate limiter unavailable", 503,
+        return new Problem(TEMPORARY_REDUCED_CAPACITY, "Rate limiter unavailable", 503,
                 "The rate limiter could not decide this request; retry shortly.", null, null, 1L);
     }
 

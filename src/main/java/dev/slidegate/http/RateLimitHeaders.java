@@ -10,20 +10,21 @@ import dev.slidegate.core.ByIdentity;
 import io.vertx.core.MultiMap;
 
 /**
- * Writes the IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers): one quota item per limit,
- * as RFC 9651 lists of strings with parameters.
+ * Writes the IETF RateLimit fields as draft-ietf-httpapi-ratelimit-headers-11 defines them: one quota policy item per
+ * limit, as RFC 9651 lists of strings with parameters.
  *
  * <pre>
  * RateLimit-Policy: "products-2s";q=500;w=2, "products-10s";q=2000;w=10
  * RateLimit: "products-2s";r=499;t=2, "products-10s";r=1999;t=10
  * </pre>
  *
- * {@code q} is the quota N, {@code w} the window in seconds (rounded up), {@code r} the permits
- * remaining and {@code t} the seconds until another permit becomes available (0: none in use). A policy
+ * {@code q} is the quota N, {@code w} the time window in seconds (rounded up), {@code r} the remaining quota units and
+ * {@code t} the number of seconds until additional quota is made available (0: none in use). A policy
  * limiting calls in flight is one item named after it, in the draft's concurrency form: {@code q} the most
  * calls at once, {@code qu="concurrent-requests"} and no window; {@code r} the slots free, {@code t} when
  * none is, the seconds after which to ask again. A policy counting a unit of its own says it in each item:
- * {@code "tokens-1m";q=20000;w=60;qu="tokens"}.
+ * {@code "tokens-1m";q=20000;w=60;qu="slidegate-tokens"}: a unit the draft registers ({@code requests},
+ * {@code content-bytes}, {@code concurrent-requests}) as it is, any other vendor-prefixed ({@link Policy#fieldUnit()}).
  * Quota names are {@code <policy>-<window>}; policy names are restricted to characters that need no
  * escaping in a structured-field string.
  */
@@ -136,7 +137,7 @@ public final class RateLimitHeaders {
             item.append(";w=").append(limit.windowSeconds());
         }
         if (policy.countsOwnUnit()) {
-            item.append(";qu=\"").append(policy.unit()).append('"');
+            item.append(";qu=\"").append(policy.fieldUnit()).append('"');
         }
     }
 

@@ -103,7 +103,7 @@ class AdminApiTest {
                 .atStartOfDay(now.getZone())).toSeconds();
         String fields = given().header("X-Api-Key", apiKey).get("/api/completions?prompt=hello&max-tokens=20").then()
                 .statusCode(200).header("RateLimit-Policy", org.hamcrest.Matchers.containsString(
-                        "\"completion-tokens-month\";q=1000000;qu=\"tokens\""))
+                        "\"completion-tokens-month\";q=1000000;qu=\"slidegate-tokens\""))
                 .extract().header("RateLimit");
         java.util.regex.Matcher t = java.util.regex.Pattern.compile("\"completion-tokens-month\";r=999980;t=(\\d+)")
                 .matcher(fields);

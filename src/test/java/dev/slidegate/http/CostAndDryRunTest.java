@@ -54,11 +54,11 @@ class CostAndDryRunTest {
     @Test
     void aPolicyCountingTokensSaysSoWhereverItsLimitsAre() {
         given().get("/test/completion").then().statusCode(200)
-                .header("RateLimit-Policy", "\"completions-1h\";q=100;w=3600;qu=\"tokens\"")
+                .header("RateLimit-Policy", "\"completions-1h\";q=100;w=3600;qu=\"slidegate-tokens\"")
                 .header("RateLimit", "\"completions-1h\";r=60;t=3600");
         given().get("/test/completion").then().statusCode(200).header("RateLimit", "\"completions-1h\";r=20;t=3600");
         given().get("/test/completion").then().statusCode(429).contentType("application/problem+json")
-                .header("RateLimit-Policy", "\"completions-1h\";q=100;w=3600;qu=\"tokens\"")
+                .header("RateLimit-Policy", "\"completions-1h\";q=100;w=3600;qu=\"slidegate-tokens\"")
                 .body("detail", containsString("Policy 'completions' allows 100 tokens per 1h per caller"));
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("slidegate_charged_total{policy=\"completions\",unit=\"tokens\"} 80.0"));

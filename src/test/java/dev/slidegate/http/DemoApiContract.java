@@ -51,8 +51,8 @@ public abstract class DemoApiContract {
         String key = "llm-" + System.nanoTime();
         String body = given().header("X-Api-Key", key).get("/api/completions?prompt=hello&max-tokens=30").then()
                 .statusCode(200).header("RateLimit", containsString("\"completion-tokens-1m\";r=19970;"))
-                .header("RateLimit-Policy", containsString("\"completion-tokens-1m\";q=20000;w=60;qu=\"tokens\", "
-                        + "\"completion-tokens-month\";q=1000000;qu=\"tokens\"")) // a calendar month has no one length
+                .header("RateLimit-Policy", containsString("\"completion-tokens-1m\";q=20000;w=60;qu=\"slidegate-tokens\", "
+                        + "\"completion-tokens-month\";q=1000000;qu=\"slidegate-tokens\"")) // a calendar month has no one length
                 .extract().asString();
         long tokens = body.lines().count();
         org.junit.jupiter.api.Assertions.assertTrue(tokens >= 1 && tokens <= 30, body);
@@ -94,7 +94,7 @@ public abstract class DemoApiContract {
                 .header("Retry-After", matchesPattern("[1-9][0-9]*"))
                 .header("RateLimit-Policy", matchesPattern(SF_LIST))
                 .header("RateLimit", containsString("\"products-10m\";r=0;t="))
-                .body("type", equalTo("https://slidegate.dev/problems/rate-limited"))
+                .body("type", equalTo("https://iana.org/assignments/http-problem-types#quota-exceeded"))
                 .body("title", equalTo("Too Many Requests"))
                 .body("status", equalTo(429))
                 .body("policy", equalTo("products"))

@@ -79,7 +79,9 @@ class InFlightCallsTest {
         String refusedGate = newGate();
         HttpResponse<String> third = send(endpoint + "/" + refusedGate, tenant).join();
         assertEquals(429, third.statusCode(), third.body());
-        assertTrue(third.body().contains("/problems/too-many-in-flight") && third.body().contains("2 calls at once"),
+        assertTrue(
+                third.body().contains("#quota-exceeded") && third.body().contains(" in flight\"")
+                        && third.body().contains("2 calls at once"),
                 third.body());
         assertEquals("\"in-flight\";q=2;qu=\"concurrent-requests\"", third.headers().firstValue("RateLimit-Policy").orElse(""));
         assertEquals("\"in-flight\";r=0;t=1", third.headers().firstValue("RateLimit").orElse(""));
@@ -192,7 +194,7 @@ class InFlightCallsTest {
         // the slot stays taken for longer than a max-wait: a call that waits for it is refused at the end of its wait
         HttpResponse<String> late = send("waits/" + newGate(), tenant).join();
         assertEquals(429, late.statusCode(), late.body());
-        assertTrue(late.body().contains("/problems/too-many-in-flight"), late.body());
+        assertTrue(late.body().contains("#quota-exceeded") && late.body().contains(" in flight\""), late.body());
         // a waiting client goes away; the call behind it gets the slot when it frees
         String gone = newGate();
         String next = newGate();
@@ -257,7 +259,7 @@ class InFlightCallsTest {
         awaitRunning(first, 1);
         HttpResponse<String> busy = send("both/" + newGate(), tenant).join();
         assertEquals(429, busy.statusCode());
-        assertTrue(busy.body().contains("/problems/too-many-in-flight"), busy.body());
+        assertTrue(busy.body().contains("#quota-exceeded") && busy.body().contains(" in flight\""), busy.body());
         InFlightResource.gate(first).complete(null);
         assertEquals(200, a.join().statusCode());
         awaitLeasesEnded();
@@ -270,8 +272,9 @@ class InFlightCallsTest {
         for (int i = 0; i < 2; i++) { // the rate policy refuses now; the lease each call took is ended with it
             HttpResponse<String> limited = send("both/" + newGate(), tenant).join();
             assertEquals(429, limited.statusCode());
-            assertTrue(limited.body().contains("/problems/rate-limited"), "refused by the rate, not by a leaked lease: "
-                    + limited.body());
+            assertTrue(limited.body().contains("#quota-exceeded") && !limited.body().contains(" in flight\""),
+                    "refused by the rate, not by a leaked lease: "
+                            + limited.body());
             awaitLeasesEnded();
         }
     }

@@ -109,7 +109,8 @@ class WaitingCallsTest {
             assertTrue(s.status() == 200 || s.status() == 429, s.toString());
             if (s.status() == 429) {
                 assertFalse(runs.containsKey(s.id()), "a refused call never ran: " + s);
-                assertTrue(s.body().contains("/problems/rate-limited"), "refused by the limit, not the waiting room: " + s);
+                assertTrue(s.body().contains("#quota-exceeded") && !s.body().contains("too many calls are waiting"),
+                        "refused by the limit, not the waiting room: " + s);
                 assertNotNull(s.retryAfter(), s.toString());
                 firstRefusal = Math.min(firstRefusal, s.sent());
                 continue;

@@ -65,7 +65,9 @@ class DemoApiIT {
                     .contentType("application/problem+json").header("Retry-After", "1")
                     .header("RateLimit-Policy", "\"archives\";q=2;qu=\"concurrent-requests\"")
                     .header("RateLimit", "\"archives\";r=0;t=1")
-                    .body("type", containsString("/problems/too-many-in-flight")).body("limit", equalTo("2 in flight"));
+                    .body("type", containsString("#quota-exceeded"))
+                    .body("violated-policies", org.hamcrest.Matchers.contains("archives"))
+                    .body("limit", equalTo("2 in flight"));
             for (java.util.concurrent.Future<Integer> f : running) {
                 org.junit.jupiter.api.Assertions.assertEquals(200, f.get(20, java.util.concurrent.TimeUnit.SECONDS));
             }

@@ -116,9 +116,9 @@ class InFlightFleetIT {
             if (r.statusCode() == 200) {
                 seen.runs.add(new Run(instant(STARTED, r.body()), instant(ENDED, r.body()), target.port,
                         r.headers().firstValue("RateLimit-Policy").orElse("")));
-            } else if (r.statusCode() == 429 && r.body().contains("/problems/too-many-in-flight")) {
+            } else if (r.statusCode() == 429 && r.body().contains("#quota-exceeded") && r.body().contains(" in flight\"")) {
                 TimeUnit.MILLISECONDS.sleep(100 + random.nextInt(100)); // and ask again
-            } else if (r.statusCode() == 503 && r.body().contains("/problems/store-unavailable")) {
+            } else if (r.statusCode() == 503 && r.body().contains("#temporary-reduced-capacity")) {
                 seen.unavailable.incrementAndGet(); // Redis late enough that the fail mode (closed) refused
                 TimeUnit.MILLISECONDS.sleep(100 + random.nextInt(100));
             } else {

@@ -121,7 +121,7 @@ class SettledFleetIT {
             if (r.statusCode() == 200) {
                 calls.add(new Call(sent, received, r.body().lines().count(),
                         r.headers().firstValue("RateLimit-Policy").orElse(""), target.port));
-            } else if (r.statusCode() == 429 && r.body().contains("/problems/rate-limited")) {
+            } else if (r.statusCode() == 429 && r.body().contains("#quota-exceeded")) {
                 TimeUnit.MILLISECONDS.sleep(20 + random.nextInt(30));
             } else {
                 unexpected.add(r.statusCode() + " " + r.body());

@@ -92,7 +92,7 @@ class WaitingInstancesIT {
             for (Call call : calls) {
                 assertTrue(call.status() == 200 || call.status() == 429, call.toString());
                 if (call.status() == 429) {
-                    assertTrue(call.body().contains("/problems/rate-limited"), call.body());
+                    assertTrue(call.body().contains("#quota-exceeded"), call.body());
                     firstRefusal = Math.min(firstRefusal, call.sent());
                     continue;
                 }

@@ -184,7 +184,7 @@ class ConsumerTest {
     void recipeLlmTokensPerMonth() {
         given().header("X-Api-Key", "tenant").queryParam("prompt", "hi").queryParam("max-tokens", 500)
                 .get("/recipes/complete").then().statusCode(200).body("tokens", equalTo(7))
-                .header("RateLimit-Policy", containsString("\"llm-tokens-month\";q=1000000;qu=\"tokens\""))
+                .header("RateLimit-Policy", containsString("\"llm-tokens-month\";q=1000000;qu=\"slidegate-tokens\""))
                 .header("RateLimit", containsString("\"llm-tokens-1m\";r=19500;"));
         // the first call was settled at the 7 tokens it used: the second is admitted against 500 more
         given().header("X-Api-Key", "tenant").queryParam("prompt", "hi").queryParam("max-tokens", 500)
