@@ -41,9 +41,6 @@ import io.restassured.RestAssured;
 @TestProfile(dev.slidegate.http.SharedProfiles.OnRedis.class)
 class AdminPageBrowserTest {
 
-    private static final String CHROMIUM = "/usr/bin/chromium";
-    private static final String DRIVER = "/usr/bin/chromedriver";
-
     /** One browser for the class (its start is seconds of the test's time): each test loads the page anew. */
     private static WebDriver page;
 
@@ -60,16 +57,17 @@ class AdminPageBrowserTest {
     }
 
     private static WebDriver browser() throws Exception {
-        if (!Files.isExecutable(Path.of(CHROMIUM)) || !Files.isExecutable(Path.of(DRIVER))) {
-            dev.slidegate.testing.Tools.missing("AdminPageBrowserTest",
-                    CHROMIUM + " and " + DRIVER + " (apt-get install chromium chromium-driver)");
-        }
+        // found on the PATH, as every program a test needs: a machine (or a PATH) without them skips, saying so
+        String chromium = dev.slidegate.testing.Tools
+                .require("chromium", "AdminPageBrowserTest", "apt-get install chromium chromium-driver").toString();
+        String driver = dev.slidegate.testing.Tools
+                .require("chromedriver", "AdminPageBrowserTest", "apt-get install chromium chromium-driver").toString();
         ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
+        options.setBinary(chromium);
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
                 "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--window-size=1280,1000", "--user-data-dir=" + dev.slidegate.testing.Leftovers.tempDirectory("chromium"));
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(DRIVER))
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File(driver))
                 .usingAnyFreePort().build();
         return new ChromeDriver(service, options);
     }
