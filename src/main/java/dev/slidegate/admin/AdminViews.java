@@ -64,7 +64,7 @@ public final class AdminViews {
      * each bucket of {@code bucketSeconds}, and the calls held waiting when it was sampled.
      */
     @RegisterForReflection
-    public record TrendView(int bucketSeconds, long[] admitted, long[] refused, int[] waiting) {
+    public record TrendView(int bucketSeconds, long[] admitted, long[] refused, long[] waiting) {
     }
 
     /**

@@ -23,7 +23,7 @@ final class Trends {
     private static final class Ring {
         final long[] admitted = new long[BUCKETS];
         final long[] refused = new long[BUCKETS];
-        final int[] waiting = new int[BUCKETS];
+        final long[] waiting = new long[BUCKETS];
         long bucket;
         long lastAdmitted;
         long lastRefused;
@@ -39,9 +39,7 @@ final class Trends {
             if (steps > 0) {
                 shift(admitted, (int) steps);
                 shift(refused, (int) steps);
-                int s = (int) steps;
-                System.arraycopy(waiting, s, waiting, 0, BUCKETS - s);
-                java.util.Arrays.fill(waiting, BUCKETS - s, BUCKETS, 0);
+                shift(waiting, (int) steps);
                 bucket = bucketNow;
             }
             admitted[BUCKETS - 1] += Math.max(0, admittedNow - lastAdmitted);
@@ -84,7 +82,7 @@ final class Trends {
         Ring r = rings.get(policy);
         if (r == null) {
             rings.putIfAbsent(policy, new Ring(nowMillis / BUCKET_MS, admitted, refused));
-            return new AdminViews.TrendView((int) (BUCKET_MS / 1000), new long[BUCKETS], new long[BUCKETS], new int[BUCKETS]);
+            return new AdminViews.TrendView((int) (BUCKET_MS / 1000), new long[BUCKETS], new long[BUCKETS], new long[BUCKETS]);
         }
         return r.view(nowMillis / BUCKET_MS, admitted, refused, waiting);
     }

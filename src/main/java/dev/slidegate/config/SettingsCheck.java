@@ -93,7 +93,7 @@ public final class SettingsCheck {
             return Kind.TIME;
         } else if (type == Integer.class || type == Long.class) {
             return Kind.NUMBER;
-        } else if (type.isEnum() || type == dev.slidegate.api.Strategy.class) {
+        } else if (type.isEnum()) {
             return Kind.CHOICE;
         } else if (type == java.time.ZoneId.class) {
             return Kind.ZONE;

@@ -25,8 +25,7 @@ import dev.slidegate.api.Policy;
  *
  * <p>
  * Everything else (and every rate) goes to the store beneath unchanged. When the store cannot queue (it is down, or skipped
- * while it
- * recovers), the waiting calls are decided by asking it once more without a wait: their fail mode decides.
+ * while it recovers), the waiting calls are decided by asking it once more without a wait: their fail mode decides.
  */
 public final class SlotWaits extends ForwardingStore {
 

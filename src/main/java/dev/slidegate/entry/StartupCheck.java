@@ -14,8 +14,7 @@ import io.quarkus.runtime.StartupEvent;
 /**
  * At start-up, binds the policy of every {@link RateLimited} method of every bean, as the build found
  * them ({@link RateLimitedSites}), into the {@link PolicyCatalog}, so that a bad limit, strategy, key source or policy name
- * stops the
- * service before it takes traffic, with one sentence naming the property or {@code Class#method}, on
+ * stops the service before it takes traffic, with one sentence naming the property or {@code Class#method}, on
  * the JVM and in a native executable alike, without reflection. It also creates the store (which logs which
  * store is active and why), checks it offers what every policy needs ({@link dev.slidegate.config.StoreCapabilities}), and
  * creates the client-address resolver (which checks the trusted proxies).

@@ -126,7 +126,7 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
         if (policy.countRejected()) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
-        return remembering(policy, key, cost, maxWaitMicros, -1, () -> delegate.acquire(policy, key, cost, maxWaitMicros));
+        return remembering(policy, key, cost, maxWaitMicros, false);
     }
 
     /**
@@ -135,16 +135,14 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
      */
     @Override
     public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
-        return remembering(policy, key, 1, maxWaitMicros, IN_FLIGHT_MEMORY_NANOS,
-                () -> delegate.enter(policy, key, maxWaitMicros));
+        return remembering(policy, key, 1, maxWaitMicros, true);
     }
 
     /**
-     * A refusal remembered for {@code key} answered from memory, else {@code ask}'s decision, remembered when it refuses:
-     * for {@code memoryNanos}, or ({@code -1}) until its retry-after.
+     * A refusal remembered for {@code key} answered from memory, else the store's decision (a slot's, or permits'),
+     * remembered when it refuses: a slot's for {@link #IN_FLIGHT_MEMORY_NANOS}, permits' until their retry-after.
      */
-    private CompletionStage<Decision> remembering(Policy policy, String key, int cost, long maxWaitMicros, long memoryNanos,
-            java.util.function.Supplier<CompletionStage<Decision>> ask) {
+    private CompletionStage<Decision> remembering(Policy policy, String key, int cost, long maxWaitMicros, boolean slot) {
         String id = id(policy, cost, key);
         long now = nanoTime.getAsLong();
         Entry e = refusals.getIfPresent(id);
@@ -155,9 +153,11 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
             return CompletableFuture.completedFuture(e.at(now));
         }
         long resetsBefore = resets.get();
-        return ask.get().thenApply(d -> {
+        CompletionStage<Decision> asked = slot ? delegate.enter(policy, key, maxWaitMicros)
+                : delegate.acquire(policy, key, cost, maxWaitMicros);
+        return asked.thenApply(d -> {
             if (!d.allowed() && !d.fallback() && d.retryAfterMicros() > 0 && resets.get() == resetsBefore) {
-                long until = now + (memoryNanos >= 0 ? memoryNanos : TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros()));
+                long until = now + (slot ? IN_FLIGHT_MEMORY_NANOS : TimeUnit.MICROSECONDS.toNanos(d.retryAfterMicros()));
                 refusals.put(id, new Entry(d, now, until));
             }
             return d;
