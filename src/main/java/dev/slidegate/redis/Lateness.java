@@ -91,8 +91,17 @@ final class Lateness implements AutoCloseable {
 
     /** A call for {@code script}, its deadline set now. */
     <T> Call<T> start(LuaScript script) {
-        Call<T> call = new Call<>(script);
-        call.schedule(call.sentAt, timeoutNanos);
+        return start(script, 0);
+    }
+
+    /**
+     * A call for {@code script} whose caller may wait {@code budgetNanos} for it (a policy's {@code max-wait}): a silent
+     * Redis is waited for that long, up to the late limit, before the call fails, since its caller waits that long for a
+     * permit anyway. A late answer then decides, rather than the fail mode (issue 56).
+     */
+    <T> Call<T> start(LuaScript script, long budgetNanos) {
+        Call<T> call = new Call<>(script, Math.min(lateLimitNanos, Math.max(0, budgetNanos)));
+        call.schedule(call.sentAt, Math.max(timeoutNanos, call.budget));
         return call;
     }
 
@@ -139,11 +148,14 @@ final class Lateness implements AutoCloseable {
         final Context eventLoop = eventLoopContext();
         /** The connection it was sent on: the one its deadline gives up. */
         volatile EventLoopConnections.Sent sent;
+        /** How long its caller waits for it anyway (its max-wait, within the late limit): a silence this long is patience. */
+        final long budget;
         private volatile ScheduledFuture<?> deadline;
         private long due;
 
-        private Call(LuaScript script) {
+        private Call(LuaScript script, long budget) {
             this.script = script;
+            this.budget = budget;
         }
 
         private void schedule(long now, long in) {
@@ -175,7 +187,7 @@ final class Lateness implements AutoCloseable {
                 return;
             }
             long now = nanoTime.getAsLong();
-            long patience = patience(now);
+            long patience = Math.max(budget, patience(now));
             long silentSince = Math.max(lastAnswer, sentAt);
             boolean silent = now - silentSince >= patience;
             boolean paused = posted - due >= timeoutNanos / 2 || now - posted >= timeoutNanos / 2;
@@ -189,8 +201,9 @@ final class Lateness implements AutoCloseable {
                     ? "Redis did not answer " + script.name() + " within " + lateLimitNanos / 1_000_000
                             + " ms (slidegate.redis.late-limit)"
                     : "Redis answered nothing for " + (now - silentSince) / 1_000_000 + " ms while " + script.name()
-                            + " waited (slidegate.redis.timeout " + timeout.toMillis() + " ms; its answers took up to "
-                            + recent.max(now) / 1_000_000 + " ms lately)";
+                            + " waited (slidegate.redis.timeout " + timeout.toMillis() + " ms"
+                            + (budget > timeoutNanos ? ", its caller's max-wait " + budget / 1_000_000 + " ms" : "")
+                            + "; its answers took up to " + recent.max(now) / 1_000_000 + " ms lately)";
             if (result.completeExceptionally(new RedisStoreException(why, null)) && sent != null) {
                 sent.giveUpConnection(); // a connection that does not answer is not used again
             }

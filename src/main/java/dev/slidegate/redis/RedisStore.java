@@ -215,9 +215,10 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         String prefix = DecisionScripts.keyPrefix(policy, key);
         String[] cmd = shape.evalsha(prefix, cost, countRejected, maxWaitMicros, clock.nowMicros());
         if (shape.periods() == null) {
-            return send(policy, shape, cmd);
+            return send(policy, shape, cmd, maxWaitMicros);
         }
-        return aroundServerTime(policy, shape, prefix, cost, countRejected, maxWaitMicros, send(policy, shape, cmd), 3);
+        return aroundServerTime(policy, shape, prefix, cost, countRejected, maxWaitMicros,
+                send(policy, shape, cmd, maxWaitMicros), 3);
     }
 
     /**
@@ -234,17 +235,19 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
                 return e == null ? CompletableFuture.completedFuture(d) : CompletableFuture.<Decision> failedFuture(e);
             }
             String[] again = shape.evalsha(prefix, cost, countRejected, maxWaitMicros, server);
-            return aroundServerTime(policy, shape, prefix, cost, countRejected, maxWaitMicros, send(policy, shape, again),
+            return aroundServerTime(policy, shape, prefix, cost, countRejected, maxWaitMicros,
+                    send(policy, shape, again, maxWaitMicros),
                     tries - 1);
         }).thenCompose(s -> s);
     }
 
-    private CompletionStage<Decision> send(Policy policy, DecisionScripts.Shape shape, String[] cmd) {
+    /** Sends a decision; one whose caller may wait ({@code maxWaitMicros}) waits that long for a silent Redis too. */
+    private CompletionStage<Decision> send(Policy policy, DecisionScripts.Shape shape, String[] cmd, long maxWaitMicros) {
         Context loop = calls.pinned() ? Lateness.eventLoopContext() : null;
         if (loop != null && batchSize > 1) {
-            return batches.add(loop, policy, shape, cmd);
+            return batches.add(loop, policy, shape, cmd, maxWaitMicros * 1000);
         }
-        Lateness.Call<Decision> call = lateness.start(shape.script());
+        Lateness.Call<Decision> call = lateness.start(shape.script(), maxWaitMicros * 1000);
         calls.call(shape.script(), cmd, call, reply -> call.complete(reply, r -> DecisionScripts.decode(policy, r)));
         return call.result;
     }

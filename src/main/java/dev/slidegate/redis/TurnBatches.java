@@ -33,9 +33,9 @@ final class TurnBatches {
         this.batchSize = batchSize;
     }
 
-    /** Queues a decision of {@code loop}'s current turn. */
-    CompletionStage<Decision> add(Context loop, Policy policy, DecisionScripts.Shape shape, String[] cmd) {
-        Lateness.Call<Decision> call = lateness.start(shape.script());
+    /** Queues a decision of {@code loop}'s current turn, whose caller waits {@code budgetNanos} for it at most. */
+    CompletionStage<Decision> add(Context loop, Policy policy, DecisionScripts.Shape shape, String[] cmd, long budgetNanos) {
+        Lateness.Call<Decision> call = lateness.start(shape.script(), budgetNanos);
         Turn turn = turns.get();
         turn.queued.add(new Queued(policy, shape, cmd, call));
         if (turn.queued.size() == 1) {

@@ -98,6 +98,36 @@ class LateRedisTest {
         }
     }
 
+    // a caller who may wait (a policy's max-wait) waits for a late Redis within that budget: the answer Redis gives when
+    // it thaws decides, not the fail mode; a call of the same policy that may not wait fails over at the shipped budget
+    @Test
+    void aCallThatMayWaitWaitsForALateRedisWithinItsMaxWait() throws Exception {
+        SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
+        Policy p = new Policy("patient", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
+        long stallNanos = 800_000_000L; // longer than the budget (250 ms), shorter than the max-wait and the late limit
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
+            FallbackStore instance = instance(clients, defaults);
+            instance.acquire(p, "warm", 1).toCompletableFuture().join(); // scripts loaded, a connection open
+            server.signal("STOP");
+            long stopped = System.nanoTime();
+            java.util.concurrent.CompletableFuture<Decision> waiting;
+            Decision hasty;
+            try {
+                waiting = instance.acquire(p, "client:patient", 1, 1_500_000).toCompletableFuture();
+                hasty = instance.acquire(p, "client:hasty", 1).toCompletableFuture().join(); // the fail mode, after the budget
+                while (System.nanoTime() - stopped < stallNanos) {
+                    Thread.sleep(10);
+                }
+                assertTrue(!waiting.isDone(), "the call that may wait 1.5 s is still waiting for Redis: " + waiting);
+            } finally {
+                server.signal("CONT");
+            }
+            Decision patient = waiting.get(5, TimeUnit.SECONDS);
+            assertTrue(hasty.allowed() && hasty.fallback(), "a call that may not wait fails over: " + hasty);
+            assertTrue(patient.allowed() && !patient.fallback(), "Redis decided after the stall: " + patient);
+        }
+    }
+
     private void runScenario(boolean twice) throws Exception {
         SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
         Policy p = new Policy("late", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
