@@ -23,13 +23,13 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
-        Optional<String> costResolver, boolean inFlight) {
+        Optional<String> costResolver, Optional<Boolean> partitionKey, boolean inFlight) {
 
     /** No member set. */
     static final PolicyMembers NONE = new PolicyMembers(Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty(),
-            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false);
+            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false);
 
     /**
      * These members, each one unset here taken from {@code other}: the one rule by which a policy's configuration, its
@@ -44,7 +44,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                 planMaxWaits.isEmpty() ? other.planMaxWaits : planMaxWaits, outgoing.or(other::outgoing),
                 unit.or(other::unit), settle.or(other::settle), refundFailures.or(other::refundFailures),
                 zone.or(other::zone), usageHeader.or(other::usageHeader), costResolver.or(other::costResolver),
-                limits.isPresent() ? inFlight : other.inFlight);
+                partitionKey.or(other::partitionKey), limits.isPresent() ? inFlight : other.inFlight);
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -162,7 +162,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone, usageHeader, costResolver, lease.isPresent());
+                zone, usageHeader, costResolver, p.partitionKey(), lease.isPresent());
     }
 
     /**

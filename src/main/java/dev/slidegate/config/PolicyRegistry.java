@@ -44,7 +44,13 @@ public class PolicyRegistry {
      * @param costResolver the name of the {@code CostResolver} bean that works out each call's cost, or {@code null}
      */
     public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
-            dev.slidegate.core.Settlement settlement, String costResolver) {
+            dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey) {
+
+        /** A policy whose answers do not name the caller's partition. */
+        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
+                dev.slidegate.core.Settlement settlement, String costResolver) {
+            this(name, policy, key, plans, cost, outgoing, settlement, costResolver, false);
+        }
 
         /** A policy whose calls cost what {@code cost} says. */
         public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
@@ -234,7 +240,7 @@ public class PolicyRegistry {
                     + "cost-resolver out");
         }
         return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin),
-                costResolver);
+                costResolver, m.partitionKey().orElse(false));
     }
 
     /**
@@ -264,7 +270,7 @@ public class PolicyRegistry {
                 Optional.ofNullable(d.dryRun()), d.cost() > 0 ? Optional.of(d.cost()) : Optional.empty(), Map.of(),
                 Optional.empty(), Optional.empty(), Optional.empty(), maxWait, Map.of(),
                 d.outgoing() ? Optional.of(true) : Optional.empty(), unit, Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
     }
 
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */

@@ -348,6 +348,15 @@ public interface SlidegateConfig {
         Optional<Boolean> settle();
 
         /**
+         * {@code true}: the RateLimit fields of an HTTP answer name the caller's partition, the draft's {@code pk}
+         * parameter: a byte sequence that is the same for every call of one caller key on every instance and differs
+         * between keys (the first 12 bytes of the key's SHA-256, not the key itself), so a client that calls with several
+         * keys (API keys, tenants) can tell which window each answer speaks of. Default false.
+         */
+        @WithName("partition-key")
+        Optional<Boolean> partitionKey();
+
+        /**
          * With {@code settle}: a call that fails or is cancelled without reporting its usage is refunded in full, instead
          * of being charged its estimate. Default false.
          */

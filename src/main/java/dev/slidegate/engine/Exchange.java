@@ -33,4 +33,10 @@ public interface Exchange extends RequestView {
 
     /** The request's {@link Usage} when someone asked for it already, else {@code null}. */
     Usage usageIfAny();
+
+    /**
+     * Says which caller key {@code decision} counted, for a policy whose answers name the caller's partition (the
+     * {@code pk} of the RateLimit fields; {@code partition-key}).
+     */
+    void partition(dev.slidegate.api.Decision decision, String key);
 }

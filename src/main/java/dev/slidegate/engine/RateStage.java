@@ -56,6 +56,9 @@ final class RateStage {
                     return;
                 }
                 call.made(d);
+                if (call.rc != null && a.mp().resolved().partitionKey()) {
+                    call.rc.partition(d, a.key()); // the answer names the caller's partition (pk)
+                }
                 boolean full = entry.roomFull() && !d.allowed() && d.retryAfterMicros() <= a.maxWait();
                 if (admission.refuse(d, full)) {
                     WaitStage.leave(place);

@@ -140,5 +140,10 @@ class Exchanges {
         public Usage usageIfAny() {
             return rc.get(USAGE);
         }
+
+        @Override
+        public void partition(dev.slidegate.api.Decision decision, String key) {
+            dev.slidegate.http.HttpDecisions.partition(rc, decision, key);
+        }
     }
 }

@@ -14,6 +14,7 @@ import io.vertx.ext.web.RoutingContext;
 public final class HttpDecisions {
 
     private static final String KEY = "slidegate.decisions";
+    private static final String PARTITIONS = "slidegate.partitions";
 
     private HttpDecisions() {
     }
@@ -30,12 +31,25 @@ public final class HttpDecisions {
         if (decisions == null) {
             List<Decision> created = new ArrayList<>(2);
             rc.put(KEY, created);
-            rc.addHeadersEndHandler(v -> RateLimitHeaders.write(rc.response().headers(), created));
+            rc.addHeadersEndHandler(v -> RateLimitHeaders.write(rc.response().headers(), created, rc.get(PARTITIONS)));
             decisions = created;
         }
         synchronized (decisions) {
             decisions.add(decision);
         }
+    }
+
+    /**
+     * Remembers that {@code decision} counted the caller key {@code key}: the RateLimit fields of its policy name the
+     * partition ({@code pk}) in this response.
+     */
+    public static void partition(RoutingContext rc, Decision decision, String key) {
+        java.util.Map<Decision, String> keys = rc.get(PARTITIONS);
+        if (keys == null) {
+            keys = java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>(2));
+            rc.put(PARTITIONS, keys);
+        }
+        keys.put(decision, RateLimitHeaders.partitionKey(key));
     }
 
     /** Forgets {@code made} (the very decisions recorded), for a call decided again: its new decisions are recorded instead. */

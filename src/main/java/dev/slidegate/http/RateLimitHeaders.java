@@ -61,6 +61,28 @@ public final class RateLimitHeaders {
     private static final ByIdentity<Policy, Written> WRITTEN = new ByIdentity<>(Written::new);
 
     static void write(MultiMap headers, List<Decision> decisions) {
+        write(headers, decisions, null);
+    }
+
+    /**
+     * The draft's partition key of a caller key: a byte sequence, the first 12 bytes of the key's SHA-256 (the same on
+     * every instance, different for different keys, and not the key itself).
+     */
+    static String partitionKey(String key) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return ";pk=:" + java.util.Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(digest, 12)) + ':';
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
+    }
+
+    /**
+     * Writes the RateLimit fields of {@code decisions}; a decision in {@code partitions} (its {@code ;pk=} parameter, or
+     * none) names the caller's partition in its items of both fields.
+     */
+    static void write(MultiMap headers, List<Decision> decisions, java.util.Map<Decision, String> partitions) {
         String policyField = null;
         StringBuilder policies = null; // only with more than one decision
         StringBuilder state = new StringBuilder(64);
@@ -72,7 +94,8 @@ public final class RateLimitHeaders {
                 }
                 // states of other limits than the policy's (not written by the stores) are spelled out
                 Written w = sameLimits(d.policy(), states) ? WRITTEN.get(d.policy()) : null;
-                String field = w != null ? w.policyField : spelledOut(d);
+                String pk = partitions == null ? null : partitions.get(d);
+                String field = pk != null ? spelledOut(d, pk) : w != null ? w.policyField : spelledOut(d, null);
                 if (policyField == null) {
                     policyField = field;
                 } else {
@@ -89,6 +112,9 @@ public final class RateLimitHeaders {
                         state.append('"').append(d.policy().quotaName(i)).append("\";r=");
                     }
                     state.append(states.get(i).remaining()).append(";t=").append(states.get(i).resetSeconds());
+                    if (pk != null) {
+                        state.append(pk);
+                    }
                 }
             }
         }
@@ -112,14 +138,20 @@ public final class RateLimitHeaders {
         return true;
     }
 
-    /** The {@code RateLimit-Policy} items of a decision whose states are not its policy's limits. */
-    private static String spelledOut(Decision d) {
+    /**
+     * The {@code RateLimit-Policy} items of a decision whose states are not its policy's limits, or that names the caller's
+     * partition ({@code pk}, else null).
+     */
+    private static String spelledOut(Decision d, String pk) {
         StringBuilder field = new StringBuilder(64);
         List<LimitState> states = d.states();
         for (int i = 0; i < states.size(); i++) {
             Limit limit = states.get(i).limit();
             quota(separate(field).append('"').append(d.policy().quotaName(i)).append("\";q=").append(limit.permits()),
                     d.policy(), limit);
+            if (pk != null) {
+                field.append(pk);
+            }
         }
         return field.toString();
     }

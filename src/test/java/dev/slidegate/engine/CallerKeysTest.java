@@ -128,6 +128,10 @@ class CallerKeysTest {
         public dev.slidegate.api.Usage usageIfAny() {
             return null;
         }
+
+        @Override
+        public void partition(dev.slidegate.api.Decision decision, String key) {
+        }
     }
 
     // issue 57: keys are read from a request view of Slidegate's own, so every key source is decided without a server;

@@ -52,6 +52,14 @@ public class KeySourcesResource {
         return "ok";
     }
 
+    /** A policy whose answers name the caller's partition ({@code %test.slidegate.policies.partitioned.partition-key}). */
+    @GET
+    @Path("partitioned")
+    @RateLimited(value = "partitioned", limits = "5/1h", key = "header:X-Api-Key")
+    public String partitioned() {
+        return "ok";
+    }
+
     /** The client's address as Quarkus resolved it (quarkus.http.proxy.*), for QuarkusProxyTest. */
     @GET
     @Path("quarkus-remote-address")

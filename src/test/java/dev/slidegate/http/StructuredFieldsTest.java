@@ -44,6 +44,10 @@ class StructuredFieldsTest {
         answers.add(given().header("X-Api-Key", key).queryParam("prompt", "hi").queryParam("max-tokens", 3)
                 .get("/api/completions/whole")); // a unit of the service's own, and a calendar month
         answers.add(given().header("X-Api-Key", key).queryParam("seconds", "0.1").get("/api/reports/archive")); // slots
+        Response mine = given().header("X-Api-Key", key).get("/test/keys/partitioned"); // the caller's partition (pk)
+        Response mineAgain = given().header("X-Api-Key", key).get("/test/keys/partitioned");
+        Response other = given().header("X-Api-Key", key + "-other").get("/test/keys/partitioned");
+        answers.addAll(List.of(mine, mineAgain, other));
         Response refused = null;
         for (int i = 0; i < 101 && refused == null; i++) { // 100/1h
             Response r = given().header("X-Api-Key", key).get("/api/reports");
@@ -66,6 +70,16 @@ class StructuredFieldsTest {
         assertTrue(fields.stream().anyMatch(f -> f.get("value").contains("qu=\"slidegate-tokens\"")), fields.toString());
         assertTrue(fields.stream().anyMatch(f -> f.get("value").contains("qu=\"concurrent-requests\"")), fields.toString());
 
+        // a partition key names the caller's window in both fields: the same for one key, another for another key, and not
+        // the key itself; a policy that does not ask for it says none
+        String pk = partitionKey(mine, RateLimitHeaders.STATE);
+        assertEquals(pk, partitionKey(mine, RateLimitHeaders.POLICY), "both fields name one partition");
+        assertEquals(pk, partitionKey(mineAgain, RateLimitHeaders.STATE), "one caller key, one partition");
+        assertTrue(!pk.equals(partitionKey(other, RateLimitHeaders.STATE)), "another key, another partition");
+        assertTrue(!new String(java.util.Base64.getDecoder().decode(pk), java.nio.charset.StandardCharsets.ISO_8859_1)
+                .contains("sfv-"), "the partition key is not the caller's key");
+        assertTrue(!answers.get(0).header(RateLimitHeaders.STATE).contains(";pk="), "products does not ask for pk");
+
         ObjectMapper json = new ObjectMapper();
         JsonNode verdicts = json.readTree(independentlyParsed(json.writeValueAsString(fields)));
         assertEquals(fields.size(), verdicts.size());
@@ -81,6 +95,13 @@ class StructuredFieldsTest {
         assertEquals(refused.header("Retry-After"), problem.get("retryAfter").asText(), "Retry-After and retryAfter agree");
         assertEquals("reports", problem.get("policy").asText());
         assertEquals("100/1h", problem.get("limit").asText());
+    }
+
+    /** The byte sequence of the {@code pk} parameter in {@code field} of {@code answer} (base64, between colons). */
+    private static String partitionKey(Response answer, String field) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(";pk=:([A-Za-z0-9+/=]+):").matcher(answer.header(field));
+        assertTrue(m.find(), field + " names the partition: " + answer.header(field));
+        return m.group(1);
     }
 
     /** The verdicts of the JavaScript reader on {@code fields} (JSON). */
