@@ -27,6 +27,15 @@ public interface Clock {
     }
 
     /**
+     * How far a test has moved this clock ahead of where it started (0 for every clock but a test's): windows kept on
+     * Redis, which count by the server's {@code TIME}, are moved as far ahead (the scripts add it to {@code TIME}), so a
+     * test that advances the clock refills them as it refills windows kept in process.
+     */
+    default long aheadMicros() {
+        return 0;
+    }
+
+    /**
      * The system clock: the wall clock read once at creation, advanced by {@link System#nanoTime()}, so
      * it is epoch aligned (fixed windows start on whole seconds) and cannot step backwards when the
      * wall clock is adjusted.

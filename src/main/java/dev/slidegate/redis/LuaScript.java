@@ -54,6 +54,23 @@ public record LuaScript(String name, String body, String sha1) {
 
     private static final String INCLUDE = "--#include ";
 
+    /**
+     * This script with the server's time moved {@code aheadMicros} ahead: every {@code redis.call('TIME')} reads the
+     * server's {@code TIME} plus that (a test that advanced Slidegate's clock, {@link dev.slidegate.core.Clock#aheadMicros}).
+     * A script of its own, with its own SHA-1, for each distance.
+     */
+    public LuaScript ahead(long aheadMicros) {
+        String shifted = "local function slidegate_time()\n"
+                + "  local t = redis.call('TIME')\n"
+                + "  local us = tonumber(t[2]) + " + aheadMicros + "\n"
+                + "  local s = tonumber(t[1]) + math.floor(us / 1000000)\n"
+                + "  return {string.format('%d', s), string.format('%d', us % 1000000)}\n"
+                + "end\n" + body.replace(TIME, "slidegate_time()");
+        return of(name, shifted);
+    }
+
+    private static final String TIME = "redis.call('TIME')";
+
     /** A script made in code, named {@code name} in messages. */
     public static LuaScript of(String name, String body) {
         return new LuaScript(name, body, sha1(body));

@@ -116,7 +116,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         this.connections = new EventLoopConnections(redis.getRedis().getDelegate(), !nodes.cluster());
         this.lateness = new Lateness(options.timeout(), options.lateLimit(), options.clock()::nanoTime);
         this.clock = options.clock();
-        this.calls = new ScriptCalls(connections, lateness);
+        this.calls = new ScriptCalls(connections, lateness, options.clock()::aheadMicros);
         this.batchSize = options.batchSize();
         this.batches = new TurnBatches(calls, lateness, batchSize);
         this.keyspace = new RedisKeyspace(redis, nodes, lateness.lateLimit());

@@ -17,10 +17,22 @@ final class ScriptCalls {
 
     private final EventLoopConnections connections;
     private final Lateness lateness;
+    /** How far a test moved the clock ahead ({@link dev.slidegate.core.Clock#aheadMicros}): 0 outside tests. */
+    private final java.util.function.LongSupplier ahead;
+    /** The scripts moved ahead by the distance last seen, by the script they were made from. */
+    private volatile Ahead moved = new Ahead(0, new java.util.concurrent.ConcurrentHashMap<>());
+
+    private record Ahead(long micros, java.util.Map<LuaScript, LuaScript> scripts) {
+    }
 
     ScriptCalls(EventLoopConnections connections, Lateness lateness) {
+        this(connections, lateness, () -> 0);
+    }
+
+    ScriptCalls(EventLoopConnections connections, Lateness lateness, java.util.function.LongSupplier ahead) {
         this.connections = connections;
         this.lateness = lateness;
+        this.ahead = ahead;
     }
 
     /** Whether calls made on an event loop use that loop's own connection (a single Redis, not a cluster). */
@@ -33,6 +45,21 @@ final class ScriptCalls {
      * send is recorded in {@code call} (the connection its deadline gives up).
      */
     void call(LuaScript script, String[] cmd, Lateness.Call<?> call, Handler<AsyncResult<Response>> onReply) {
+        long micros = ahead.getAsLong();
+        if (micros != 0) { // a test moved the clock: the script reads the server's TIME as far ahead
+            Ahead m = moved;
+            if (m.micros() != micros) {
+                moved = m = new Ahead(micros, new java.util.concurrent.ConcurrentHashMap<>());
+            }
+            long by = micros;
+            script = m.scripts().computeIfAbsent(script, s -> s.ahead(by));
+            cmd = cmd.clone();
+            cmd[0] = script.sha1();
+        }
+        send(script, cmd, call, onReply);
+    }
+
+    private void send(LuaScript script, String[] cmd, Lateness.Call<?> call, Handler<AsyncResult<Response>> onReply) {
         EventLoopConnections.Sent sent;
         try {
             sent = connections.send(request(Command.EVALSHA, cmd));

@@ -71,7 +71,8 @@ public class SlidegateTestKit {
     }
 
     /**
-     * Moves Slidegate's clock forward by {@code d}: windows refill, waits and holds end as if {@code d} had passed.
+     * Moves Slidegate's clock forward by {@code d}: windows refill (in process, and on Redis, whose scripts then read the
+     * server's time as far ahead), waits and holds end as if {@code d} had passed.
      *
      * @throws IllegalStateException when the service's tests did not select {@link TestClock}
      */

@@ -20,8 +20,9 @@ import dev.slidegate.core.Clock;
  * (It has no priority: an alternative with one would be on in every service that has Slidegate.) It moves everything that reads
  * Slidegate's clock: in-process windows, waits (a waiting call is released when the
  * clock reaches its permit), leases, upstream holds, settlements, calendar periods and override expiry. Windows kept on
- * Redis count by the Redis server's own clock, which no test moves: there {@link SlidegateTestKit#reset()} is what
- * starts a test afresh. One clock for the JVM: it starts at 2026-01-01T00:00:00Z, where every whole second, minute,
+ * Redis count by the Redis server's own clock, which goes on in real time: an advance moves them as far ahead too (every
+ * script adds it to the server's {@code TIME}), so a window kept there refills as one kept in process does. One clock for the
+ * JVM: it starts at 2026-01-01T00:00:00Z, where every whole second, minute,
  * hour and day begins, and never goes back.
  */
 @Alternative
@@ -67,5 +68,11 @@ public class TestClock implements Clock {
     @Override
     public long nowMicros() {
         return NOW.get();
+    }
+
+    /** How far the tests moved the clock: windows kept on Redis are moved as far. */
+    @Override
+    public long aheadMicros() {
+        return NOW.get() - START_MICROS;
     }
 }

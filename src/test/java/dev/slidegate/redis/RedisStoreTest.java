@@ -48,6 +48,45 @@ class RedisStoreTest {
         server.close();
     }
 
+    // a test that moves Slidegate's clock ahead (the test kit's TestClock) moves the windows kept in Redis as far: every
+    // script reads the server's TIME plus the distance, so a window refills without waiting for the server's clock
+    @Test
+    void aClockMovedAheadMovesTheWindowsKeptInRedisAsFar() {
+        java.util.concurrent.atomic.AtomicLong ahead = new java.util.concurrent.atomic.AtomicLong();
+        dev.slidegate.core.Clock system = dev.slidegate.core.Clock.system();
+        dev.slidegate.core.Clock moved = new dev.slidegate.core.Clock() {
+            @Override
+            public long nowMicros() {
+                return system.nowMicros() + ahead.get();
+            }
+
+            @Override
+            public long aheadMicros() {
+                return ahead.get();
+            }
+        };
+        RedisStore s = new RedisStore(clients.dataSource(), RedisNodes.single(clients.dataSource()),
+                RedisStore.Options.of(Duration.ofSeconds(5)).withClock(moved));
+        for (Policy p : List.of(
+                new Policy("ahead-log", List.of(Limit.parse("2/1m")), Strategy.SLIDING_LOG, "ip", false),
+                new Policy("ahead-day", List.of(Limit.parse("2/day")), Strategy.FIXED_WINDOW, "ip", false))) {
+            String key = "k-" + System.nanoTime();
+            assertTrue(s.acquire(p, key, 1).toCompletableFuture().join().allowed());
+            assertTrue(s.acquire(p, key, 1).toCompletableFuture().join().allowed());
+            Decision full = s.acquire(p, key, 1).toCompletableFuture().join();
+            assertTrue(!full.allowed(), p.name() + " refuses its third call: " + full);
+            long window = p.name().equals("ahead-day") ? 86_400_000_000L : 60_000_000L;
+            ahead.addAndGet(window + 1_000);
+            Decision after = s.acquire(p, key, 1).toCompletableFuture().join();
+            assertTrue(after.allowed(), p.name() + " refills once the clock moved a window ahead: " + after);
+            List<?> time = (List<?>) resp.call("TIME");
+            long serverNow = Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString());
+            assertTrue(Math.abs(after.atMicros() - (serverNow + ahead.get())) < 5_000_000,
+                    "the decision's instant is the server's time moved as far: " + after.atMicros() + " vs " + serverNow);
+        }
+        s.close();
+    }
+
     private static Decision call(Policy p, String key) {
         return store.acquire(p, key, 1).toCompletableFuture().join();
     }

@@ -128,4 +128,16 @@ class RedisConsumerTest {
         slidegate.reset();
         given().get("/orders").then().statusCode(200).header("RateLimit", "\"OrderResource.list-1m\";r=2;t=60");
     }
+
+    // and moves them as the clock moves: a minute ahead refills the window kept in Redis, no sleeping
+    @Test
+    void theTestKitMovesTheWindowsInRedisWithItsClock() {
+        slidegate.reset();
+        for (int i = 0; i < 3; i++) {
+            given().get("/orders").then().statusCode(200);
+        }
+        given().get("/orders").then().statusCode(429);
+        slidegate.advance(java.time.Duration.ofSeconds(61));
+        given().get("/orders").then().statusCode(200);
+    }
 }
