@@ -27,8 +27,12 @@ class ReadmeRecipesTest {
     private static final Pattern BLOCK = Pattern.compile("```(java|properties|shell)\\n(.*?)```", Pattern.DOTALL);
 
     private static List<String[]> blocks() throws IOException {
+        return blocks(README);
+    }
+
+    private static List<String[]> blocks(Path doc) throws IOException {
         List<String[]> blocks = new ArrayList<>();
-        Matcher m = BLOCK.matcher(Files.readString(README));
+        Matcher m = BLOCK.matcher(Files.readString(doc));
         while (m.find()) {
             blocks.add(new String[] { m.group(1), m.group(2) });
         }
@@ -97,6 +101,35 @@ class ReadmeRecipesTest {
             }
         }
         assertTrue(checked >= 8, "settings checked: " + checked);
+    }
+
+    /**
+     * docs/recipes.md: its code and settings are the consumer's (the README's four recipes) or the demo service's (the
+     * REST client of an API that limits you, tested by the demo's own tests).
+     */
+    @Test
+    void everyLineTheRecipesGuidePrintsIsInACodeThatRunsIt() throws IOException {
+        List<String> code = trimmedLines(CONSUMER.resolve("src/main/java/example/ReadmeRecipes.java"),
+                CONSUMER.resolve("src/main/java/example/OrderResource.java"),
+                Path.of("src/main/java/dev/slidegate/demo/QuotesClient.java"));
+        List<String> settings = trimmedLines(CONSUMER.resolve("src/main/resources/application.properties"),
+                Path.of("src/main/resources/application.properties"));
+        int checked = 0;
+        for (String[] block : blocks(Path.of("docs/recipes.md"))) {
+            for (String raw : block[1].split("\n")) {
+                String line = block[0].equals("java") ? code(raw) : raw.trim();
+                if (line.isEmpty() || line.startsWith("#") || line.equals("}")
+                        || line.startsWith("quarkus.redis.slidegate.hosts=")) {
+                    continue; // the Redis hosts: given by the consumer's Redis test, as the README's test says
+                }
+                String prefix = line.endsWith("{ ... }") ? line.substring(0, line.length() - "{ ... }".length()) : null;
+                List<String> where = block[0].equals("java") ? code : settings;
+                assertTrue(where.stream().anyMatch(c -> prefix == null ? c.equals(line) : c.startsWith(prefix)),
+                        "docs/recipes.md line not run by the consumer or the demo: " + line);
+                checked++;
+            }
+        }
+        assertTrue(checked >= 25, "lines checked: " + checked);
     }
 
     @Test
