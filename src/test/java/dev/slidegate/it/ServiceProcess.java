@@ -281,6 +281,10 @@ public final class ServiceProcess implements AutoCloseable {
             cmd.add(javaBinary());
             if (classData) {
                 cmd.addAll(ClassData.options());
+                // the JIT's first tier only: most starts here serve a few hundred requests, where the top tier's compiles
+                // cost more CPU than they save on these 2 cores (~20 s of a verify); the start as a user makes it, and
+                // the benchmarks' starts (a Launcher), keep the JVM's defaults
+                cmd.add("-XX:TieredStopAtLevel=1");
             }
             cmd.add("-Dquarkus.http.port=" + port);
             cmd.addAll(List.of(properties));
