@@ -23,13 +23,15 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Optional<String> defaultPlan, Optional<Integer> cells, Optional<FailMode> failMode, Optional<Long> maxWaitMicros,
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
-        Optional<String> costResolver, Optional<Boolean> partitionKey, boolean inFlight) {
+        Optional<String> costResolver, Optional<Boolean> partitionKey, Optional<dev.slidegate.core.CountWhen> countWhen,
+        boolean inFlight) {
 
     /** No member set. */
     static final PolicyMembers NONE = new PolicyMembers(Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty(),
-            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), false);
+            Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+            false);
 
     /**
      * These members, each one unset here taken from {@code other}: the one rule by which a policy's configuration, its
@@ -44,7 +46,8 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                 planMaxWaits.isEmpty() ? other.planMaxWaits : planMaxWaits, outgoing.or(other::outgoing),
                 unit.or(other::unit), settle.or(other::settle), refundFailures.or(other::refundFailures),
                 zone.or(other::zone), usageHeader.or(other::usageHeader), costResolver.or(other::costResolver),
-                partitionKey.or(other::partitionKey), limits.isPresent() ? inFlight : other.inFlight);
+                partitionKey.or(other::partitionKey), countWhen.or(other::countWhen),
+                limits.isPresent() ? inFlight : other.inFlight);
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -153,6 +156,20 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             }
             return r;
         });
+        Optional<dev.slidegate.core.CountWhen> countWhen = p.countWhen().map(c -> {
+            try {
+                return dev.slidegate.core.CountWhen.parse(c);
+            } catch (IllegalArgumentException e) {
+                throw fail(prefix + "count-when: " + e.getMessage());
+            }
+        });
+        if (lease.isPresent() && countWhen.isPresent()) {
+            throw fail(prefix + "count-when: a policy with max-in-flight counts calls while they run; leave count-when out");
+        }
+        if (countWhen.isPresent() && (p.settle().orElse(false) || p.refundFailures().isPresent() || usageHeader.isPresent())) {
+            throw fail(prefix + "count-when: the policy settles by reported usage too (settle, refund-failures or "
+                    + "usage-header); count-when settles each call by its outcome: keep one");
+        }
         if (costResolver.isPresent() && p.cost().isPresent()) {
             throw fail(prefix + "cost-resolver: the policy sets cost too; keep one (the resolver works out each call's cost)");
         }
@@ -162,7 +179,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone, usageHeader, costResolver, p.partitionKey(), lease.isPresent());
+                zone, usageHeader, costResolver, p.partitionKey(), countWhen, lease.isPresent());
     }
 
     /**

@@ -270,11 +270,25 @@ public class PolicyRegistry {
                 Optional.ofNullable(d.dryRun()), d.cost() > 0 ? Optional.of(d.cost()) : Optional.empty(), Map.of(),
                 Optional.empty(), Optional.empty(), Optional.empty(), maxWait, Map.of(),
                 d.outgoing() ? Optional.of(true) : Optional.empty(), unit, Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                d.maxInFlight() != 0);
     }
 
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */
     private dev.slidegate.core.Settlement settlement(PolicyMembers cfg, String name, Strategy strategy, String origin) {
+        // the policy's own count-when; else the defaults', unless the policy says how it settles
+        Optional<dev.slidegate.core.CountWhen> own = cfg == null ? Optional.empty() : cfg.countWhen();
+        Optional<dev.slidegate.core.CountWhen> countWhen = own.isPresent() || (cfg != null && cfg.settle().isPresent()) ? own
+                : defaults.countWhen();
+        if (countWhen.isPresent()) {
+            if (strategy == null || !strategy.settles()) {
+                throw fail(origin + ": policy '" + name + "' counts only some calls (count-when), which settles each call "
+                        + "when its outcome is known, but " + (strategy == null ? "limits calls in flight"
+                                : "counts with " + strategy.configName() + ", which keeps one entry per permit: use "
+                                        + Strategy.settlingNames()));
+            }
+            return dev.slidegate.core.Settlement.countingWhen(countWhen.get());
+        }
         boolean settle = cfg != null && cfg.settle().isPresent() ? cfg.settle().get()
                 : strategy != null && defaults.settle().orElse(false);
         boolean refund = cfg != null && cfg.refundFailures().isPresent() ? cfg.refundFailures().get()

@@ -357,6 +357,16 @@ public interface SlidegateConfig {
         Optional<Boolean> partitionKey();
 
         /**
+         * Count only the calls whose outcome is one of these: HTTP statuses ({@code 401}), classes of status
+         * ({@code 4xx}) or exception types by their full names ({@code java.io.IOException}). A call is admitted against
+         * its cost and, once its outcome is known, charged it when the outcome matches, refunded when not; a call whose
+         * outcome is not known (its client left) counts. For sliding-counter, fixed-window and token-bucket; not with
+         * settle. Default: every call counts.
+         */
+        @WithName("count-when")
+        Optional<List<String>> countWhen();
+
+        /**
          * With {@code settle}: a call that fails or is cancelled without reporting its usage is refunded in full, instead
          * of being charged its estimate. Default false.
          */

@@ -42,7 +42,8 @@ final class CallEnds {
         return outcome.thenApply(o -> {
             Outcome held = leased ? leases.settle(o, keys) : o;
             if (settled && held instanceof Outcome.Admitted a) {
-                Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks), rc);
+                Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks),
+                        answersHttp(asks), rc);
                 return s == null ? a : a.withSettling(s);
             }
             if (settled && !held.decisions().isEmpty()) { // not run: what policies that settle charged comes back
@@ -72,6 +73,15 @@ final class CallEnds {
             each[j] = asks[j].mp().settlement();
         }
         return each;
+    }
+
+    /** Whether each ask's call is the answer to an HTTP request, in order: its status is its outcome. */
+    private static boolean[] answersHttp(Ask[] asks) {
+        boolean[] http = new boolean[asks.length];
+        for (int j = 0; j < asks.length; j++) {
+            http[j] = asks[j].mp().answersHttp();
+        }
+        return http;
     }
 
     /** The caller key of each ask, in order: what each decision's lease is kept under. */

@@ -25,6 +25,12 @@ public interface Exchange extends RequestView {
      */
     void whenAnswered(Consumer<Boolean> then);
 
+    /**
+     * The status of the answer once it was written in full, else {@link dev.slidegate.core.CountWhen#UNKNOWN} (not done
+     * yet, or its connection closed first).
+     */
+    int answerStatus();
+
     /** The value of the answer's header {@code name} as set so far, or {@code null}. */
     String answerHeader(String name);
 

@@ -37,6 +37,15 @@ public record MethodPolicy(Method method, String where, PolicyRegistry.Resolved 
         this(null, where, resolved, -1, kind, null, Map.of(), null, -1, null);
     }
 
+    /**
+     * Whether a call of this policy is the answer to an HTTP request: a resource method, or a request a path policy is
+     * attached to (their routes are templates that begin with {@code /}); not a bean method, a REST client or the
+     * {@code RateLimiter} (whose outcome is how the call returned).
+     */
+    public boolean answersHttp() {
+        return client == null && route != null && route.startsWith("/");
+    }
+
     /** The policy's own name, also when its callers get a plan's policy ({@code login.gold} is of {@code login}). */
     public String name() {
         return resolved.name();

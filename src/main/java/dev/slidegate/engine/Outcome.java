@@ -91,6 +91,20 @@ public sealed interface Outcome {
         }
 
         /**
+         * As {@link #end(boolean)}, with how the call returned, for policies that count only some outcomes
+         * ({@code count-when}): the {@code status} its result or exception says ({@link dev.slidegate.core.CountWhen}),
+         * and the exception it ended with, or {@code null}.
+         */
+        public void end(boolean failed, int status, Throwable thrown) {
+            if (leases != null) {
+                leases.end();
+            }
+            if (settling != null) {
+                settling.settle(failed, status, thrown);
+            }
+        }
+
+        /**
          * The call will not run on this admission (it is decided again): its leases end, and what it charged to settle comes
          * back.
          */

@@ -10,6 +10,7 @@ import org.jboss.logging.Logger;
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.FailMode;
 import dev.slidegate.api.Usage;
+import dev.slidegate.core.CountWhen;
 import dev.slidegate.core.Settlement;
 import io.quarkus.arc.Arc;
 import io.quarkus.arc.ClientProxy;
@@ -34,8 +35,16 @@ public final class Settlements {
         this.nanoTime = nanoTime;
     }
 
-    /** One admission to settle: where its estimate went. */
-    private record Admission(Decision decision, String key, int estimate, Settlement settlement) {
+    /**
+     * One admission to settle: where its estimate went; {@code http}: the call is the answer to an HTTP request, whose
+     * status is its outcome ({@code count-when}).
+     */
+    private record Admission(Decision decision, String key, int estimate, Settlement settlement, boolean http) {
+
+        /** Whether its policy counts it by the status of the HTTP answer. */
+        boolean countsByAnswer() {
+            return http && settlement.countWhen() != null;
+        }
     }
 
     /** What one admitted call settles when it ends, exactly once. */
@@ -62,25 +71,43 @@ public final class Settlements {
          * response is done (a method the interceptor decided returns before its answer is written) settles when it is.
          */
         void settle(boolean failed) {
+            settle(failed, failed ? CountWhen.UNKNOWN : 200, null);
+        }
+
+        /**
+         * As {@link #settle(boolean)}, with the call's outcome for policies that count by it ({@code count-when}): the
+         * {@code status} it returned (a call that is not the answer to an HTTP request) and what it threw. A call that
+         * answers an HTTP request is judged by its answer's status, read when the answer is done.
+         */
+        void settle(boolean failed, int status, Throwable thrown) {
             if (!done.compareAndSet(false, true)) {
                 return;
             }
             long reported = reported();
-            if (reported < 0 && rc != null && readsHeader() && !rc.answered()) {
+            if (rc != null && ((reported < 0 && readsHeader()) || countsByAnswer()) && !rc.answered()) {
                 try {
-                    rc.whenAnswered(answerFailed -> settleNow(-1, failed || answerFailed));
+                    rc.whenAnswered(answerFailed -> settleNow(-1, failed || answerFailed, status, thrown, true));
                     return;
-                } catch (RuntimeException ended) { // the response ended meanwhile: its header is there now
+                } catch (RuntimeException ended) { // the response ended meanwhile: its header and status are there now
                 }
             }
-            settleNow(reported, failed);
+            settleNow(reported, failed, status, thrown, true);
         }
 
         /** The call did not run on this admission: every estimate it charged comes back (settled at 0). Again: nothing. */
         void notRun() {
             if (done.compareAndSet(false, true)) {
-                settleNow(0, false);
+                settleNow(0, false, CountWhen.UNKNOWN, null, false);
             }
+        }
+
+        private boolean countsByAnswer() {
+            for (Admission a : admissions) {
+                if (a.countsByAnswer()) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private boolean readsHeader() {
@@ -98,13 +125,21 @@ public final class Settlements {
             return u == null ? -1 : u.reported();
         }
 
-        private void settleNow(long reported, boolean failed) {
+        /** @param ran whether the call ran on this admission (one that did not is settled at 0, whatever it counts) */
+        private void settleNow(long reported, boolean failed, int status, Throwable thrown, boolean ran) {
             if (reported < 0) {
                 reported = reported();
             }
             for (Admission a : admissions) {
-                long actual = reported >= 0 ? reported : fromHeader(a, rc);
-                actual = actual >= 0 ? actual : a.settlement().unreported(a.estimate(), failed);
+                long actual;
+                CountWhen when = a.settlement().countWhen();
+                if (when != null) { // counted by its outcome: its cost when the outcome is one that counts, else nothing
+                    int outcome = a.http() && rc != null ? rc.answerStatus() : status;
+                    actual = ran && when.counts(outcome, thrown) ? a.estimate() : 0;
+                } else {
+                    actual = reported >= 0 ? reported : fromHeader(a, rc);
+                    actual = actual >= 0 ? actual : a.settlement().unreported(a.estimate(), failed);
+                }
                 if (actual == a.estimate()) {
                     continue;
                 }
@@ -175,10 +210,12 @@ public final class Settlements {
      * @param keys the key of each decision, in order
      * @param estimates the cost each decision was asked at
      * @param settlements each decision's policy's settlement
+     * @param http whether each decision's call is the answer to an HTTP request ({@link MethodPolicy#answersHttp})
      * @param rc the request the call answers, if any
      */
-    Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, Exchange rc) {
-        List<Admission> admissions = admissions(decisions, keys, estimates, settlements);
+    Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, boolean[] http,
+            Exchange rc) {
+        List<Admission> admissions = admissions(decisions, keys, estimates, settlements, http);
         if (admissions == null) {
             return null;
         }
@@ -193,11 +230,11 @@ public final class Settlements {
      * store unable to decide): it used nothing, so each policy that settles and admitted it is settled at 0.
      */
     void notRun(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements) {
-        List<Admission> admissions = admissions(decisions, keys, estimates, settlements);
+        List<Admission> admissions = admissions(decisions, keys, estimates, settlements, null);
         if (admissions != null) {
             Usage nothing = new Usage();
             nothing.report(0);
-            new Settling(admissions, nothing, null).settle(false);
+            new Settling(admissions, nothing, null).notRun();
         }
     }
 
@@ -211,7 +248,7 @@ public final class Settlements {
 
     /** The admissions among {@code decisions} to settle, or {@code null} when there is none. */
     private static List<Admission> admissions(List<Decision> decisions, String[] keys, int[] estimates,
-            Settlement[] settlements) {
+            Settlement[] settlements, boolean[] http) {
         List<Admission> admissions = null;
         for (int j = 0; j < decisions.size(); j++) {
             Decision d = decisions.get(j);
@@ -221,7 +258,7 @@ public final class Settlements {
             if (admissions == null) {
                 admissions = new ArrayList<>(2);
             }
-            admissions.add(new Admission(d, keys[j], estimates[j], settlements[j]));
+            admissions.add(new Admission(d, keys[j], estimates[j], settlements[j], http != null && http[j]));
         }
         return admissions;
     }

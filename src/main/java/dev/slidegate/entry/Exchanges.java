@@ -127,6 +127,11 @@ class Exchanges {
         }
 
         @Override
+        public int answerStatus() {
+            return rc.response().ended() ? rc.response().getStatusCode() : dev.slidegate.core.CountWhen.UNKNOWN;
+        }
+
+        @Override
         public String answerHeader(String name) {
             return rc.response().headers().get(name);
         }

@@ -12,6 +12,7 @@ import jakarta.interceptor.InvocationContext;
 
 import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.core.CountWhen;
 import dev.slidegate.engine.Decider;
 import dev.slidegate.engine.MethodPolicy;
 import dev.slidegate.engine.Outcome;
@@ -85,7 +86,7 @@ public class RateLimitInterceptor {
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
                 Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a);
-                a.end();
+                a.end(false, statusOf(result), null);
                 yield result;
             }
             case UNI -> Uni.createFrom().completionStage(asking(early, decided, args, rc))
@@ -99,7 +100,11 @@ public class RateLimitInterceptor {
                         call = outgoing == null ? call : subscribedWith(call, outgoing);
                         return !a.endMatters() ? call
                                 : call.onTermination()
-                                        .invoke((item, failure, cancelled) -> a.end(failure != null || cancelled));
+                                        .invoke((item, failure, cancelled) -> a.end(failure != null || cancelled,
+                                                cancelled ? CountWhen.UNKNOWN
+                                                        : failure != null ? statusOf(failure)
+                                                                : statusOf(item),
+                                                failure));
                     });
             case MULTI -> Multi.createFrom().completionStage(asking(early, decided, args, rc))
                     .onItem().transformToMultiAndConcatenate(v -> {
@@ -111,7 +116,8 @@ public class RateLimitInterceptor {
                         Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a);
                         // a stream is in flight until it ends, fails or is cancelled
                         return !a.endMatters() ? call
-                                : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled));
+                                : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled,
+                                        cancelled ? CountWhen.UNKNOWN : failure != null ? statusOf(failure) : 200, failure));
                     });
             case STAGE -> asking(early, decided, args, rc).get()
                     .thenCompose(v -> {
@@ -122,7 +128,9 @@ public class RateLimitInterceptor {
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         CompletionStage<Object> call = stage(reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
-                        return !a.endMatters() ? call : call.whenComplete((r, error) -> a.end(error != null));
+                        return !a.endMatters() ? call
+                                : call.whenComplete((r, error) -> a.end(error != null,
+                                        error != null ? statusOf(error) : statusOf(r), unwrapped(error)));
                     })
                     .toCompletableFuture();
         };
@@ -139,9 +147,40 @@ public class RateLimitInterceptor {
         try {
             return proceed(ctx, outgoing);
         } catch (RuntimeException e) {
-            admitted.end(true);
+            admitted.end(true, statusOf(e), e);
             throw e;
         }
+    }
+
+    /**
+     * The status a call's result says, for policies that count only some outcomes: a {@code Response}'s own, else 200
+     * (an endpoint's answer is judged by the status written instead).
+     */
+    static int statusOf(Object result) {
+        if (result instanceof jakarta.ws.rs.core.Response r) {
+            return r.getStatus();
+        }
+        if (result instanceof org.jboss.resteasy.reactive.RestResponse<?> r) {
+            return r.getStatus();
+        }
+        return 200;
+    }
+
+    /** The status an exception says: a {@code WebApplicationException}'s (a REST client's 4xx or 5xx), else 500. */
+    static int statusOf(Throwable failure) {
+        Throwable e = unwrapped(failure);
+        return e instanceof jakarta.ws.rs.WebApplicationException w && w.getResponse() != null ? w.getResponse().getStatus()
+                : 500;
+    }
+
+    /** The exception a stage failed with, without its {@code CompletionException} wrapper. */
+    private static Throwable unwrapped(Throwable failure) {
+        Throwable e = failure;
+        while ((e instanceof java.util.concurrent.CompletionException || e instanceof java.util.concurrent.ExecutionException)
+                && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
     }
 
     /** {@code result} reporting the usage it says it had, for a call that settles ({@link UsageReports#reporting}). */

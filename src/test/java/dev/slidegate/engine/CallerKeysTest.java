@@ -132,6 +132,11 @@ class CallerKeysTest {
         @Override
         public void partition(dev.slidegate.api.Decision decision, String key) {
         }
+
+        @Override
+        public int answerStatus() {
+            return -1;
+        }
     }
 
     // issue 57: keys are read from a request view of Slidegate's own, so every key source is decided without a server;

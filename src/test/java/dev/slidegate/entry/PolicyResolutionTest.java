@@ -366,6 +366,34 @@ class PolicyResolutionTest {
         assertRefused(bad);
     }
 
+    // count-when resolves to a settlement by outcome (the policy's, else the defaults'); on a strategy that cannot settle,
+    // beside settle or refund-failures, on calls in flight, or naming what is no outcome, it is a one-line error
+    @Test
+    void countWhenResolvesAndImpossibleOnesAreRefusedWithASentence() throws Exception {
+        Map<String, String> counted = new java.util.HashMap<>(BASE);
+        counted.put("slidegate.policies.products.strategy", "sliding-counter");
+        counted.put("slidegate.policies.products.count-when", "401, 4xx,java.io.IOException");
+        dev.slidegate.core.Settlement s = resolve(policies(counted), "named").settlement();
+        assertTrue(s.settles() && s.countWhen() != null, s.toString());
+        assertEquals(List.of("401", "4xx", "java.io.IOException"), s.countWhen().conditions());
+        Map<String, String> byDefault = new java.util.HashMap<>(BASE);
+        byDefault.put("slidegate.policies.products.strategy", "fixed-window");
+        byDefault.put("slidegate.defaults.count-when", "5xx");
+        assertEquals(List.of("5xx"), resolve(policies(byDefault), "named").settlement().countWhen().conditions());
+        Map<String, String> log = new java.util.HashMap<>(BASE);
+        log.put("slidegate.policies.products.count-when", "401");
+        assertTrue(failure(log, "named").contains("policy 'products' counts only some calls (count-when), which settles "
+                + "each call when its outcome is known, but counts with sliding-log"), failure(log, "named"));
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.count-when=4XX",
+                "slidegate.policies.e.count-when: '4XX' is no outcome");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.settle=true;"
+                + "slidegate.policies.e.count-when=401", "count-when settles each call by its outcome: keep one");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.count-when=401",
+                "slidegate.policies.e.count-when: a policy with max-in-flight counts calls while they run");
+        assertRefused(bad);
+    }
+
     // issue 41: a usage header (the policy's, else the defaults') is part of a settlement; without settle, with a name
     // that is no header field's, or on calls in flight it is a one-line error; so is a cost resolver beside a cost, one
     // no bean answers to, or one on calls in flight
