@@ -108,6 +108,12 @@
       oldest.textContent = ' · oldest running ' + (key.oldestLeaseMs / 1000).toFixed(1) + ' s';
       name.appendChild(oldest);
     }
+    if (key.blockedMs > 0) { // block-for: a reset lifts it
+      const blocked = document.createElement('span');
+      blocked.className = 'blocked';
+      blocked.textContent = ' · blocked for ' + Math.ceil(key.blockedMs / 1000) + ' s more (Reset lifts it)';
+      name.appendChild(blocked);
+    }
     if (key.waiting > 0) {
       const waiting = document.createElement('span');
       waiting.className = 'waiting';

@@ -4,6 +4,7 @@
 -- ARGV[1]  how long to hold from now, microseconds; 0 only reads how long the key is still held
 -- ARGV[2]  'log' for a sliding log, else 'hash'
 -- ARGV[3]  a sliding log's slots member for a key that has none yet ('#<N>/<W>,...')
+-- ARGV[4]  '1': only when the key is not held now (a block that does not grow while its caller keeps calling)
 --
 -- A hash keeps the hold in field 'h' and raises field 'r' (the instant no call is placed before) to it; a log keeps
 -- it after its slots member at score 0, '#<N>/<W>,...@<instant>', which its script reads as the same frontier. A
@@ -16,6 +17,7 @@ local time = redis.call('TIME')
 local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local untl = clock + span
 local held = 0
+local unless_held = ARGV[4] == '1'
 if ARGV[2] == 'log' then
   local meta = redis.call('ZRANGEBYSCORE', key, 0, 0)[1]
   local spec = ARGV[3]
@@ -27,14 +29,14 @@ if ARGV[2] == 'log' then
       spec = meta
     end
   end
-  if span > 0 and untl > held then
+  if span > 0 and untl > held and not (unless_held and held > clock) then
     if meta then redis.call('ZREM', key, meta) end
     redis.call('ZADD', key, 0, spec .. '@' .. string.format('%d', untl))
     held = untl
   end
 else
   held = tonumber(redis.call('HGET', key, 'h') or '0')
-  if span > 0 and untl > held then
+  if span > 0 and untl > held and not (unless_held and held > clock) then
     local reserved = tonumber(redis.call('HGET', key, 'r') or '0')
     if untl > reserved then
       redis.call('HSET', key, 'h', string.format('%d', untl), 'r', string.format('%d', untl))

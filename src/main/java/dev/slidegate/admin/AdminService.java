@@ -155,15 +155,25 @@ public class AdminService {
         Policy inForce = o == null ? p : o.applyTo(p);
         Uni<Decision> peek = Uni.createFrom().completionStage(() -> store.peek(inForce, key));
         if (!inForce.inFlight()) {
-            return peek.map(d -> view(key, d, waitStats.waiting(p.name(), key), -1));
+            if (!blocks(p)) {
+                return peek.map(d -> view(key, d, waitStats.waiting(p.name(), key), -1, 0));
+            }
+            return peek.chain(d -> Uni.createFrom().completionStage(() -> stack.decisions().heldFor(inForce, key))
+                    .map(held -> view(key, d, waitStats.waiting(p.name(), key), -1, (held + 999) / 1000)));
         }
         return peek.chain(d -> Uni.createFrom().completionStage(() -> store.oldestLeaseAge(inForce, key))
-                .map(age -> view(key, d, waitStats.waiting(p.name(), key), age < 0 ? -1 : age / 1000)));
+                .map(age -> view(key, d, waitStats.waiting(p.name(), key), age < 0 ? -1 : age / 1000, 0)));
     }
 
     /** Takes one sample of every policy's counters for its trend (the admin's timer calls it every bucket). */
     void sample() {
         trends.sample(nowMillis(), policies().keySet(), stats::admitted, stats::refused, waitStats::waiting);
+    }
+
+    /** Whether the policy {@code p} belongs to blocks a key after a breach ({@code block-for}): its keys say how long. */
+    private boolean blocks(Policy p) {
+        PolicyRegistry.Resolved r = catalog.policies().get(baseOf(p));
+        return r != null && r.blockForMicros() > 0;
     }
 
     /** The name of the policy {@code p} belongs to: its own, or for a plan's policy ({@code login.gold}) its policy's. */
@@ -273,7 +283,7 @@ public class AdminService {
         return stack.refusedLocally();
     }
 
-    private static KeyView view(String key, Decision d, int waiting, long oldestLeaseMs) {
+    private static KeyView view(String key, Decision d, int waiting, long oldestLeaseMs, long blockedMs) {
         List<LimitView> limits = new ArrayList<>();
         double usage = 0;
         boolean inFlight = d.policy().inFlight();
@@ -283,7 +293,7 @@ public class AdminService {
             limits.add(new LimitView(inFlight ? s.limit().permits() + " in flight" : text(d.policy(), s.limit()), used,
                     s.remaining(), (s.resetMicros() + 999) / 1000));
         }
-        return new KeyView(key, usage, limits, waiting, oldestLeaseMs);
+        return new KeyView(key, usage, limits, waiting, oldestLeaseMs, blockedMs);
     }
 
     /** A policy's limits as the admin shows them: {@code 500/2s}, or for calls in flight {@code 2 in flight}. */

@@ -35,10 +35,11 @@ public final class AdminViews {
      * One key: its limits, its usage (the highest used / N over its limits, 0 to 1), how many of its calls this
      * instance holds for their permits now (a policy's {@code max-wait}), and for a policy counting calls in flight
      * (whose one limit reads {@code 2 in flight}, {@code used} = calls running on every instance) how long its oldest
-     * running call has held its lease, in ms (-1: none running, or a policy of windows).
+     * running call has held its lease, in ms (-1: none running, or a policy of windows); for a policy with
+     * {@code block-for}, how long the key is still blocked, in ms (0: not blocked; lifted by a reset of the key).
      */
     @RegisterForReflection
-    public record KeyView(String key, double usage, List<LimitView> limits, int waiting, long oldestLeaseMs) {
+    public record KeyView(String key, double usage, List<LimitView> limits, int waiting, long oldestLeaseMs, long blockedMs) {
     }
 
     /**

@@ -24,14 +24,14 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
         Optional<String> costResolver, Optional<Boolean> partitionKey, Optional<dev.slidegate.core.CountWhen> countWhen,
-        boolean inFlight) {
+        Optional<Long> blockForMicros, boolean inFlight) {
 
     /** No member set. */
     static final PolicyMembers NONE = new PolicyMembers(Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-            false);
+            Optional.empty(), false);
 
     /**
      * These members, each one unset here taken from {@code other}: the one rule by which a policy's configuration, its
@@ -47,7 +47,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                 unit.or(other::unit), settle.or(other::settle), refundFailures.or(other::refundFailures),
                 zone.or(other::zone), usageHeader.or(other::usageHeader), costResolver.or(other::costResolver),
                 partitionKey.or(other::partitionKey), countWhen.or(other::countWhen),
-                limits.isPresent() ? inFlight : other.inFlight);
+                blockForMicros.or(other::blockForMicros), limits.isPresent() ? inFlight : other.inFlight);
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -170,6 +170,16 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             throw fail(prefix + "count-when: the policy settles by reported usage too (settle, refund-failures or "
                     + "usage-header); count-when settles each call by its outcome: keep one");
         }
+        Optional<Long> blockFor = p.blockFor().map(d -> {
+            if (d.isNegative() || d.toNanos() < 1_000_000 || d.compareTo(java.time.Duration.ofDays(1)) > 0) {
+                throw fail(prefix + "block-for: '" + d + "' is out of range: expected 1ms to 1d, e.g. 10m");
+            }
+            return d.toNanos() / 1000;
+        });
+        if (lease.isPresent() && blockFor.isPresent()) {
+            throw fail(prefix + "block-for: a policy with max-in-flight refuses while its slots are taken, with no breach "
+                    + "to block for; leave block-for out");
+        }
         if (costResolver.isPresent() && p.cost().isPresent()) {
             throw fail(prefix + "cost-resolver: the policy sets cost too; keep one (the resolver works out each call's cost)");
         }
@@ -179,7 +189,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone, usageHeader, costResolver, p.partitionKey(), countWhen, lease.isPresent());
+                zone, usageHeader, costResolver, p.partitionKey(), countWhen, blockFor, lease.isPresent());
     }
 
     /**

@@ -44,7 +44,13 @@ public class PolicyRegistry {
      * @param costResolver the name of the {@code CostResolver} bean that works out each call's cost, or {@code null}
      */
     public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
-            dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey) {
+            dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey, long blockForMicros) {
+
+        /** A policy that blocks no caller after a breach. */
+        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
+                dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey) {
+            this(name, policy, key, plans, cost, outgoing, settlement, costResolver, partitionKey, 0);
+        }
 
         /** A policy whose answers do not name the caller's partition. */
         public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
@@ -240,7 +246,7 @@ public class PolicyRegistry {
                     + "cost-resolver out");
         }
         return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin),
-                costResolver, m.partitionKey().orElse(false));
+                costResolver, m.partitionKey().orElse(false), inFlight ? 0 : m.blockForMicros().orElse(0L));
     }
 
     /**
@@ -271,7 +277,7 @@ public class PolicyRegistry {
                 Optional.empty(), Optional.empty(), Optional.empty(), maxWait, Map.of(),
                 d.outgoing() ? Optional.of(true) : Optional.empty(), unit, Optional.empty(), Optional.empty(),
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                d.maxInFlight() != 0);
+                Optional.empty(), d.maxInFlight() != 0);
     }
 
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */

@@ -367,6 +367,14 @@ public interface SlidegateConfig {
         Optional<List<String>> countWhen();
 
         /**
+         * After a breach (a call this policy refuses), the caller's key is blocked for this long: every call of it is
+         * refused, on every instance, until the block ends, whatever its windows say; calls made during the block do not
+         * lengthen it. An operator lifts it by resetting the key. 1ms to 1d; default: no block.
+         */
+        @WithName("block-for")
+        Optional<java.time.Duration> blockFor();
+
+        /**
          * With {@code settle}: a call that fails or is cancelled without reporting its usage is refunded in full, instead
          * of being charged its estimate. Default false.
          */

@@ -194,10 +194,21 @@ public final class FallbackStore implements DecisionStore {
      */
     @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-        CompletionStage<Long> here = local.hold(share(policy).windows(), key, forMicros);
+        return held(policy, key, forMicros, false);
+    }
+
+    @Override
+    public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        return held(policy, key, forMicros, true);
+    }
+
+    /** A hold (or a block: {@code unlessHeld}) kept in process too, so that the fail mode keeps it while the store is away. */
+    private CompletionStage<Long> held(Policy policy, String key, long forMicros, boolean unlessHeld) {
+        CompletionStage<Long> here = unlessHeld ? local.block(share(policy).windows(), key, forMicros)
+                : local.hold(share(policy).windows(), key, forMicros);
         CompletionStage<Long> remote;
         try {
-            remote = delegate.hold(policy, key, forMicros);
+            remote = unlessHeld ? delegate.block(policy, key, forMicros) : delegate.hold(policy, key, forMicros);
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) {

@@ -50,6 +50,11 @@ public class ForwardingStore implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        return delegate.block(policy, key, forMicros);
+    }
+
+    @Override
     public CompletionStage<Long> heldFor(Policy policy, String key) {
         return delegate.heldFor(policy, key);
     }

@@ -25,6 +25,14 @@ public interface UpstreamHolds {
     CompletionStage<Long> hold(Policy policy, String key, long forMicros);
 
     /**
+     * As {@link #hold}, but only when {@code key} is not held now: a block after a breach ({@code block-for}) that does
+     * not grow while the blocked caller keeps calling, and ends at the same instant on every instance.
+     *
+     * @return how long the key is held from the store's now (this block, or the hold it found)
+     */
+    CompletionStage<Long> block(Policy policy, String key, long forMicros);
+
+    /**
      * How long {@code key} is still held by {@link #hold} (µs from the store's now), 0 when it is not: a call that
      * waited for a permit asks before it goes out, since a hold made meanwhile (elsewhere) voids its permit.
      */

@@ -64,6 +64,13 @@ final class Call {
         made = with(made, d);
     }
 
+    /** The last decision made, said anew as {@code d} (a refusal that blocked its key says when the block ends). */
+    void remade(Decision d) {
+        List<Decision> all = new ArrayList<>(made);
+        all.set(all.size() - 1, d);
+        made = all;
+    }
+
     void keep(Waits.Place place) {
         places = with(places, place);
     }

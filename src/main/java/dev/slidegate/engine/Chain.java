@@ -39,7 +39,7 @@ final class Chain {
         this.ends = new CallEnds(leases, new Settlements(store, waits::nanoTime));
         this.wait = new WaitStage(this, waits, waitStats, admission);
         this.upstream = new UpstreamStage(this, upstreams);
-        this.rate = new RateStage(this, store, store, overrides, admission, waitStats);
+        this.rate = new RateStage(this, store, store, store, overrides, admission, waitStats);
     }
 
     /** Runs a new call of {@code asks} from its first policy: its outcome, with what its decisions took. */

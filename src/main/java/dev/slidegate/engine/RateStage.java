@@ -20,17 +20,55 @@ final class RateStage {
     private final Chain chain;
     private final Rates rates;
     private final InFlightSlots slots;
+    /** Where a breach blocks its key ({@code block-for}). */
+    private final dev.slidegate.core.UpstreamHolds blocks;
     private final Overrides overrides;
     private final Admission admission;
     private final WaitStats waitStats;
 
-    RateStage(Chain chain, Rates rates, InFlightSlots slots, Overrides overrides, Admission admission, WaitStats waitStats) {
+    RateStage(Chain chain, Rates rates, InFlightSlots slots, dev.slidegate.core.UpstreamHolds blocks, Overrides overrides,
+            Admission admission, WaitStats waitStats) {
         this.chain = chain;
         this.rates = rates;
         this.slots = slots;
+        this.blocks = blocks;
         this.overrides = overrides;
         this.admission = admission;
         this.waitStats = waitStats;
+    }
+
+    /**
+     * A breach of a policy with {@code block-for}: its key is blocked for that long in the store (fleet-wide; a block
+     * already in force is not lengthened), and the refusal says when the block ends. A block the store could not make is
+     * said by the refusal as it was (the caller is refused either way).
+     */
+    private void block(Call call, Ask a, Decision d, long blockFor) {
+        CompletionStage<Long> blocked;
+        try {
+            blocked = blocks.block(a.policy(), a.key(), blockFor);
+        } catch (RuntimeException e) {
+            blocked = java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        blocked.whenComplete((held, error) -> call.resume.execute(() -> {
+            Decision refusal = error != null || held == null || held <= d.retryAfterMicros() ? d : blockedFor(d, held);
+            if (refusal != d) {
+                call.remade(refusal); // the answer's RateLimit fields say the block too
+                if (call.rc != null && a.mp().resolved().partitionKey()) {
+                    call.rc.partition(refusal, a.key());
+                }
+            }
+            call.outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(refusal, a.cost())));
+        }));
+    }
+
+    /** {@code d}, refused until the block ends {@code heldMicros} from now: its retry-after and every limit's reset. */
+    private static Decision blockedFor(Decision d, long heldMicros) {
+        java.util.List<dev.slidegate.api.LimitState> states = new java.util.ArrayList<>(d.states().size());
+        for (dev.slidegate.api.LimitState s : d.states()) {
+            states.add(new dev.slidegate.api.LimitState(s.limit(), 0, Math.max(s.resetMicros(), heldMicros)));
+        }
+        return new Decision(d.policy(), false, d.trippedIndex(), heldMicros, d.atMicros(), states, d.fallback(),
+                d.waitMicros());
     }
 
     /** Asks policy {@code i} of the call, then goes on with the next. */
@@ -68,6 +106,11 @@ final class RateStage {
                     }
                     if (a.mp().outgoing() && !full) {
                         chain.upstream.refused(call, a, d);
+                        return;
+                    }
+                    long blockFor = a.mp().resolved().blockForMicros();
+                    if (blockFor > 0 && !full && !d.policy().dryRun()) {
+                        block(call, a, d, blockFor);
                         return;
                     }
                     call.outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));

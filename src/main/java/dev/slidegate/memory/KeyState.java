@@ -483,8 +483,16 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
      * @return false if this state was retired and the key must be looked up again
      */
     final synchronized boolean hold(long now, long until) {
+        return hold(now, until, false);
+    }
+
+    /** As {@link #hold(long, long)}; {@code unlessHeld}: nothing changes while a hold is in force (a block). */
+    final synchronized boolean hold(long now, long until, boolean unlessHeld) {
         if (retired) {
             return false;
+        }
+        if (unlessHeld && heldUntil > observe(now)) {
+            return true;
         }
         absorb(); // no call is placed before the hold: none decides from a cell until it ends
         now = observe(now);

@@ -354,12 +354,21 @@ public final class MemoryStore implements LimiterStore {
 
     @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        return held(policy, key, forMicros, false);
+    }
+
+    @Override
+    public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        return held(policy, key, forMicros, true);
+    }
+
+    private CompletionStage<Long> held(Policy policy, String key, long forMicros, boolean unlessHeld) {
         DecisionStore.checkHold(forMicros);
         try {
             long now = clock.nowMicros();
             while (true) {
                 KeyState state = stateOf(policy, key, now);
-                if (state.hold(now, now + forMicros)) {
+                if (state.hold(now, now + forMicros, unlessHeld)) {
                     return CompletableFuture.completedFuture(state.heldFor(now));
                 }
                 forget(policy, key);

@@ -250,7 +250,7 @@ final class DecisionScripts {
     }
 
     /** {@code EVALSHA} arguments of {@link #HOLD} for the state of {@code shape}: {@code forMicros} 0 only reads. */
-    static String[] hold(Shape shape, String keyPrefix, long forMicros) {
+    static String[] hold(Shape shape, String keyPrefix, long forMicros, boolean unlessHeld) {
         boolean log = shape.script() == SLIDING_LOG;
         StringBuilder slots = new StringBuilder("#");
         if (log) {
@@ -260,7 +260,7 @@ final class DecisionScripts {
             }
         }
         return new String[] { HOLD.sha1(), "1", keyPrefix + shape.keySuffixes().get(0), Long.toString(forMicros),
-                log ? "log" : "hash", slots.toString() };
+                log ? "log" : "hash", slots.toString(), unlessHeld ? "1" : "0" };
     }
 
     /**

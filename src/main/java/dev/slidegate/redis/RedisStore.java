@@ -359,9 +359,23 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         return call.result;
     }
 
+    @Override
+    public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        DecisionStore.checkHold(forMicros);
+        if (policy.inFlight()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold"));
+        }
+        return held(policy, key, forMicros, true);
+    }
+
     private CompletionStage<Long> held(Policy policy, String key, long forMicros) {
+        return held(policy, key, forMicros, false);
+    }
+
+    private CompletionStage<Long> held(Policy policy, String key, long forMicros, boolean unlessHeld) {
         DecisionScripts.Shape shape = prepared(policy).shape();
-        String[] cmd = DecisionScripts.hold(shape, DecisionScripts.keyPrefix(policy, key), forMicros);
+        String[] cmd = DecisionScripts.hold(shape, DecisionScripts.keyPrefix(policy, key), forMicros, unlessHeld);
         Lateness.Call<Long> call = lateness.start(DecisionScripts.HOLD);
         calls.call(DecisionScripts.HOLD, cmd, call, reply -> call.complete(reply, r -> r.get(0).toLong()));
         return call.result;

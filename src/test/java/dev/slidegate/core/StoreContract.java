@@ -149,6 +149,29 @@ public abstract class StoreContract {
         assertAdmitted(call(p, k), 97);
     }
 
+    // a block (block-for) holds a key that is not held, and does not grow while the key is held: a blocked caller who
+    // keeps calling is blocked until the first block's end, on every store
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void aBlockDoesNotGrowWhileTheKeyIsHeld(Strategy s) {
+        Policy p = policy(s, false, "100/1d");
+        String k = newKey();
+        assertAdmitted(call(p, k), 99);
+        long blocked = store().block(p, k, w()).toCompletableFuture().join();
+        assertTrue(blocked > 0 && blocked <= w(), () -> "blocked for " + blocked);
+        assertFalse(call(p, k).allowed(), "a blocked key's call is refused");
+        advance(w() / 2);
+        long again = store().block(p, k, w()).toCompletableFuture().join();
+        assertTrue(again > 0 && again <= w() / 2 + edge(),
+                () -> "a block while blocked left it " + again + " (first: " + blocked
+                        + "), not a new block of " + w());
+        advance(w() / 2 + edge());
+        assertEquals(0L, store().heldFor(p, k).toCompletableFuture().join(), "the block ended when the first one did");
+        assertAdmitted(call(p, k), 98);
+        long anew = store().block(p, k, w()).toCompletableFuture().join();
+        assertTrue(anew > w() - edge(), () -> "a block after the last one ended is a whole one: " + anew);
+    }
+
     @org.junit.jupiter.api.Test
     void aHoldOfNothingOrOfMoreThanADayIsRefused() {
         Policy p = policy(Strategy.SLIDING_LOG, false, lim(1, 1));

@@ -144,6 +144,11 @@ class DeciderTest {
             }
 
             @Override
+            public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+                return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
+            }
+
+            @Override
             public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
                 return CompletableFuture.failedFuture(new IllegalStateException("connection reset"));
             }

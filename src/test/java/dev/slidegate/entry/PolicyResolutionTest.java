@@ -391,7 +391,17 @@ class PolicyResolutionTest {
                 + "slidegate.policies.e.count-when=401", "count-when settles each call by its outcome: keep one");
         bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.count-when=401",
                 "slidegate.policies.e.count-when: a policy with max-in-flight counts calls while they run");
+        // block-for: 1ms to 1d, not on calls in flight
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-for=0s",
+                "slidegate.policies.e.block-for: 'PT0S' is out of range: expected 1ms to 1d");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-for=2d",
+                "slidegate.policies.e.block-for: 'PT48H' is out of range");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.block-for=1m",
+                "slidegate.policies.e.block-for: a policy with max-in-flight refuses while its slots are taken");
         assertRefused(bad);
+        Map<String, String> blocking = new java.util.HashMap<>(BASE);
+        blocking.put("slidegate.policies.products.block-for", "15m");
+        assertEquals(900_000_000L, resolve(policies(blocking), "named").resolved().blockForMicros());
     }
 
     // issue 41: a usage header (the policy's, else the defaults') is part of a settlement; without settle, with a name

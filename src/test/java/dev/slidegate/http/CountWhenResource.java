@@ -47,6 +47,18 @@ public class CountWhenResource {
         return Response.status(401).entity("wrong password").build();
     }
 
+    /** The calls the penalty endpoint ran, by its own count. */
+    static final AtomicInteger PENALTY_RAN = new AtomicInteger();
+
+    /** 2 a second per user, and a user who goes over is blocked ({@code %test.slidegate.policies.penalty.block-for}). */
+    @GET
+    @Path("penalty")
+    @RateLimited(value = "penalty", limits = "2/1s", strategy = "sliding-log", key = "header:X-User")
+    public String penalty() {
+        PENALTY_RAN.incrementAndGet();
+        return "ran";
+    }
+
     /** Calls the upstream, a bean whose own calls count only when they fail as {@code fail} says. */
     @GET
     @Path("upstream")

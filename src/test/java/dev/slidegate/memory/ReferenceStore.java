@@ -220,6 +220,16 @@ public final class ReferenceStore implements LimiterStore {
     }
 
     @Override
+    public synchronized CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        DecisionStore.checkHold(forMicros);
+        KeyData d = data.get(policy.name() + "\u0000" + key);
+        if (d != null && d.heldUntil > Math.max(clock.nowMicros(), d.last)) { // held: a block does not grow
+            return CompletableFuture.completedFuture(d.heldUntil - Math.max(clock.nowMicros(), d.last));
+        }
+        return hold(policy, key, forMicros);
+    }
+
+    @Override
     public synchronized CompletionStage<Long> heldFor(Policy policy, String key) {
         KeyData d = data.get(policy.name() + "\u0000" + key);
         return CompletableFuture

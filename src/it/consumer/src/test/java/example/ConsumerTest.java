@@ -184,7 +184,7 @@ class ConsumerTest {
             given().contentType("application/json").body(guess).post("/recipes/login").then().statusCode(401);
         }
         given().contentType("application/json").body(right).post("/recipes/login").then().statusCode(429)
-                .body("policy", equalTo("login"));
+                .body("policy", equalTo("login")).header("Retry-After", "900"); // blocked for 15 minutes
     }
 
     @Test
