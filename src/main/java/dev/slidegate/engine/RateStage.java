@@ -109,7 +109,9 @@ final class RateStage {
                         return;
                     }
                     long blockFor = a.mp().resolved().blockForMicros();
-                    if (blockFor > 0 && !full && !d.policy().dryRun()) {
+                    // a refusal until later than any window of the policy frees is a hold (this block, or an upstream's):
+                    // nothing to block, and a blocked caller's refusals answered from memory cost the store nothing
+                    if (blockFor > 0 && !full && !d.policy().dryRun() && d.retryAfterMicros() <= d.policy().maxWindowMicros()) {
                         block(call, a, d, blockFor);
                         return;
                     }
