@@ -109,9 +109,11 @@ final class RateStage {
                         return;
                     }
                     long blockFor = a.mp().resolved().blockForMicros();
-                    // a refusal until later than any window of the policy frees is a hold (this block, or an upstream's):
-                    // nothing to block, and a blocked caller's refusals answered from memory cost the store nothing
-                    if (blockFor > 0 && !full && !d.policy().dryRun() && d.retryAfterMicros() <= d.policy().maxWindowMicros()) {
+                    // a limit frees a permit within its window (a sliding counter's within a window and a cell): a refusal
+                    // until later than twice the longest window is a hold (this block, or an upstream's), nothing to block,
+                    // and a blocked caller's refusals answered from memory cost the store nothing
+                    if (blockFor > 0 && !full && !d.policy().dryRun()
+                            && d.retryAfterMicros() <= 2 * d.policy().maxWindowMicros()) {
                         block(call, a, d, blockFor);
                         return;
                     }
