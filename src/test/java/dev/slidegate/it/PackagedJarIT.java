@@ -46,6 +46,30 @@ class PackagedJarIT {
         }
     }
 
+    // the demo's login counts only failed attempts (count-when=401): a success between failures gives its permit back; the
+    // breach blocks the address (block-for) with Retry-After saying when the block ends; the fields name the caller's
+    // partition (partition-key): the jar or the native executable, as users run them
+    @Test
+    void theJarCountsFailedLoginsBlocksAfterABreachAndNamesThePartition() {
+        try (ServiceProcess service = ServiceProcess.start("-Dslidegate.policies.login.block-for=5m",
+                "-Dslidegate.policies.login.partition-key=true")) {
+            String wrong = "{\"username\":\"bob\",\"password\":\"nope\"}";
+            String right = "{\"username\":\"bob\",\"password\":\"builder\"}";
+            for (int i = 0; i < 4; i++) {
+                assertEquals(401, service.postJson("/api/login", wrong).statusCode());
+                HttpResponse<String> ok = service.postJson("/api/login", right);
+                assertEquals(200, ok.statusCode(), "a success between failures: " + ok.body());
+                String state = ok.headers().firstValue("RateLimit").orElseThrow();
+                assertTrue(state.startsWith("\"login-1m\";r=" + (4 - i - 1) + ";") && state.contains(";pk=:"), state);
+                assertTrue(ok.headers().firstValue("RateLimit-Policy").orElseThrow().contains(";pk=:"));
+            }
+            assertEquals(401, service.postJson("/api/login", wrong).statusCode()); // the fifth failure
+            HttpResponse<String> blocked = service.postJson("/api/login", right);
+            assertEquals(429, blocked.statusCode());
+            assertEquals("300", blocked.headers().firstValue("Retry-After").orElseThrow(), blocked.body());
+        }
+    }
+
     // behind a trusted proxy the forwarded client is limited, a forged leftmost entry changes nothing;
     // a key on the pro plan gets the pro limits and fields
     @Test
