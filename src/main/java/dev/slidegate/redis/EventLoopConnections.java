@@ -33,6 +33,8 @@ final class EventLoopConnections {
         final Future<RedisConnection> connection;
         volatile boolean dead;
         boolean closed; // under the slot's monitor
+        /** Until when (the deadlines' clock) a call sent on it may still wait for its answer: its budget (max-wait). */
+        volatile long patientUntil = Long.MIN_VALUE;
 
         Slot(Future<RedisConnection> connection) {
             this.connection = connection;
@@ -57,9 +59,32 @@ final class EventLoopConnections {
          * for a pooled send, whose connection the pool manages.
          */
         void giveUpConnection() {
+            giveUpConnection(Long.MIN_VALUE);
+        }
+
+        /**
+         * As {@link #giveUpConnection()} at {@code now} (the deadlines' clock): no request is sent on it any more, and it
+         * is closed once no call sent on it may still wait for its answer (a call of a policy with max-wait, whose
+         * budget outlasts this call's), so that a late answer still reaches those calls.
+         */
+        void giveUpConnection(long now) {
             if (slot != null && !slot.dead) { // once per slot: every call in flight on it may time out at once
                 slot.dead = true;
-                slot.connection.onSuccess(c -> giveUp(slot, c));
+                long waitNanos = now == Long.MIN_VALUE ? 0 : slot.patientUntil - now;
+                io.vertx.core.Context loop = Vertx.currentContext();
+                if (waitNanos <= 0 || loop == null) {
+                    slot.connection.onSuccess(c -> giveUp(slot, c));
+                } else {
+                    loop.owner().setTimer(Math.max(1, waitNanos / 1_000_000),
+                            id -> slot.connection.onSuccess(c -> giveUp(slot, c)));
+                }
+            }
+        }
+
+        /** A call sent on this connection waits for its answer until {@code until} (the deadlines' clock). */
+        void patientUntil(long until) {
+            if (slot != null && until > slot.patientUntil) {
+                slot.patientUntil = until;
             }
         }
     }

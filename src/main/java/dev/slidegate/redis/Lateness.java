@@ -148,6 +148,15 @@ final class Lateness implements AutoCloseable {
         final Context eventLoop = eventLoopContext();
         /** The connection it was sent on: the one its deadline gives up. */
         volatile EventLoopConnections.Sent sent;
+
+        /** Sent on {@code s}: the connection its deadline gives up, and which stays open for its budget. */
+        void sentOn(EventLoopConnections.Sent s) {
+            sent = s;
+            if (s != null && budget > timeoutNanos) {
+                s.patientUntil(sentAt + budget);
+            }
+        }
+
         /** How long its caller waits for it anyway (its max-wait, within the late limit): a silence this long is patience. */
         final long budget;
         private volatile ScheduledFuture<?> deadline;
@@ -205,7 +214,7 @@ final class Lateness implements AutoCloseable {
                             + (budget > timeoutNanos ? ", its caller's max-wait " + budget / 1_000_000 + " ms" : "")
                             + "; its answers took up to " + recent.max(now) / 1_000_000 + " ms lately)";
             if (result.completeExceptionally(new RedisStoreException(why, null)) && sent != null) {
-                sent.giveUpConnection(); // a connection that does not answer is not used again
+                sent.giveUpConnection(now); // a connection that does not answer is not used again
             }
         }
 

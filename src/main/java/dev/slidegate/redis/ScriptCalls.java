@@ -67,14 +67,14 @@ final class ScriptCalls {
             onReply.handle(Future.failedFuture(e));
             return;
         }
-        call.sent = sent;
+        call.sentOn(sent);
         sent.answer().onComplete(evalsha -> {
             if (evalsha.failed() && isNoScript(evalsha.cause())) {
                 lateness.heard(-1);
                 String[] eval = cmd.clone();
                 eval[0] = script.body();
                 EventLoopConnections.Sent again = connections.send(request(Command.EVAL, eval));
-                call.sent = again;
+                call.sentOn(again);
                 again.answer().onComplete(onReply);
             } else {
                 onReply.handle(evalsha);

@@ -74,7 +74,7 @@ final class TurnBatches {
         Lateness.Call<Decision> shared = part.get(0).call();
         calls.call(DecisionScripts.BATCH, command(part), shared, reply -> {
             for (Queued q : part) {
-                q.call().sent = shared.sent;
+                q.call().sentOn(shared.sent);
             }
             for (int i = 0; i < part.size(); i++) {
                 Queued q = part.get(i);
@@ -91,7 +91,7 @@ final class TurnBatches {
             }
         });
         for (Queued q : part) {
-            q.call().sent = shared.sent; // the connection a deadline of any of them gives up
+            q.call().sentOn(shared.sent); // the connection a deadline of any of them gives up (kept for the patient)
         }
     }
 

@@ -128,6 +128,50 @@ class LateRedisTest {
         }
     }
 
+    // on an event loop, decisions share its connection (and one turn's share a script call): a call that may not wait
+    // and times out gives that connection up, but it stays open for the waiting call's budget, whose late answer still
+    // decides it
+    @Test
+    void aWaitingCallOnTheSameConnectionAsOneThatFailsOverStillGetsItsAnswer() throws Exception {
+        SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
+        Policy p = new Policy("shared", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
+            FallbackStore instance = instance(clients, defaults);
+            io.vertx.core.Context loop = clients.vertx().getDelegate().getOrCreateContext();
+            java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
+            loop.runOnContext(v -> instance.acquire(p, "warm", 1).whenComplete((d, e) -> warm.complete(null)));
+            warm.get(5, TimeUnit.SECONDS); // the event loop's own connection is open
+            java.util.concurrent.CompletableFuture<Decision> patient = new java.util.concurrent.CompletableFuture<>();
+            java.util.concurrent.CompletableFuture<Decision> hasty = new java.util.concurrent.CompletableFuture<>();
+            server.signal("STOP");
+            long stopped = System.nanoTime();
+            try {
+                loop.runOnContext(v -> { // one turn: both on the loop's connection
+                    instance.acquire(p, "client:patient", 1, 1_500_000).whenComplete((d, e) -> complete(patient, d, e));
+                    instance.acquire(p, "client:hasty", 1).whenComplete((d, e) -> complete(hasty, d, e));
+                });
+                Decision fellBack = hasty.get(5, TimeUnit.SECONDS);
+                assertTrue(fellBack.fallback(), "the call that may not wait fails over: " + fellBack);
+                while (System.nanoTime() - stopped < 800_000_000L) {
+                    Thread.sleep(10);
+                }
+                assertTrue(!patient.isDone(), "the waiting call still waits: " + patient);
+            } finally {
+                server.signal("CONT");
+            }
+            Decision d = patient.get(5, TimeUnit.SECONDS);
+            assertTrue(d.allowed() && !d.fallback(), "the waiting call got Redis's answer on the given-up connection: " + d);
+        }
+    }
+
+    private static void complete(java.util.concurrent.CompletableFuture<Decision> f, Decision d, Throwable e) {
+        if (e != null) {
+            f.completeExceptionally(e);
+        } else {
+            f.complete(d);
+        }
+    }
+
     private void runScenario(boolean twice) throws Exception {
         SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
         Policy p = new Policy("late", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
