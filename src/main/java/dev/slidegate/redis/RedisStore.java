@@ -264,12 +264,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
 
     @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
-        DecisionStore.checkHold(forMicros);
-        if (policy.inFlight()) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException(
-                    "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold"));
-        }
-        return held(policy, key, forMicros);
+        return checkedHold(policy, key, forMicros, false);
     }
 
     @Override
@@ -361,12 +356,17 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
 
     @Override
     public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        return checkedHold(policy, key, forMicros, true);
+    }
+
+    /** A hold ({@code unlessHeld}: a block) of a policy of windows, checked as every store checks it. */
+    private CompletionStage<Long> checkedHold(Policy policy, String key, long forMicros, boolean unlessHeld) {
         DecisionStore.checkHold(forMicros);
         if (policy.inFlight()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "policy '" + policy.name() + "' limits calls in flight: it has no windows to hold"));
         }
-        return held(policy, key, forMicros, true);
+        return held(policy, key, forMicros, unlessHeld);
     }
 
     private CompletionStage<Long> held(Policy policy, String key, long forMicros) {
