@@ -46,22 +46,10 @@ public class PolicyRegistry {
     public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
             dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey, long blockForMicros) {
 
-        /** A policy that blocks no caller after a breach. */
-        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
-                dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey) {
-            this(name, policy, key, plans, cost, outgoing, settlement, costResolver, partitionKey, 0);
-        }
-
-        /** A policy whose answers do not name the caller's partition. */
-        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
-                dev.slidegate.core.Settlement settlement, String costResolver) {
-            this(name, policy, key, plans, cost, outgoing, settlement, costResolver, false);
-        }
-
-        /** A policy whose calls cost what {@code cost} says. */
+        /** A policy whose calls cost what {@code cost} says, that names no partition and blocks no caller. */
         public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
                 dev.slidegate.core.Settlement settlement) {
-            this(name, policy, key, plans, cost, outgoing, settlement, null);
+            this(name, policy, key, plans, cost, outgoing, settlement, null, false, 0);
         }
 
         /** A policy whose calls are not settled. */

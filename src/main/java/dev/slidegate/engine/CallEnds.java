@@ -42,12 +42,11 @@ final class CallEnds {
         return outcome.thenApply(o -> {
             Outcome held = leased ? leases.settle(o, keys) : o;
             if (settled && held instanceof Outcome.Admitted a) {
-                Settlements.Settling s = settlements.of(a.decisions(), keys, estimates(asks), settlementsOf(asks),
-                        answersHttp(asks), rc);
+                Settlements.Settling s = settlements.of(a.decisions(), asks, rc);
                 return s == null ? a : a.withSettling(s);
             }
             if (settled && !held.decisions().isEmpty()) { // not run: what policies that settle charged comes back
-                settlements.notRun(held.decisions(), keys, estimates(asks), settlementsOf(asks));
+                settlements.notRun(held.decisions(), asks);
             }
             return held;
         });
@@ -56,32 +55,7 @@ final class CallEnds {
     /** A call decided again ({@code made}, its first asking's decisions): their leases end, what they charged comes back. */
     void askedAgain(List<Decision> made, Ask[] asks) {
         leases.settle(new Outcome.Abandoned(made), keysOf(asks));
-        settlements.notRun(made, keysOf(asks), estimates(asks), settlementsOf(asks));
-    }
-
-    private static int[] estimates(Ask[] asks) {
-        int[] estimates = new int[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            estimates[j] = asks[j].cost();
-        }
-        return estimates;
-    }
-
-    private static dev.slidegate.core.Settlement[] settlementsOf(Ask[] asks) {
-        dev.slidegate.core.Settlement[] each = new dev.slidegate.core.Settlement[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            each[j] = asks[j].mp().settlement();
-        }
-        return each;
-    }
-
-    /** Whether each ask's call is the answer to an HTTP request, in order: its status is its outcome. */
-    private static boolean[] answersHttp(Ask[] asks) {
-        boolean[] http = new boolean[asks.length];
-        for (int j = 0; j < asks.length; j++) {
-            http[j] = asks[j].mp().answersHttp();
-        }
-        return http;
+        settlements.notRun(made, asks);
     }
 
     /** The caller key of each ask, in order: what each decision's lease is kept under. */

@@ -82,12 +82,7 @@ public sealed interface Outcome {
          * it reported ({@code failed}: it failed or was cancelled). Again: nothing.
          */
         public void end(boolean failed) {
-            if (leases != null) {
-                leases.end();
-            }
-            if (settling != null) {
-                settling.settle(failed);
-            }
+            end(failed, failed ? dev.slidegate.core.CountWhen.UNKNOWN : 200, null);
         }
 
         /**

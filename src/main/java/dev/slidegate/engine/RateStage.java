@@ -53,12 +53,17 @@ final class RateStage {
             Decision refusal = error != null || held == null || held <= d.retryAfterMicros() ? d : blockedFor(d, held);
             if (refusal != d) {
                 call.remade(refusal); // the answer's RateLimit fields say the block too
-                if (call.rc != null && a.mp().resolved().partitionKey()) {
-                    call.rc.partition(refusal, a.key());
-                }
+                partition(call, a, refusal);
             }
             call.outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(refusal, a.cost())));
         }));
+    }
+
+    /** For a policy whose answers name the caller's partition ({@code pk}): which key {@code d} counted. */
+    private static void partition(Call call, Ask a, Decision d) {
+        if (call.rc != null && a.mp().resolved().partitionKey()) {
+            call.rc.partition(d, a.key());
+        }
     }
 
     /** {@code d}, refused until the block ends {@code heldMicros} from now: its retry-after and every limit's reset. */
@@ -94,9 +99,7 @@ final class RateStage {
                     return;
                 }
                 call.made(d);
-                if (call.rc != null && a.mp().resolved().partitionKey()) {
-                    call.rc.partition(d, a.key()); // the answer names the caller's partition (pk)
-                }
+                partition(call, a, d);
                 boolean full = entry.roomFull() && !d.allowed() && d.retryAfterMicros() <= a.maxWait();
                 if (admission.refuse(d, full)) {
                     WaitStage.leave(place);

@@ -67,17 +67,11 @@ public final class Settlements {
 
         /**
          * Settles every admission with the usage reported (by the code, else in the response's usage header), else as
-         * {@link Settlement#unreported} says. Again: nothing. A call that reports in a header and ends before its
-         * response is done (a method the interceptor decided returns before its answer is written) settles when it is.
-         */
-        void settle(boolean failed) {
-            settle(failed, failed ? CountWhen.UNKNOWN : 200, null);
-        }
-
-        /**
-         * As {@link #settle(boolean)}, with the call's outcome for policies that count by it ({@code count-when}): the
-         * {@code status} it returned (a call that is not the answer to an HTTP request) and what it threw. A call that
-         * answers an HTTP request is judged by its answer's status, read when the answer is done.
+         * {@link Settlement#unreported} says; a policy that counts by outcome ({@code count-when}) by the call's outcome:
+         * the {@code status} it returned (a call that is not the answer to an HTTP request) and what it threw, or for a
+         * call that answers an HTTP request its answer's status. Again: nothing. A call that reports in a header, or is
+         * judged by its answer, and ends before its response is done (a method the interceptor decided returns before
+         * its answer is written) settles when it is.
          */
         void settle(boolean failed, int status, Throwable thrown) {
             if (!done.compareAndSet(false, true)) {
@@ -207,15 +201,12 @@ public final class Settlements {
      * What a call admitted with {@code decisions} settles when it ends, or {@code null} when none of its policies settles
      * (or none charged anything: refused by a dry run, admitted by the fail mode {@code open}).
      *
-     * @param keys the key of each decision, in order
-     * @param estimates the cost each decision was asked at
-     * @param settlements each decision's policy's settlement
-     * @param http whether each decision's call is the answer to an HTTP request ({@link MethodPolicy#answersHttp})
+     * @param asks what the call asked of each decision's policy, in order: its key, its cost (the estimate), its policy's
+     *        settlement, whether it answers an HTTP request ({@link MethodPolicy#answersHttp})
      * @param rc the request the call answers, if any
      */
-    Settling of(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements, boolean[] http,
-            Exchange rc) {
-        List<Admission> admissions = admissions(decisions, keys, estimates, settlements, http);
+    Settling of(List<Decision> decisions, Ask[] asks, Exchange rc) {
+        List<Admission> admissions = admissions(decisions, asks);
         if (admissions == null) {
             return null;
         }
@@ -229,8 +220,8 @@ public final class Settlements {
      * Refunds a call that was not run (refused by a later policy, its client gone while it waited, a later policy's
      * store unable to decide): it used nothing, so each policy that settles and admitted it is settled at 0.
      */
-    void notRun(List<Decision> decisions, String[] keys, int[] estimates, Settlement[] settlements) {
-        List<Admission> admissions = admissions(decisions, keys, estimates, settlements, null);
+    void notRun(List<Decision> decisions, Ask[] asks) {
+        List<Admission> admissions = admissions(decisions, asks);
         if (admissions != null) {
             Usage nothing = new Usage();
             nothing.report(0);
@@ -247,18 +238,18 @@ public final class Settlements {
     }
 
     /** The admissions among {@code decisions} to settle, or {@code null} when there is none. */
-    private static List<Admission> admissions(List<Decision> decisions, String[] keys, int[] estimates,
-            Settlement[] settlements, boolean[] http) {
+    private static List<Admission> admissions(List<Decision> decisions, Ask[] asks) {
         List<Admission> admissions = null;
         for (int j = 0; j < decisions.size(); j++) {
             Decision d = decisions.get(j);
-            if (!settlements[j].settles() || !charged(d)) {
+            Settlement settlement = asks[j].mp().settlement();
+            if (!settlement.settles() || !charged(d)) {
                 continue;
             }
             if (admissions == null) {
                 admissions = new ArrayList<>(2);
             }
-            admissions.add(new Admission(d, keys[j], estimates[j], settlements[j], http != null && http[j]));
+            admissions.add(new Admission(d, asks[j].key(), asks[j].cost(), settlement, asks[j].mp().answersHttp()));
         }
         return admissions;
     }

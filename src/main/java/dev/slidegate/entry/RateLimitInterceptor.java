@@ -86,7 +86,7 @@ public class RateLimitInterceptor {
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
                 Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a);
-                a.end(false, statusOf(result), null);
+                ended(a, result, null, false);
                 yield result;
             }
             case UNI -> Uni.createFrom().completionStage(asking(early, decided, args, rc))
@@ -99,12 +99,7 @@ public class RateLimitInterceptor {
                         Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a);
                         call = outgoing == null ? call : subscribedWith(call, outgoing);
                         return !a.endMatters() ? call
-                                : call.onTermination()
-                                        .invoke((item, failure, cancelled) -> a.end(failure != null || cancelled,
-                                                cancelled ? CountWhen.UNKNOWN
-                                                        : failure != null ? statusOf(failure)
-                                                                : statusOf(item),
-                                                failure));
+                                : call.onTermination().invoke((item, failure, cancelled) -> ended(a, item, failure, cancelled));
                     });
             case MULTI -> Multi.createFrom().completionStage(asking(early, decided, args, rc))
                     .onItem().transformToMultiAndConcatenate(v -> {
@@ -116,8 +111,7 @@ public class RateLimitInterceptor {
                         Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a);
                         // a stream is in flight until it ends, fails or is cancelled
                         return !a.endMatters() ? call
-                                : call.onTermination().invoke((failure, cancelled) -> a.end(failure != null || cancelled,
-                                        cancelled ? CountWhen.UNKNOWN : failure != null ? statusOf(failure) : 200, failure));
+                                : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
                     });
             case STAGE -> asking(early, decided, args, rc).get()
                     .thenCompose(v -> {
@@ -128,9 +122,7 @@ public class RateLimitInterceptor {
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         CompletionStage<Object> call = stage(reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
-                        return !a.endMatters() ? call
-                                : call.whenComplete((r, error) -> a.end(error != null,
-                                        error != null ? statusOf(error) : statusOf(r), unwrapped(error)));
+                        return !a.endMatters() ? call : call.whenComplete((r, error) -> ended(a, r, error, false));
                     })
                     .toCompletableFuture();
         };
@@ -147,16 +139,27 @@ public class RateLimitInterceptor {
         try {
             return proceed(ctx, outgoing);
         } catch (RuntimeException e) {
-            admitted.end(true, statusOf(e), e);
+            ended(admitted, null, e, false);
             throw e;
         }
+    }
+
+    /**
+     * The call of {@code a} is done, with {@code result}, or {@code failure}, or {@code cancelled}: its leases end and it is
+     * settled, by its outcome for policies that count only some ({@link CountWhen}): a cancelled call's outcome is not
+     * known.
+     */
+    private static void ended(Outcome.Admitted a, Object result, Throwable failure, boolean cancelled) {
+        Throwable thrown = failure == null ? null : unwrapped(failure);
+        a.end(thrown != null || cancelled, cancelled ? CountWhen.UNKNOWN : thrown != null ? statusOf(thrown) : statusOf(result),
+                thrown);
     }
 
     /**
      * The status a call's result says, for policies that count only some outcomes: a {@code Response}'s own, else 200
      * (an endpoint's answer is judged by the status written instead).
      */
-    static int statusOf(Object result) {
+    private static int statusOf(Object result) {
         if (result instanceof jakarta.ws.rs.core.Response r) {
             return r.getStatus();
         }
@@ -167,8 +170,7 @@ public class RateLimitInterceptor {
     }
 
     /** The status an exception says: a {@code WebApplicationException}'s (a REST client's 4xx or 5xx), else 500. */
-    static int statusOf(Throwable failure) {
-        Throwable e = unwrapped(failure);
+    private static int statusOf(Throwable e) {
         return e instanceof jakarta.ws.rs.WebApplicationException w && w.getResponse() != null ? w.getResponse().getStatus()
                 : 500;
     }

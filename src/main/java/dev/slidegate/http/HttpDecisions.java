@@ -13,6 +13,7 @@ import io.vertx.ext.web.RoutingContext;
  */
 public final class HttpDecisions {
 
+    /** Entries of the request's routing context (not settings): its decisions, and the partition of each that names one. */
     private static final String KEY = "slidegate.decisions";
     private static final String PARTITIONS = "slidegate.partitions";
 
