@@ -23,7 +23,14 @@
 -- partly overlapping cell in full, so no interval of length W ever holds more than N.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
-local flags = tonumber(ARGV[2])
+-- ARGV[2] may end in '@<instant>' (us): the call is placed no earlier (a call of several policies, group.lua)
+local flags, not_before = ARGV[2], 0
+local nb = string.find(flags, '@', 1, true)
+if nb then
+  not_before = tonumber(string.sub(flags, nb + 1))
+  flags = string.sub(flags, 1, nb - 1)
+end
+flags = tonumber(flags)
 local count_rejected = flags % 2 == 1
 local max_wait = (flags - flags % 2) / 2
 local cells = tonumber(ARGV[3])
@@ -37,6 +44,7 @@ if clock < last then clock = last end -- time never steps backwards for a key
 local reserved = tonumber(redis.call('HGET', key, 'r') or '0')
 local now = clock
 if reserved > now then now = reserved end
+if not_before > now then now = not_before end
 
 local function idiv(a, b) return (a - math.fmod(a, b)) / b end -- exact on doubles below 2^53
 

@@ -23,7 +23,14 @@
 -- than W old.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
-local flags = tonumber(ARGV[2])
+-- ARGV[2] may end in '@<instant>' (us): the call is placed no earlier (a call of several policies, group.lua)
+local flags, not_before = ARGV[2], 0
+local nb = string.find(flags, '@', 1, true)
+if nb then
+  not_before = tonumber(string.sub(flags, nb + 1))
+  flags = string.sub(flags, 1, nb - 1)
+end
+flags = tonumber(flags)
 local count_rejected = flags % 2 == 1
 local max_wait = (flags - flags % 2) / 2
 local nlimits = (#ARGV - 3) / 2
@@ -54,6 +61,7 @@ if meta then
     if hold > now then now = hold end
   end
 end
+if not_before > now then now = not_before end
 local slots, in_force = {}, {}
 for i = 1, nlimits do
   local spec = ARGV[2 + 2 * i] .. '/' .. ARGV[3 + 2 * i]

@@ -157,6 +157,69 @@ public final class FallbackStore implements DecisionStore {
     }
 
     /**
+     * A call of several policies, decided by the store in one step; while the store cannot be reached (the breaker is open,
+     * or what a fail mode admitted must be charged to it first), or when the step fails, each policy in order by its fail
+     * mode ({@link Rates#acquireAll}'s default: to the first refusal), as a call of one policy would be.
+     */
+    @Override
+    public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
+        boolean owes = false;
+        for (Asked a : asks) {
+            owes |= !owed.isEmpty() && owed.containsKey(id(a.policy().name(), a.key()));
+        }
+        if (owes || !breaker.allowRequest()) {
+            return DecisionStore.super.acquireAll(asks);
+        }
+        long sentAt = breaker.now();
+        CompletionStage<List<Decision>> remote;
+        try {
+            remote = delegate.acquireAll(asks);
+        } catch (IllegalArgumentException e) {
+            breaker.abandonProbe();
+            throw e;
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((made, error) -> {
+            if (error == null) {
+                breaker.success(sentAt);
+                for (int i = 0; i < made.size(); i++) {
+                    Asked a = asks.get(Asked.of(asks, made, i));
+                    remember(a.policy(), a.key(), made.get(i));
+                }
+                return CompletableFuture.completedFuture(made);
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause()
+                    : error;
+            if (WriteRefusals.outOfMemory(cause)) {
+                breaker.success(sentAt);
+                warnOutOfMemory(cause);
+            } else {
+                breaker.failure(cause);
+            }
+            onError.accept(cause);
+            return fallbackAll(asks, 0, List.<Decision> of(), cause);
+        }).thenCompose(stage -> stage);
+    }
+
+    /** Each ask from {@code i} on decided by its fail mode, to the first refusal. */
+    private CompletionStage<List<Decision>> fallbackAll(List<Asked> asks, int i, List<Decision> made, Throwable cause) {
+        if (i == asks.size()) {
+            return CompletableFuture.completedFuture(made);
+        }
+        Asked a = asks.get(i);
+        return fallback(a.policy(), a.key(), a.cost(), a.maxWaitMicros(), false, cause).thenCompose(d -> {
+            if (!d.allowed()) {
+                return CompletableFuture.completedFuture(List.of(d));
+            }
+            List<Decision> all = new java.util.ArrayList<>(made);
+            all.add(d);
+            return fallbackAll(asks, i + 1, all, cause);
+        });
+    }
+
+    /**
      * Settles in the store; while it cannot be reached (the breaker is open, or the call fails), in the local store under
      * the policy's share, where a call decided by the fail mode {@code local} was charged. A call admitted by the fail
      * mode {@code open} was charged nowhere: its caller does not settle it.

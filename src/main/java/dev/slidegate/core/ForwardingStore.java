@@ -40,6 +40,11 @@ public class ForwardingStore implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
+        return delegate.acquireAll(asks);
+    }
+
+    @Override
     public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
         return delegate.settle(policy, key, admittedAtMicros, estimate, actual);
     }

@@ -128,6 +128,28 @@ public final class LateOccupancy extends ForwardingStore {
     }
 
     @Override
+    public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
+        List<Asked> occupying = new ArrayList<>(asks.size());
+        boolean same = true;
+        for (Asked a : asks) {
+            Policy asked = occupying(a.policy());
+            same &= asked == a.policy();
+            occupying.add(asked == a.policy() ? a : new Asked(asked, a.key(), a.cost(), a.maxWaitMicros()));
+        }
+        if (same) {
+            return delegate.acquireAll(asks);
+        }
+        return delegate.acquireAll(occupying).thenApply(decisions -> {
+            List<Decision> named = new ArrayList<>(decisions.size());
+            for (int j = 0; j < decisions.size(); j++) {
+                int i = Asked.of(asks, decisions, j);
+                named.add(configured(decisions.get(j), asks.get(i).policy(), occupying.get(i).policy()));
+            }
+            return named;
+        });
+    }
+
+    @Override
     public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
         return delegate.settle(occupying(policy), key, admittedAtMicros, estimate, actual);
     }

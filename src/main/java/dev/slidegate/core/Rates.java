@@ -38,6 +38,66 @@ public interface Rates {
     CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros);
 
     /**
+     * One policy's part in a call of several ({@link #acquireAll}): {@code cost} permits of {@code policy} for {@code key},
+     * waiting up to {@code maxWaitMicros} as {@link #acquire(Policy, String, int, long)} would.
+     */
+    record Asked(Policy policy, String key, int cost, long maxWaitMicros) {
+
+        /**
+         * Which of a call's asks the {@code i}-th of its decisions {@code made} answers ({@link #acquireAll}): the
+         * {@code i}-th when all were admitted, else the one of the refusal's policy.
+         */
+        public static int of(java.util.List<Asked> asks, java.util.List<Decision> made, int i) {
+            if (made.size() == asks.size()) {
+                return i;
+            }
+            String name = made.get(i).policy().name();
+            for (int j = 0; j < asks.size(); j++) {
+                if (asks.get(j).policy().name().equals(name)) {
+                    return j;
+                }
+            }
+            throw new IllegalStateException("a refusal of policy '" + name + "' answers no ask of the call");
+        }
+    }
+
+    /**
+     * Decides a call of several policies, each for its own key, in one atomic step: every policy admits and every one is
+     * charged, at one instant (at once, or the first instant at which every one has room, within each one's max-wait: a
+     * reservation, each decision saying the same wait), or none is charged, not even a policy that counts refused calls
+     * ({@code count-rejected}). Nothing else is decided between the asks. Calls are placed in order of arrival on each key
+     * as {@link #acquire(Policy, String, int, long)} places them.
+     *
+     * <p>
+     * A store that cannot decide several keys at once may keep this default: each policy in order as {@link #acquire}, to
+     * the first refusal; those before it stay charged. Every store Slidegate ships overrides it.
+     *
+     * @param asks at least one, each a policy that counts per window
+     * @return admitted: one decision per ask, in their order; refused: one decision, the refusal of the ask that refused
+     *         (the first in the asks' order whose own limits have no room within its max-wait, else the one whose room
+     *         comes latest), which names its policy
+     */
+    default CompletionStage<java.util.List<Decision>> acquireAll(java.util.List<Asked> asks) {
+        return acquireFrom(asks, 0, java.util.List.of());
+    }
+
+    private CompletionStage<java.util.List<Decision>> acquireFrom(java.util.List<Asked> asks, int i,
+            java.util.List<Decision> made) {
+        if (i == asks.size()) {
+            return java.util.concurrent.CompletableFuture.completedFuture(made);
+        }
+        Asked a = asks.get(i);
+        return acquire(a.policy(), a.key(), a.cost(), a.maxWaitMicros()).thenCompose(d -> {
+            if (!d.allowed()) {
+                return java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of(d));
+            }
+            java.util.List<Decision> all = new java.util.ArrayList<>(made);
+            all.add(d);
+            return acquireFrom(asks, i + 1, all);
+        });
+    }
+
+    /**
      * Settles a call admitted at {@code admittedAtMicros} ({@link Decision#atMicros()}) against an estimate of
      * {@code estimate} permits, now that its actual usage is known: the difference is charged (more used) or refunded
      * (less used) where the estimate was charged, on every limit of the key, so that the windows that hold the

@@ -44,10 +44,44 @@ final class Chain {
 
     /** Runs a new call of {@code asks} from its first policy: its outcome, with what its decisions took. */
     CompletionStage<Outcome> run(Ask[] asks, Executor resume, Exchange rc, long startNanos, boolean ahead) {
+        asks = inOrder(asks);
         Call call = new Call(asks, resume, new CompletableFuture<>(), rc, startNanos);
         call.ahead = ahead;
         next(call, 0);
         return ends.attach(call.outcome, asks, rc);
+    }
+
+    /**
+     * The asks of a call in the order they are decided: policies of calls in flight first (a slot refused charges nothing,
+     * and one taken ends at once when a later policy refuses), then those decided on their own, then those decided
+     * together in one atomic step ({@link RateStage#together}), each group in the order given. {@code asks} itself when
+     * it is in that order already (a call of one policy always is).
+     */
+    static Ask[] inOrder(Ask[] asks) {
+        int last = -1;
+        boolean sorted = true;
+        for (Ask a : asks) {
+            int rank = rank(a);
+            sorted &= rank >= last;
+            last = Math.max(last, rank);
+        }
+        if (sorted) {
+            return asks;
+        }
+        Ask[] ordered = new Ask[asks.length];
+        int k = 0;
+        for (int rank = 0; rank < 3; rank++) {
+            for (Ask a : asks) {
+                if (rank(a) == rank) {
+                    ordered[k++] = a;
+                }
+            }
+        }
+        return ordered;
+    }
+
+    private static int rank(Ask a) {
+        return a.policy().inFlight() ? 0 : RateStage.together(a) ? 2 : 1;
     }
 
     /** Goes on with policy {@code i} of the call: it is asked, or, after the last, the call is admitted. */

@@ -1,5 +1,7 @@
 package dev.slidegate.engine;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import dev.slidegate.api.Decision;
@@ -76,8 +78,123 @@ final class RateStage {
                 d.waitMicros());
     }
 
+    /**
+     * Whether policy {@code a} is decided together with the call's other such policies, in one atomic step of the store
+     * ({@link Rates#acquireAll}): one that counts per window, enforces (not dry-run), is not an outgoing call's (paced by
+     * its upstream) and is not under an override that blocks or exempts its key. The others are decided on their own,
+     * before ({@link Chain#inOrder}).
+     */
+    static boolean together(Ask a) {
+        return !a.policy().inFlight() && !a.policy().dryRun() && !a.mp().outgoing()
+                && (a.override() == null || (!a.override().override().block() && !a.override().override().exempt()));
+    }
+
+    /**
+     * Whether {@code d}, policy {@code a}'s decision, refuses the call (counted and logged either way): then the call
+     * leaves the waiting room and is answered (after its key is blocked, for a policy with {@code block-for}).
+     */
+    private boolean refused(Call call, Ask a, Decision d, WaitStage.Entry entry) {
+        boolean full = entry.roomFull() && !d.allowed() && d.retryAfterMicros() <= a.maxWait();
+        if (!admission.refuse(d, full)) {
+            return false;
+        }
+        call.leave();
+        if (full) {
+            waitStats.waitingRoomFull(d.policy().name());
+        }
+        if (a.mp().outgoing() && !full) {
+            chain.upstream.refused(call, a, d);
+            return true;
+        }
+        long blockFor = a.mp().resolved().blockForMicros();
+        // a limit frees a permit within its window (a sliding counter's within a window and a cell): a refusal until later
+        // than twice the longest window is a hold (this block, or an upstream's), nothing to block, and a blocked caller's
+        // refusals answered from memory cost the store nothing
+        if (blockFor > 0 && !full && !d.policy().dryRun() && d.retryAfterMicros() <= 2 * d.policy().maxWindowMicros()) {
+            block(call, a, d, blockFor);
+            return true;
+        }
+        call.outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));
+        return true;
+    }
+
+    /**
+     * Asks policies {@code i} to the last of the call together, in one atomic step ({@link Rates#acquireAll}): all admit,
+     * at one instant, and all are charged, or the one that refuses answers and none is charged.
+     */
+    private void askTogether(Call call, int i) {
+        int count = call.asks.length - i;
+        WaitStage.Entry[] entries = new WaitStage.Entry[count];
+        List<Rates.Asked> asked = new ArrayList<>(count);
+        try {
+            for (int j = 0; j < count; j++) {
+                Ask a = call.asks[i + j];
+                entries[j] = chain.wait.enter(call, a);
+                long maxWait = entries[j].place() == null ? 0 : a.maxWait();
+                asked.add(new Rates.Asked(a.override() == null ? a.policy() : a.override().applyTo(a.policy()), a.key(),
+                        a.cost(), maxWait));
+            }
+        } catch (RuntimeException e) {
+            leaveAll(entries);
+            call.end(Failures.of(e, call.asks[i].mp(), call.made));
+            return;
+        }
+        CompletionStage<List<Decision>> decided;
+        try {
+            decided = rates.acquireAll(asked);
+        } catch (RuntimeException e) {
+            leaveAll(entries);
+            call.end(Failures.ofStore(e, call.made));
+            return;
+        }
+        decided.whenComplete((made, error) -> call.resume.execute(() -> {
+            try {
+                if (error != null) {
+                    leaveAll(entries);
+                    call.end(Failures.ofStore(error, call.made));
+                    return;
+                }
+                if (made.size() < count) { // refused by one: nothing charged
+                    int j = Rates.Asked.of(asked, made, 0);
+                    Decision d = made.get(0);
+                    call.made(d);
+                    partition(call, call.asks[i + j], d);
+                    leaveAll(entries);
+                    if (!refused(call, call.asks[i + j], d, entries[j])) { // (a store that admits no part of a call)
+                        call.end(Failures.ofStore(new IllegalStateException("the store refused a call of several "
+                                + "policies without a refusal"), call.made));
+                    }
+                    return;
+                }
+                for (int j = 0; j < count; j++) {
+                    Decision d = made.get(j);
+                    call.made(d);
+                    partition(call, call.asks[i + j], d);
+                    admission.refuse(d, false);
+                    chain.wait.admittedFor(call, d, entries[j]);
+                }
+                chain.next(call, call.asks.length);
+            } catch (RuntimeException e) {
+                leaveAll(entries);
+                call.end(Failures.of(e, call.asks[i].mp(), call.made));
+            }
+        }));
+    }
+
+    private static void leaveAll(WaitStage.Entry[] entries) {
+        for (WaitStage.Entry e : entries) {
+            if (e != null) {
+                WaitStage.leave(e.place());
+            }
+        }
+    }
+
     /** Asks policy {@code i} of the call, then goes on with the next. */
     void ask(Call call, int i) {
+        if (i < call.asks.length - 1 && together(call.asks[i]) && together(call.asks[i + 1])) {
+            askTogether(call, i);
+            return;
+        }
         Ask a = call.asks[i];
         WaitStage.Entry entry = chain.wait.enter(call, a);
         Waits.Place place = entry.place();
@@ -100,27 +217,8 @@ final class RateStage {
                 }
                 call.made(d);
                 partition(call, a, d);
-                boolean full = entry.roomFull() && !d.allowed() && d.retryAfterMicros() <= a.maxWait();
-                if (admission.refuse(d, full)) {
+                if (refused(call, a, d, entry)) {
                     WaitStage.leave(place);
-                    call.leave();
-                    if (full) {
-                        waitStats.waitingRoomFull(d.policy().name());
-                    }
-                    if (a.mp().outgoing() && !full) {
-                        chain.upstream.refused(call, a, d);
-                        return;
-                    }
-                    long blockFor = a.mp().resolved().blockForMicros();
-                    // a limit frees a permit within its window (a sliding counter's within a window and a cell): a refusal
-                    // until later than twice the longest window is a hold (this block, or an upstream's), nothing to block,
-                    // and a blocked caller's refusals answered from memory cost the store nothing
-                    if (blockFor > 0 && !full && !d.policy().dryRun()
-                            && d.retryAfterMicros() <= 2 * d.policy().maxWindowMicros()) {
-                        block(call, a, d, blockFor);
-                        return;
-                    }
-                    call.outcome.complete(new Outcome.Refused(call.made, new RateLimitExceededException(d, a.cost(), full)));
                     return;
                 }
                 chain.wait.admittedFor(call, d, entry);

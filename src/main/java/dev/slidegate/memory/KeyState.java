@@ -325,6 +325,116 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
         return true;
     }
 
+    /** What {@link #decideAll} answers when every ask is admitted. */
+    static final int ALL_ADMITTED = -1;
+
+    /** The most times {@link #decideAll} moves the call's instant later before it refuses it. */
+    private static final int GROUP_ROUNDS = 8;
+
+    /**
+     * Decides a call of several policies in one step, {@code states[i]} the state of {@code asks[i]} (each a different
+     * state): every state admits and all are charged at one instant, or none is charged (refused attempts neither, under
+     * count-rejected). An ask whose own limits have no room within its max-wait refuses the call; else the call is placed
+     * at the first instant every state has room (never before a reservation made on any of them), which may be as late as
+     * the longest max-wait allows. The caller holds {@link MemoryStore}'s group lock, so two such calls never take the
+     * monitors in different orders; a call of one key takes only its own monitor, never waiting for another.
+     *
+     * @return {@link #ALL_ADMITTED} (every {@code out[i]} written), the index of the ask that refuses (only its
+     *         {@code out} written), or {@code -2 - i} when state {@code i} was retired (nothing written or charged)
+     */
+    static int decideAll(KeyState[] states, dev.slidegate.core.Rates.Asked[] asks, long now, DecisionBuffer[] out) {
+        return lockedFrom(0, states, asks, now, out);
+    }
+
+    private static int lockedFrom(int i, KeyState[] states, dev.slidegate.core.Rates.Asked[] asks, long now,
+            DecisionBuffer[] out) {
+        if (i == states.length) {
+            return decideAllLocked(states, asks, now, out);
+        }
+        synchronized (states[i]) {
+            return lockedFrom(i + 1, states, asks, now, out);
+        }
+    }
+
+    private static int decideAllLocked(KeyState[] states, dev.slidegate.core.Rates.Asked[] asks, long now,
+            DecisionBuffer[] out) {
+        int k = states.length;
+        for (int i = 0; i < k; i++) {
+            if (states[i].retired) {
+                return -2 - i;
+            }
+        }
+        long[] nowOf = new long[k];
+        long at = Long.MIN_VALUE;
+        long latest = Long.MIN_VALUE; // the latest instant the call may be placed at: its longest max-wait
+        for (int i = 0; i < k; i++) { // each on its own: the first that has no room within its max-wait refuses
+            KeyState s = states[i];
+            s.absorb();
+            long sNow = s.observe(now);
+            nowOf[i] = sNow;
+            s.adopt(asks[i].policy(), Math.max(sNow, s.lastCharge));
+            long from = Math.max(sNow, s.lastCharge);
+            int cost = asks[i].cost();
+            boolean possible = s.computeWaits(from, cost);
+            long wait = from - sNow + (s.tripped < 0 ? 0 : s.retry);
+            if (!possible || wait > asks[i].maxWaitMicros()) {
+                s.refusedAt(sNow, from, wait, out[i]);
+                return i;
+            }
+            at = Math.max(at, sNow + wait);
+            latest = Math.max(latest, sNow + asks[i].maxWaitMicros());
+        }
+        for (int round = 0;; round++) { // every state at the latest of their instants: room there too, or later
+            int worst = -1;
+            long later = at;
+            for (int i = 0; i < k; i++) {
+                KeyState s = states[i];
+                if (!s.fits(at, asks[i].cost())) {
+                    s.computeWaits(at, asks[i].cost());
+                    long sAt = at + Math.max(1, s.retry);
+                    if (sAt > later) {
+                        later = sAt;
+                        worst = i;
+                    }
+                }
+            }
+            if (worst < 0) {
+                break;
+            }
+            if (later > latest || round == GROUP_ROUNDS) {
+                KeyState s = states[worst];
+                s.computeWaits(at, asks[worst].cost());
+                s.refusedAt(nowOf[worst], at, later - nowOf[worst], out[worst]);
+                return worst;
+            }
+            at = later;
+        }
+        for (int i = 0; i < k; i++) {
+            KeyState s = states[i];
+            s.charge(nowOf[i], at, asks[i].cost());
+            s.refuseUntil(Long.MIN_VALUE, nowOf[i]);
+            out[i].decided(s.policy, true, -1, 0, at, at - nowOf[i], s.n);
+            for (int j = 0; j < s.n; j++) {
+                s.standing(j, at);
+                out[i].limit(j, s.left, s.resetIn);
+            }
+        }
+        return ALL_ADMITTED;
+    }
+
+    /**
+     * Writes a refusal at {@code now} into {@code out}, {@link #computeWaits} having been asked at {@code from}: room
+     * {@code retry} from now at the earliest (or never); each limit as of {@code from}.
+     */
+    private void refusedAt(long now, long from, long retry, DecisionBuffer out) {
+        int t = tripped < 0 ? fullest(from) : tripped;
+        out.decided(policy, false, t, retry, now, 0, n);
+        for (int i = 0; i < n; i++) {
+            standing(i, from);
+            out.limit(i, left, resetIn + from - now);
+        }
+    }
+
     /**
      * The same decision as {@link #decide} without waiting, reporting only the outcome, without allocating.
      *

@@ -93,6 +93,66 @@ public final class MemoryStore implements LimiterStore {
         }
     }
 
+    /** Taken by every call of several policies, around their states' monitors ({@code KeyState.decideAll}). */
+    private final Object groups = new Object();
+
+    @Override
+    public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
+        try {
+            return CompletableFuture.completedFuture(decideAll(asks));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The synchronous form of {@link #acquireAll}. */
+    public List<Decision> decideAll(List<Asked> asks) {
+        if (asks.isEmpty()) {
+            throw new IllegalArgumentException("a call of several policies asks one at least");
+        }
+        Asked[] asked = asks.toArray(Asked[]::new);
+        DecisionBuffer[] out = new DecisionBuffer[asked.length];
+        for (int i = 0; i < asked.length; i++) {
+            Rates.checkRates(asked[i].policy());
+            checkCost(asked[i].cost());
+            DecisionStore.checkMaxWait(asked[i].maxWaitMicros());
+            out[i] = new DecisionBuffer(asked[i].policy().limits().size());
+        }
+        KeyState[] states = new KeyState[asked.length];
+        while (true) {
+            for (int i = 0; i < asked.length; i++) {
+                states[i] = existing(asked[i].policy(), asked[i].key());
+            }
+            long now = clock.nowMicros(); // after the lookups, as in decide
+            for (int i = 0; i < asked.length; i++) {
+                if (states[i] == null) {
+                    states[i] = stateOf(asked[i].policy(), asked[i].key(), now);
+                }
+                for (int j = 0; j < i; j++) {
+                    if (states[j] == states[i]) {
+                        throw new IllegalArgumentException("a call of several policies asks each policy and key once: '"
+                                + asked[i].policy().name() + "' for one key twice");
+                    }
+                }
+            }
+            int r;
+            synchronized (groups) {
+                r = KeyState.decideAll(states, asked, now, out);
+            }
+            if (r == KeyState.ALL_ADMITTED) {
+                List<Decision> all = new java.util.ArrayList<>(asked.length);
+                for (DecisionBuffer b : out) {
+                    all.add(b.toDecision());
+                }
+                return all;
+            }
+            if (r >= 0) {
+                return List.of(out[r].toDecision());
+            }
+            forget(asked[-2 - r].policy(), asked[-2 - r].key());
+        }
+    }
+
     /** The synchronous form of {@link #acquire}, admitting at once or refusing: in process the store never blocks. */
     public Decision decide(Policy policy, String key, int cost) {
         return decide(policy, key, cost, 0);

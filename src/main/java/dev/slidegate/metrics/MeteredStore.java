@@ -57,6 +57,28 @@ public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
         return metered(policy, cost, nanoTime.getAsLong(), delegate.acquire(policy, key, cost, maxWaitMicros));
     }
 
+    /**
+     * A call of several policies, timed once; each decision counted as its policy's (a refusal is one decision: the
+     * policies it left uncharged count nothing).
+     */
+    @Override
+    public CompletionStage<java.util.List<Decision>> acquireAll(java.util.List<Asked> asks) {
+        long start = nanoTime.getAsLong();
+        return delegate.acquireAll(asks).whenComplete((made, error) -> {
+            long nanos = nanoTime.getAsLong() - start;
+            if (error != null) {
+                storeTimer.record(nanos, TimeUnit.NANOSECONDS);
+                asks.forEach(a -> byObject.get(a.policy())[4].increment());
+                return;
+            }
+            (made.get(0).fallback() ? fallbackTimer : storeTimer).record(nanos, TimeUnit.NANOSECONDS);
+            for (int i = 0; i < made.size(); i++) {
+                Asked a = asks.get(Asked.of(asks, made, i));
+                count(a.policy(), a.cost(), made.get(i));
+            }
+        });
+    }
+
     @Override
     public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
         return metered(policy, 1, nanoTime.getAsLong(), delegate.enter(policy, key, maxWaitMicros));
@@ -66,18 +88,23 @@ public final class MeteredStore extends dev.slidegate.core.ForwardingStore {
     private CompletionStage<Decision> metered(Policy policy, int cost, long start, CompletionStage<Decision> decision) {
         return decision.whenComplete((d, error) -> {
             long nanos = nanoTime.getAsLong() - start;
-            Counter[] counters = byObject.get(policy);
             if (error != null) {
                 storeTimer.record(nanos, TimeUnit.NANOSECONDS);
-                counters[4].increment();
+                byObject.get(policy)[4].increment();
                 return;
             }
             (d.fallback() ? fallbackTimer : storeTimer).record(nanos, TimeUnit.NANOSECONDS);
-            counters[d.fallback() ? 3 : d.allowed() ? 0 : d.policy().dryRun() ? 2 : 1].increment();
-            if (d.allowed()) {
-                counters[CHARGED].increment(cost);
-            }
+            count(policy, cost, d);
         });
+    }
+
+    /** Counts {@code d} by its outcome, and what it charged when it admitted. */
+    private void count(Policy policy, int cost, Decision d) {
+        Counter[] counters = byObject.get(policy);
+        counters[d.fallback() ? 3 : d.allowed() ? 0 : d.policy().dryRun() ? 2 : 1].increment();
+        if (d.allowed()) {
+            counters[CHARGED].increment(cost);
+        }
     }
 
     /** Where the counter of what admitted calls were charged is, after the outcomes'; then what settlements refunded. */

@@ -47,7 +47,16 @@ final class DecisionScripts {
      * Several decisions in one script call ({@code batch.lua}, which includes every strategy's script as
      * a function numbered as in {@link #STRATEGIES}). Only where every key lives on one server.
      */
-    static final LuaScript BATCH = batchOf(STRATEGIES);
+    static final LuaScript BATCH = batchOf("batch.lua", STRATEGIES);
+
+    /**
+     * A call of several policies decided in one step ({@code group.lua}, which includes every strategy's script that counts
+     * per window, numbered as {@link #BATCH} numbers them).
+     */
+    static final LuaScript GROUP = batchOf("group.lua", STRATEGIES.subList(0, 4));
+
+    /** Gives back a sliding log's permits charged at one instant ({@code refund_sliding_log.lua}). */
+    static final LuaScript REFUND_LOG = LuaScript.load("refund_sliding_log.lua");
 
     /** Holds a key, or reads how long it is held ({@code hold.lua}). */
     static final LuaScript HOLD = LuaScript.load("hold.lua");
@@ -83,7 +92,8 @@ final class DecisionScripts {
 
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
     static final List<LuaScript> ALL = java.util.stream.Stream.concat(java.util.stream.Stream.of(SLIDING_LOG, FIXED_WINDOW,
-            SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH, HOLD, LEARNED, LEASE, SLOT_WAIT), SETTLES.values().stream())
+            SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH, GROUP, REFUND_LOG, HOLD, LEARNED, LEASE, SLOT_WAIT),
+            SETTLES.values().stream())
             .toList();
 
     /** The settle script of {@code shape}'s strategy. */
@@ -95,13 +105,15 @@ final class DecisionScripts {
         return settle;
     }
 
-    /** {@code batch.lua}, checked to number each strategy's function as {@code scripts} does. */
-    private static LuaScript batchOf(List<LuaScript> scripts) {
-        LuaScript batch = LuaScript.load("batch.lua");
+    /**
+     * {@code file} ({@code batch.lua}, {@code group.lua}), checked to number each strategy's function as {@code scripts} does.
+     */
+    private static LuaScript batchOf(String file, List<LuaScript> scripts) {
+        LuaScript batch = LuaScript.load(file);
         for (int i = 0; i < scripts.size(); i++) {
             String function = "strategies[" + (i + 1) + "] = function(KEYS, ARGV)\n" + scripts.get(i).body() + "\nend\n";
             if (!batch.body().contains(function)) {
-                throw new IllegalStateException("batch.lua does not number " + scripts.get(i).name() + " as " + (i + 1));
+                throw new IllegalStateException(file + " does not number " + scripts.get(i).name() + " as " + (i + 1));
             }
         }
         return batch;
@@ -198,6 +210,15 @@ final class DecisionScripts {
          * said the periods given did not hold it.
          */
         String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros, long aroundMicros) {
+            return evalsha(keyPrefix, cost, countRejected, maxWaitMicros, aroundMicros, 0);
+        }
+
+        /**
+         * As {@link #evalsha(String, int, boolean, long, long)}, the call placed no earlier than {@code notBeforeMicros}
+         * on the server's clock (0: at its own first instant), as a call of several policies asks ({@code group.lua}).
+         */
+        String[] evalsha(String keyPrefix, int cost, boolean countRejected, long maxWaitMicros, long aroundMicros,
+                long notBeforeMicros) {
             String[] cmd = new String[5 + keySuffixes.size() + limitArgs.size()];
             cmd[0] = script.sha1();
             cmd[1] = Integer.toString(keySuffixes.size());
@@ -206,7 +227,8 @@ final class DecisionScripts {
                 cmd[i++] = keyPrefix + suffix;
             }
             cmd[i++] = Integer.toString(cost);
-            cmd[i++] = Long.toString(2 * maxWaitMicros + (countRejected ? 1 : 0));
+            String flags = Long.toString(2 * maxWaitMicros + (countRejected ? 1 : 0));
+            cmd[i++] = notBeforeMicros > 0 ? flags + '@' + notBeforeMicros : flags;
             cmd[i++] = parameter;
             for (String a : limitArgs) {
                 cmd[i++] = a;

@@ -197,6 +197,144 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         return decide(policy, key, cost, policy.countRejected(), maxWaitMicros);
     }
 
+    /**
+     * A call of several policies: one script ({@code group.lua}) decides them all when their keys share one server (a
+     * single Redis, or one cluster slot: the same hash tag); across slots of a cluster, each is decided on its own and a
+     * refusal gives back what the others were charged ({@link #acrossSlots}).
+     */
+    @Override
+    public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
+        for (Asked a : asks) {
+            DecisionStore.checkMaxWait(a.maxWaitMicros());
+            Rates.checkRates(a.policy());
+            if (a.cost() < 1) {
+                throw new IllegalArgumentException("cost must be at least 1, was " + a.cost());
+            }
+        }
+        if (asks.size() == 1) {
+            Asked a = asks.get(0);
+            return decide(a.policy(), a.key(), a.cost(), false, a.maxWaitMicros()).thenApply(List::of);
+        }
+        String[] prefixes = new String[asks.size()];
+        boolean oneSlot = true;
+        for (int i = 0; i < prefixes.length; i++) {
+            prefixes[i] = DecisionScripts.keyPrefix(asks.get(i).policy(), asks.get(i).key());
+            oneSlot &= !nodes.cluster() || prefixes[i].equals(prefixes[0]);
+        }
+        if (!oneSlot) {
+            return acrossSlots(asks, 0, 0, List.of(), 0);
+        }
+        List<String> keys = new java.util.ArrayList<>();
+        List<String> argv = new java.util.ArrayList<>();
+        argv.add(Integer.toString(asks.size()));
+        long budget = 0;
+        long now = clock.nowMicros();
+        for (int i = 0; i < prefixes.length; i++) {
+            Asked a = asks.get(i);
+            DecisionScripts.Shape shape = prepared(a.policy()).shape();
+            String[] one = shape.evalsha(prefixes[i], a.cost(), false, a.maxWaitMicros(), now);
+            int n = shape.keySuffixes().size();
+            keys.addAll(java.util.Arrays.asList(one).subList(2, 2 + n));
+            argv.addAll(shape.batchHead());
+            argv.addAll(java.util.Arrays.asList(one).subList(2 + n, one.length));
+            budget = Math.max(budget, a.maxWaitMicros());
+        }
+        String[] cmd = new String[2 + keys.size() + argv.size()];
+        cmd[0] = DecisionScripts.GROUP.sha1();
+        cmd[1] = Integer.toString(keys.size());
+        int c = 2;
+        for (String k : keys) {
+            cmd[c++] = k;
+        }
+        for (String v : argv) {
+            cmd[c++] = v;
+        }
+        Lateness.Call<List<Decision>> call = lateness.start(DecisionScripts.GROUP, budget * 1000);
+        calls.call(DecisionScripts.GROUP, cmd, call, reply -> call.complete(reply, r -> {
+            if (r.get(0).toInteger() == 1) {
+                List<Decision> all = new java.util.ArrayList<>(asks.size());
+                for (int i = 0; i < asks.size(); i++) {
+                    all.add(DecisionScripts.decode(asks.get(i).policy(), r.get(2 + i)));
+                }
+                return all;
+            }
+            return List.of(DecisionScripts.decode(asks.get(r.get(1).toInteger() - 1).policy(), r.get(2)));
+        }));
+        return call.result;
+    }
+
+    /**
+     * A call of several policies whose keys lie in different cluster slots, from ask {@code i} on: each decided on its own
+     * in order, no earlier than {@code notBefore} (after the first round), within the call's longest max-wait; a refusal
+     * gives back what the asks before it were charged, and so does an ask placed later than the others (the round starts
+     * again at its instant, up to 8 times). Never more is admitted than one script would; between a charge and its
+     * refund, calls of the asks before may be refused that one script would have admitted.
+     */
+    private CompletionStage<List<Decision>> acrossSlots(List<Asked> asks, int i, long notBefore, List<Decision> made,
+            int round) {
+        if (i == asks.size()) {
+            long at = made.get(0).atMicros();
+            boolean same = true;
+            boolean waits = false;
+            for (Decision d : made) {
+                same &= d.atMicros() == at;
+                waits |= d.waitMicros() > 0;
+                at = Math.max(at, d.atMicros());
+            }
+            if (same || !waits) {
+                return CompletableFuture.completedFuture(made);
+            }
+            long again = at;
+            if (round == 8) {
+                Decision last = made.get(made.size() - 1);
+                return giveBack(asks, made).thenApply(given -> List.of(new Decision(last.policy(), false, 0,
+                        last.waitMicros(), last.atMicros() - last.waitMicros(), last.states())));
+            }
+            return giveBack(asks, made).thenCompose(given -> acrossSlots(asks, 0, again, List.of(), round + 1));
+        }
+        Asked a = asks.get(i);
+        long budget = a.maxWaitMicros();
+        if (round > 0) {
+            for (Asked x : asks) {
+                budget = Math.max(budget, x.maxWaitMicros());
+            }
+        }
+        DecisionScripts.Shape shape = prepared(a.policy()).shape();
+        String[] cmd = shape.evalsha(DecisionScripts.keyPrefix(a.policy(), a.key()), a.cost(), false, budget,
+                clock.nowMicros(), notBefore);
+        return send(a.policy(), shape, cmd, budget).thenCompose(d -> {
+            if (!d.allowed()) {
+                return giveBack(asks, made).thenApply(given -> List.of(d));
+            }
+            List<Decision> all = new java.util.ArrayList<>(made);
+            all.add(d);
+            return acrossSlots(asks, i + 1, notBefore, all, round);
+        });
+    }
+
+    /**
+     * Gives back the permits {@code made} charged to the first of {@code asks}, each where it was charged; completes when
+     * every give-back was answered (one that failed leaves its permits charged: a refusal too many, never an admission).
+     */
+    private CompletionStage<Void> giveBack(List<Asked> asks, List<Decision> made) {
+        CompletableFuture<?>[] given = new CompletableFuture<?>[made.size()];
+        for (int i = 0; i < made.size(); i++) {
+            Asked a = asks.get(i);
+            Decision d = made.get(i);
+            if (a.policy().settles()) {
+                given[i] = settle(a.policy(), a.key(), d.atMicros(), a.cost(), 0).toCompletableFuture();
+            } else {
+                String[] cmd = { DecisionScripts.REFUND_LOG.sha1(), "1",
+                        DecisionScripts.keyPrefix(a.policy(), a.key()) + ":log", Long.toString(d.atMicros()),
+                        Integer.toString(a.cost()) };
+                Lateness.Call<Long> call = lateness.start(DecisionScripts.REFUND_LOG);
+                calls.call(DecisionScripts.REFUND_LOG, cmd, call, reply -> call.complete(reply, r -> r.toLong()));
+                given[i] = call.result.toCompletableFuture();
+            }
+        }
+        return CompletableFuture.allOf(given).handle((done, error) -> null);
+    }
+
     @Override
     public CompletionStage<Decision> enter(Policy policy, String key, long maxWaitMicros) {
         DecisionStore.checkMaxWait(maxWaitMicros); // a slot frees when a call ends: nothing is reserved for later

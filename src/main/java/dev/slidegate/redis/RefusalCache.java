@@ -130,6 +130,26 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
     }
 
     /**
+     * A call of several policies: refused from memory when one of its policies has a refusal remembered for its key that
+     * even its wait ends before; else the store decides all in one step. Its refusals are not remembered: one may say how
+     * long the call could not wait for another policy's room, not when this key has room.
+     */
+    @Override
+    public CompletionStage<java.util.List<Decision>> acquireAll(java.util.List<Asked> asks) {
+        long now = nanoTime.getAsLong();
+        for (Asked a : asks) {
+            if (a.policy().countRejected()) {
+                continue;
+            }
+            Entry e = remembered(id(a.policy(), a.cost(), a.key()), a.policy(), a.maxWaitMicros(), now);
+            if (e != null) {
+                return CompletableFuture.completedFuture(java.util.List.of(e.at(now)));
+            }
+        }
+        return delegate.acquireAll(asks);
+    }
+
+    /**
      * A slot of calls in flight: one frees when any call ends, so "full" is remembered only briefly (refusing a little
      * more, never admitting more), or until a call of the key ends here ({@link #leave}).
      */
@@ -145,11 +165,8 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
     private CompletionStage<Decision> remembering(Policy policy, String key, int cost, long maxWaitMicros, boolean slot) {
         String id = id(policy, cost, key);
         long now = nanoTime.getAsLong();
-        Entry e = refusals.getIfPresent(id);
-        // a call that may wait is refused from memory only when even its wait ends before the remembered refusal does
-        if (e != null && e.untilNanos() - now > TimeUnit.MICROSECONDS.toNanos(maxWaitMicros)
-                && (e.refusal().policy() == policy || e.refusal().policy().equals(policy))) {
-            answered.increment();
+        Entry e = remembered(id, policy, maxWaitMicros, now);
+        if (e != null) {
             return CompletableFuture.completedFuture(e.at(now));
         }
         long resetsBefore = resets.get();
@@ -162,6 +179,20 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
             }
             return d;
         });
+    }
+
+    /**
+     * The refusal remembered under {@code id} that answers a call of {@code policy} now (counted as answered here), or
+     * {@code null}: a call that may wait is refused from memory only when even its wait ends before the refusal does.
+     */
+    private Entry remembered(String id, Policy policy, long maxWaitMicros, long now) {
+        Entry e = refusals.getIfPresent(id);
+        if (e != null && e.untilNanos() - now > TimeUnit.MICROSECONDS.toNanos(maxWaitMicros)
+                && (e.refusal().policy() == policy || e.refusal().policy().equals(policy))) {
+            answered.increment();
+            return e;
+        }
+        return null;
     }
 
     /** What a refusal is remembered under: the policy, the cost and the caller's key. */

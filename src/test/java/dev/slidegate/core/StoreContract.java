@@ -445,6 +445,85 @@ public abstract class StoreContract {
         }
     }
 
+    private List<Decision> together(Rates.Asked... asks) {
+        long before = System.nanoTime();
+        List<Decision> made = store().acquireAll(List.of(asks)).toCompletableFuture().join();
+        onTime(before, System.nanoTime());
+        return made;
+    }
+
+    private long remaining(Policy p, String k) {
+        return store().peek(p, k).toCompletableFuture().join().remaining();
+    }
+
+    // a call of a user's policy (3 a day) and its tenant's (2 a day), keys unlike: both charged while both admit; refused
+    // by either, charged by none (the user's window, the tenant's, another user's of that tenant, a counting policy's)
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void aCallOfSeveralPoliciesIsChargedByAllOrByNone(Strategy s) {
+        Policy user = policy(s, false, "3/1d");
+        Policy tenant = policy(s, false, "2/1d");
+        String u = newKey();
+        String t = newKey();
+        for (int i = 0; i < 2; i++) {
+            List<Decision> made = together(new Rates.Asked(user, u, 1, 0), new Rates.Asked(tenant, t, 1, 0));
+            assertEquals(2, made.size(), () -> "admitted by both: " + made);
+            assertTrue(made.get(0).allowed() && made.get(1).allowed(), () -> "admitted by both: " + made);
+            assertEquals(user.name(), made.get(0).policy().name());
+            assertEquals(1 - i, made.get(1).remaining());
+        }
+        List<Decision> refused = together(new Rates.Asked(user, u, 1, 0), new Rates.Asked(tenant, t, 1, 0));
+        assertEquals(1, refused.size(), () -> "one refusal: " + refused);
+        assertFalse(refused.get(0).allowed());
+        assertEquals(tenant.name(), refused.get(0).policy().name(), "the refusal names the policy that refused");
+        assertTrue(refused.get(0).retryAfterMicros() > 0, () -> "retry-after: " + refused);
+        assertEquals(1, remaining(user, u), "refused by the tenant: the user's window is not charged");
+
+        String other = newKey();
+        assertFalse(together(new Rates.Asked(user, other, 1, 0), new Rates.Asked(tenant, t, 1, 0)).get(0).allowed());
+        assertEquals(3, remaining(user, other), "another user of the full tenant is charged nothing");
+
+        String emptyTenant = newKey();
+        assertEquals(2, together(new Rates.Asked(user, u, 1, 0), new Rates.Asked(tenant, emptyTenant, 1, 0)).size());
+        assertEquals(0, remaining(user, u));
+        List<Decision> byUser = together(new Rates.Asked(user, u, 1, 0), new Rates.Asked(tenant, emptyTenant, 1, 0));
+        assertEquals(user.name(), byUser.get(0).policy().name(), () -> "refused by the user: " + byUser);
+        assertFalse(byUser.get(0).allowed());
+        assertEquals(1, remaining(tenant, emptyTenant), "refused by the user: the tenant's window is not charged");
+
+        if (s == Strategy.SLIDING_LOG || s == Strategy.FIXED_WINDOW) { // a policy that counts refused calls, alone
+            Policy counting = policy(s, true, "5/1d");
+            String c = newKey();
+            assertFalse(together(new Rates.Asked(counting, c, 1, 0), new Rates.Asked(tenant, t, 1, 0)).get(0).allowed());
+            assertEquals(5, remaining(counting, c), "a refused call of several policies charges none, count-rejected too");
+        }
+    }
+
+    // a call that may wait for its user's permit (1 per W) is placed, with its tenant's (which has room now), at the
+    // instant the user's frees: both decisions at that one instant, both charged there
+    @ParameterizedTest
+    @EnumSource(value = Strategy.class, names = { "SLIDING_LOG", "SLIDING_COUNTER", "TOKEN_BUCKET" })
+    void aCallOfSeveralPoliciesWaitsForTheLatestAndAllAreChargedThere(Strategy s) {
+        Policy user = policy(s, false, lim(1, 1));
+        Policy tenant = policy(s, false, "10/1d");
+        String u = newKey();
+        String t = newKey();
+        assertTrue(call(user, u).allowed());
+        List<Decision> made = together(new Rates.Asked(user, u, 1, 3 * w()), new Rates.Asked(tenant, t, 1, 0));
+        assertEquals(2, made.size(), () -> "admitted by both: " + made);
+        assertTrue(made.get(0).allowed() && made.get(1).allowed(), () -> "admitted by both: " + made);
+        assertTrue(made.get(0).waitMicros() > 0 && made.get(0).waitMicros() <= 2 * w() + edge(),
+                () -> "waits for the user's permit: " + made);
+        assertEquals(made.get(0).atMicros(), made.get(1).atMicros(), () -> "one instant for both: " + made);
+        assertEquals(9, remaining(tenant, t), "the tenant charged at that instant");
+        if (exactTime()) {
+            assertEquals(made.get(0).waitMicros(), made.get(1).waitMicros());
+        }
+        List<Decision> tooLong = together(new Rates.Asked(user, u, 1, 0), new Rates.Asked(tenant, t, 1, 0));
+        assertFalse(tooLong.get(0).allowed(), () -> "no room for the user now: " + tooLong);
+        assertEquals(9, remaining(tenant, t), "refused: the tenant not charged");
+    }
+
     // 2/W and 3/2W: t=0 x2 admitted, x3 refused by the first limit (charging neither);
     // t=W+edge: 1 admitted (the second limit held only 2), then refused by the second limit.
     @ParameterizedTest

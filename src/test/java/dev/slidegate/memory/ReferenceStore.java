@@ -102,14 +102,86 @@ public final class ReferenceStore implements LimiterStore {
 
     @Override
     public synchronized CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        String id = policy.name() + "\u0000" + key;
+        return CompletableFuture.completedFuture(decide(policy, key, cost, maxWaitMicros, Long.MIN_VALUE,
+                policy.countRejected()));
+    }
+
+    /**
+     * The model of a call of several policies: each on its own with its own max-wait (the first refusal answers), then,
+     * unless all admitted at once, all again from their state before the call, no earlier than the latest instant, within
+     * the longest max-wait, until every one is placed at the same instant (8 rounds at most); nothing is charged for a
+     * refused call.
+     */
+    @Override
+    public synchronized CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
+        Map<String, KeyData> before = new HashMap<>();
+        for (Asked a : asks) {
+            KeyData d = data.get(id(a.policy(), a.key()));
+            before.put(id(a.policy(), a.key()), d == null ? null : d.copy());
+        }
+        Runnable restore = () -> before.forEach((id, d) -> {
+            if (d == null) {
+                data.remove(id);
+            } else {
+                data.put(id, d.copy());
+            }
+        });
+        List<Decision> made = new ArrayList<>();
+        long at = Long.MIN_VALUE;
+        long budget = 0;
+        boolean waits = false;
+        for (Asked a : asks) {
+            Decision d = decide(a.policy(), a.key(), a.cost(), a.maxWaitMicros(), Long.MIN_VALUE, false);
+            if (!d.allowed()) {
+                restore.run();
+                return CompletableFuture.completedFuture(List.of(d));
+            }
+            made.add(d);
+            at = Math.max(at, d.atMicros());
+            budget = Math.max(budget, a.maxWaitMicros());
+            waits |= d.waitMicros() > 0;
+        }
+        for (int round = 1; waits && round <= 8; round++) {
+            restore.run();
+            made.clear();
+            long later = at;
+            for (Asked a : asks) {
+                Decision d = decide(a.policy(), a.key(), a.cost(), budget, at, false);
+                if (!d.allowed()) {
+                    restore.run();
+                    return CompletableFuture.completedFuture(List.of(d));
+                }
+                made.add(d);
+                later = Math.max(later, d.atMicros());
+            }
+            if (later == at) {
+                return CompletableFuture.completedFuture(made);
+            }
+            at = later;
+        }
+        if (waits) {
+            restore.run();
+            Decision last = made.get(made.size() - 1);
+            return CompletableFuture.completedFuture(List.of(new Decision(last.policy(), false, 0, last.waitMicros(),
+                    last.atMicros() - last.waitMicros(), last.states())));
+        }
+        return CompletableFuture.completedFuture(made);
+    }
+
+    private static String id(Policy policy, String key) {
+        return policy.name() + "\u0000" + key;
+    }
+
+    private Decision decide(Policy policy, String key, int cost, long maxWaitMicros, long notBefore,
+            boolean countRejected) {
+        String id = id(policy, key);
         Rates.checkRates(policy);
         KeyData d = data.computeIfAbsent(id, k -> new KeyData());
         long now = Math.max(clock.nowMicros(), d.last);
         d.last = now;
         // no call is placed before a reservation already made, nor within a hold: the key is decided at the later of
-        // its newest charge and the hold's end, if later than now
-        long from = Math.max(now, Math.max(d.lastCharge, d.heldUntil));
+        // its newest charge and the hold's end, if later than now (and of the instant a call of several policies asks)
+        long from = Math.max(Math.max(now, notBefore), Math.max(d.lastCharge, d.heldUntil));
         follow(d, policy, from);
         List<Limit> limits = policy.limits();
         int tripped = -1;
@@ -128,8 +200,7 @@ public final class ReferenceStore implements LimiterStore {
             long at = now + wait;
             charge(d, policy, key, at, cost);
             d.lastCharge = at;
-            return CompletableFuture.completedFuture(
-                    new Decision(policy, true, -1, 0, at, states(d, policy, at, 0), false, wait));
+            return new Decision(policy, true, -1, 0, at, states(d, policy, at, 0), false, wait);
         }
         if (tripped < 0) { // room at "from", later than the call may wait: the limit with the fewest permits left then
             long least = Long.MAX_VALUE;
@@ -142,7 +213,7 @@ public final class ReferenceStore implements LimiterStore {
             }
         }
         retry = wait;
-        if (policy.countRejected()) {
+        if (countRejected) {
             charge(d, policy, key, from, cost);
             d.lastCharge = from;
             tripped = -1;
@@ -156,8 +227,7 @@ public final class ReferenceStore implements LimiterStore {
             }
             retry += from - now;
         }
-        return CompletableFuture.completedFuture(
-                new Decision(policy, false, tripped, retry, now, states(d, policy, from, from - now)));
+        return new Decision(policy, false, tripped, retry, now, states(d, policy, from, from - now));
     }
 
     /**

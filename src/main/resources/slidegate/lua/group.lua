@@ -1,0 +1,126 @@
+-- Group: a call of several policies (each with its own key), decided in one step: every policy admits and all are
+-- charged at one instant, or none is charged (docs/strategies.md, "Several policies on one call").
+--
+-- KEYS     every decision's keys, one decision after the other (one Redis Cluster slot for all: one server)
+-- ARGV[1]  how many decisions; then per decision: its script (1 sliding log, 2 fixed window, 3 sliding counter,
+--          4 token bucket), its key count, its ARGV count, its ARGV as its own script takes them (ARGV[2] without
+--          count-rejected: a refused call charges nothing)
+--
+-- Returns  {1, 0, reply_1, ..., reply_n} when every decision admits, each reply as its script's, with the same wait;
+--          {0, i, reply_i} when decision i (1-based) refuses: its reply, the retry-after counted from its clock
+--
+-- First each decision on its own, in order, with its own max-wait: the first with no room within it refuses the call.
+-- Then the call is placed at the latest of their instants: every key touched is put back as it was before this script
+-- (DUMP and RESTORE, with its time to live) and every decision is asked again no earlier than that instant ('@' in its
+-- ARGV[2]), within the longest max-wait of the call; one that has room only later moves the instant on, up to 8 times.
+-- A strategy's error puts every key back and is the script's error.
+local strategies = {}
+strategies[1] = function(KEYS, ARGV)
+--#include sliding_log.lua
+end
+strategies[2] = function(KEYS, ARGV)
+--#include fixed_window.lua
+end
+strategies[3] = function(KEYS, ARGV)
+--#include sliding_counter.lua
+end
+strategies[4] = function(KEYS, ARGV)
+--#include token_bucket.lua
+end
+
+local decisions, k, a = {}, 1, 2
+for d = 1, tonumber(ARGV[1]) do
+  local s, nk, na = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  a = a + 3
+  local keys, args = {}, {}
+  for i = 1, nk do keys[i] = KEYS[k]; k = k + 1 end
+  for i = 1, na do args[i] = ARGV[a]; a = a + 1 end
+  local flags = tonumber(args[2])
+  decisions[d] = {s = s, keys = keys, args = args, max_wait = (flags - flags % 2) / 2}
+end
+
+-- each key as it was before this script first touched it: its DUMP (false when absent) and time to live
+local before = {}
+local function restore()
+  for key, was in pairs(before) do
+    if was.dump then
+      local ttl = was.ttl
+      if ttl < 0 then ttl = 0 end
+      redis.call('RESTORE', key, ttl, was.dump, 'REPLACE')
+    else
+      redis.call('DEL', key)
+    end
+  end
+end
+
+-- decision d, no earlier than not_before (0: its own instant) and waiting up to max_wait
+local function decide(d, not_before, max_wait)
+  local dec = decisions[d]
+  for _, key in ipairs(dec.keys) do
+    if before[key] == nil then
+      before[key] = {dump = redis.call('DUMP', key), ttl = redis.call('PTTL', key)}
+    end
+  end
+  local args = {}
+  for i, v in ipairs(dec.args) do args[i] = v end
+  args[2] = string.format('%d', 2 * max_wait)
+  if not_before > 0 then args[2] = args[2] .. '@' .. string.format('%d', not_before) end
+  local ok, r = pcall(strategies[dec.s], dec.keys, args)
+  if not ok then
+    restore()
+    if type(r) == 'table' and r.err then r = r.err end
+    return nil, tostring(r)
+  end
+  return r
+end
+
+local n = #decisions
+local replies, at, budget = {}, 0, 0
+for d = 1, n do
+  local r, err = decide(d, 0, decisions[d].max_wait)
+  if not r then return redis.error_reply(err) end
+  if r[1] == 0 then
+    restore()
+    return {0, d, r}
+  end
+  replies[d] = r
+  local instant = r[4] + r[3]
+  if instant > at then at = instant end
+  if decisions[d].max_wait > budget then budget = decisions[d].max_wait end
+end
+
+local function admitted()
+  local out = {1, 0}
+  for d = 1, n do out[d + 2] = replies[d] end
+  return out
+end
+
+-- every decision at once: the call is placed now (the script runs alone: the microseconds between them are one moment)
+local waits = false
+for d = 1, n do
+  if replies[d][3] > 0 then waits = true end
+end
+if not waits then return admitted() end
+
+for round = 1, 8 do
+  restore()
+  local later, mover = at, 0
+  for d = 1, n do
+    local r, err = decide(d, at, budget)
+    if not r then return redis.error_reply(err) end
+    if r[1] == 0 then
+      restore()
+      return {0, d, r}
+    end
+    replies[d] = r
+    if r[4] + r[3] > later then later, mover = r[4] + r[3], d end
+  end
+  if mover == 0 then return admitted() end
+  at = later
+  if round == 8 then -- still moving after every round: refused, room no earlier than the latest instant found
+    restore()
+    local r = replies[mover]
+    r[1], r[2] = 0, 0
+    return {0, mover, r}
+  end
+end

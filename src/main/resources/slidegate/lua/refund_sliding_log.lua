@@ -1,0 +1,19 @@
+-- Refund of a sliding log: gives back permits charged at one instant, for a call of several policies that another of
+-- its policies refused where one script could not decide them all (keys in different Redis Cluster slots).
+--
+-- KEYS[1]  the log (sliding_log.lua)
+-- ARGV[1]  the instant the permits were recorded at (us)
+-- ARGV[2]  how many to give back
+--
+-- Returns  how many were given back: the permits at that instant, newest first, up to ARGV[2] (the permits recorded at
+--          one instant are alike; none is left when the log dropped them meanwhile)
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])
+local want, given = tonumber(ARGV[2]), 0
+for i = #members, 1, -1 do
+  if given >= want then break end
+  if string.find(members[i], ':', 1, true) then
+    redis.call('ZREM', KEYS[1], members[i])
+    given = given + 1
+  end
+end
+return given
