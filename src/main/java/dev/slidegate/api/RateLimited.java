@@ -34,11 +34,10 @@ public @interface RateLimited {
 
     /**
      * Several policies on one method, each its own: {@code @RateLimited("per-user")
-     * @RateLimited("per-tenant")}. They are checked in order; every one must admit the call. A call
-     * refused by a later policy has been charged by the earlier ones (they are separate policies,
-     * possibly with different keys): to check limits together, all or nothing, put them in one policy.
-     * Every policy's key is found before any is charged, so a call lacking a later policy's key is
-     * refused and charged nothing.
+     * @RateLimited("per-tenant")}, each with its own key. They are decided together, in one atomic step of the
+     * store: every one must admit the call, and then all are charged; a call refused by any is charged by none
+     * (docs/strategies.md, "Several policies on one call"). Every policy's key is found before any is asked, so a
+     * call lacking a later policy's key is refused and charged nothing.
      */
     @Inherited
     @Retention(RetentionPolicy.RUNTIME)

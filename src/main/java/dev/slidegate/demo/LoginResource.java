@@ -20,8 +20,9 @@ import dev.slidegate.http.Problems;
 import dev.slidegate.http.RateLimitApi;
 
 /**
- * Demo login, limited by the {@code login} policy: 5 attempts a minute per address, refused attempts
- * included, so guessing passwords stays slow.
+ * Demo login, limited by two policies decided together: {@code login}, 5 failed attempts a minute per address, and
+ * {@code login-user}, 10 failed attempts a quarter of an hour per user name from any address ({@link LoginUserKey}). A
+ * successful login counts in neither, and an attempt refused by one is counted by neither.
  */
 @Path("/api/login")
 public class LoginResource {
@@ -39,6 +40,7 @@ public class LoginResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @RateLimited("login")
+    @RateLimited("login-user")
     @APIResponse(responseCode = "200", description = "Admitted; the RateLimit fields tell the remaining quota", headers = {
             @Header(name = "RateLimit", ref = "RateLimit"), @Header(name = "RateLimit-Policy", ref = "RateLimit-Policy") })
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)

@@ -202,9 +202,12 @@ public class MethodPolicies {
                 && !clientOfSignature.containsKey(typeAndName(m))) {
             return List.of(); // the REST client bean's own plumbing (close, setMock...): a class-level binding reaches it too
         }
-        // calls in flight are asked first: a later policy's refusal ends their leases, so a refused call holds nothing
+        // calls in flight are asked first: a later policy's refusal ends their leases, so a refused call holds nothing;
+        // then by name, as path policies are (the bindings come as a set: their order in the source is not known here)
         List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b))
-                .sorted(java.util.Comparator.comparing(mp -> !mp.policy().inFlight())).toList();
+                .sorted(java.util.Comparator.<MethodPolicy, Boolean> comparing(mp -> !mp.policy().inFlight())
+                        .thenComparing(mp -> mp.policy().name()))
+                .toList();
         long distinct = resolved.stream().map(mp -> mp.policy().name()).distinct().count();
         if (distinct < resolved.size()) {
             throw PolicyBinder.namedTwice(resolved.get(0).where());

@@ -21,8 +21,8 @@ import io.vertx.ext.web.RoutingContext;
  * Applies policies attached by configuration alone ({@code slidegate.policies.<name>.paths} and
  * {@code .methods}): a Vert.x route handler ahead of the REST layer, so it covers any endpoint without
  * touching its code. The {@link Decider} decides, as for the interceptor (keys, plans, cost, dry-run,
- * headers); a refusal is answered here with its problem body. Policies are checked in order of policy
- * name; the decision never blocks the event loop.
+ * headers); a refusal is answered here with its problem body. The policies that match a request are decided together
+ * (in order of policy name; one atomic step for those that count per window); the decision never blocks the event loop.
  *
  * <p>
  * A pattern is matched against the path as the router routes it, not as the caller spelled it

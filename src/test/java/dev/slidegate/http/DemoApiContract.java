@@ -183,7 +183,7 @@ public abstract class DemoApiContract {
     @Test
     void loginWithTheRightPasswordSucceeds() {
         login("alice", "wonderland").then().statusCode(200).body("user", equalTo("alice"))
-                .header("RateLimit", matchesPattern("\"login-1m\";r=4;t=6\\d"));
+                .header("RateLimit", matchesPattern("\"login-1m\";r=4;t=6\\d, \"login-user-15m\";r=9;t=9\\d\\d"));
     }
 
     @Test

@@ -26,6 +26,10 @@ class MemoryDemoApiTest extends DemoApiContract {
         registry.policies().values().forEach(r -> {
             stack.inspection().reset(r.policy(), "ip:127.0.0.1").toCompletableFuture().join();
             stack.inspection().reset(r.policy(), "ip:0:0:0:0:0:0:0:1").toCompletableFuture().join();
+            for (String user : new String[] { "alice", "bob" }) { // the login's per-user windows (login-user)
+                stack.inspection().reset(r.policy(), dev.slidegate.engine.CallerKeys.custom(user)).toCompletableFuture()
+                        .join();
+            }
         });
     }
 

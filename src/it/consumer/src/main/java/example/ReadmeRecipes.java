@@ -40,6 +40,12 @@ public class ReadmeRecipes {
     @RateLimited(value = "reports", key = "header:X-Api-Key", limits = "1000/1h")
     public Report report() { return new Report("monthly"); }
 
+    @GET
+    @Path("team-report")
+    @RateLimited(value = "per-user", key = "header:X-User", limits = "10/1m")
+    @RateLimited(value = "per-tenant", key = "header:X-Tenant", limits = "25/1m")
+    public Report teamReport() { return new Report("team"); }
+
     @POST
     @Path("/login")
     @RateLimited(value = "login", limits = "5/1m", strategy = "sliding-counter")

@@ -171,6 +171,36 @@ class ConsumerTest {
     }
 
     @Test
+    void recipeAUserWithinATenant() {
+        teamReportsOfATenant();
+    }
+
+    /**
+     * The README's user-within-a-tenant recipe: a user's 11th call is refused by its own limit and charged to neither,
+     * so the tenant's next call finds 14 of 25 left; then the tenant's limit refuses a user who still has room.
+     */
+    static void teamReportsOfATenant() {
+        for (int i = 0; i < 10; i++) {
+            given().header("X-User", "ann").header("X-Tenant", "acme").get("/recipes/team-report").then().statusCode(200);
+        }
+        given().header("X-User", "ann").header("X-Tenant", "acme").get("/recipes/team-report").then().statusCode(429)
+                .body("policy", equalTo("per-user"));
+        given().header("X-User", "ben").header("X-Tenant", "acme").get("/recipes/team-report").then().statusCode(200)
+                .header("RateLimit", "\"per-tenant-1m\";r=14;t=60, \"per-user-1m\";r=9;t=60");
+        for (int i = 0; i < 9; i++) {
+            given().header("X-User", "ben").header("X-Tenant", "acme").get("/recipes/team-report").then().statusCode(200);
+        }
+        for (int i = 0; i < 5; i++) {
+            given().header("X-User", "cyd").header("X-Tenant", "acme").get("/recipes/team-report").then().statusCode(200);
+        }
+        given().header("X-User", "cyd").header("X-Tenant", "acme").get("/recipes/team-report").then().statusCode(429)
+                .body("policy", equalTo("per-tenant"));
+        // the tenant's refusal charged cyd nothing: another tenant's call of cyd finds 5 of 10 left
+        given().header("X-User", "cyd").header("X-Tenant", "other").get("/recipes/team-report").then().statusCode(200)
+                .header("RateLimit", "\"per-tenant-1m\";r=24;t=60, \"per-user-1m\";r=4;t=60");
+    }
+
+    @Test
     void recipeLoginAttempts() {
         String guess = "{\"username\":\"bob\",\"password\":\"guess\"}";
         String right = "{\"username\":\"bob\",\"password\":\"right\"}";

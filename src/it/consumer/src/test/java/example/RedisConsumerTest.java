@@ -117,6 +117,13 @@ class RedisConsumerTest {
     @jakarta.inject.Inject
     dev.slidegate.testkit.SlidegateTestKit slidegate;
 
+    // the README's user-within-a-tenant recipe with the windows in Redis: both policies decided by one script
+    @Test
+    void recipeAUserWithinATenantOnRedis() {
+        slidegate.reset();
+        ConsumerTest.teamReportsOfATenant();
+    }
+
     // the test kit empties windows kept in Redis too: a test starts afresh without waiting out a window
     @Test
     void theTestKitEmptiesTheWindowsInRedis() {
