@@ -182,9 +182,14 @@ public class AdminService {
                 .findFirst().orElse(p.name());
     }
 
+    /** Resets the key's windows, which lifts its block, and forgets the refusals counted towards one ({@code block-after}). */
     Uni<Void> reset(Policy p, String key) {
         rankings.forget(p); // the next listing by usage shows the reset
-        return Uni.createFrom().completionStage(() -> store.reset(p, key)).invoke(() -> rankings.forget(p));
+        PolicyRegistry.Resolved r = catalog.policies().get(baseOf(p));
+        Policy refusals = r == null ? null : r.blockAfter();
+        return Uni.createFrom().completionStage(() -> refusals == null ? store.reset(p, key)
+                : store.reset(refusals, key).thenCompose(forgotten -> store.reset(p, key)))
+                .invoke(() -> rankings.forget(p));
     }
 
     /** A page in the store's order, or with {@code byUsage} the callers closest to their limit first (cursor: an offset). */

@@ -24,14 +24,14 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
         Optional<String> costResolver, Optional<Boolean> partitionKey, Optional<dev.slidegate.core.CountWhen> countWhen,
-        Optional<Long> blockForMicros, boolean inFlight) {
+        Optional<Long> blockForMicros, Optional<Limit> blockAfter, boolean inFlight) {
 
     /** No member set. */
     static final PolicyMembers NONE = new PolicyMembers(Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-            Optional.empty(), false);
+            Optional.empty(), Optional.empty(), false);
 
     /**
      * These members, each one unset here taken from {@code other}: the one rule by which a policy's configuration, its
@@ -47,7 +47,8 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                 unit.or(other::unit), settle.or(other::settle), refundFailures.or(other::refundFailures),
                 zone.or(other::zone), usageHeader.or(other::usageHeader), costResolver.or(other::costResolver),
                 partitionKey.or(other::partitionKey), countWhen.or(other::countWhen),
-                blockForMicros.or(other::blockForMicros), limits.isPresent() ? inFlight : other.inFlight);
+                blockForMicros.or(other::blockForMicros), blockAfter.or(other::blockAfter),
+                limits.isPresent() ? inFlight : other.inFlight);
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -176,6 +177,23 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             }
             return d.toNanos() / 1000;
         });
+        Optional<Limit> blockAfter = p.blockAfter().map(text -> {
+            Limit l;
+            try {
+                l = Limit.parse(text.trim());
+            } catch (IllegalArgumentException e) {
+                throw fail(prefix + "block-after: '" + text + "' is not K/W: expected the refusals that block within a "
+                        + "window, e.g. 3/10m");
+            }
+            if (l.calendar() || l.windowMicros() > 86_400_000_000L) {
+                throw fail(prefix + "block-after: '" + text + "' counts refusals within a window of at most 1d, e.g. 3/10m");
+            }
+            return l;
+        });
+        if (blockAfter.isPresent() && blockFor.isEmpty()) {
+            throw fail(prefix + "block-after: says when a breach blocks the key, and the policy blocks none; set block-for "
+                    + "too");
+        }
         if (lease.isPresent() && blockFor.isPresent()) {
             throw fail(prefix + "block-for: a policy with max-in-flight refuses while its slots are taken, with no breach "
                     + "to block for; leave block-for out");
@@ -189,7 +207,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone, usageHeader, costResolver, p.partitionKey(), countWhen, blockFor, lease.isPresent());
+                zone, usageHeader, costResolver, p.partitionKey(), countWhen, blockFor, blockAfter, lease.isPresent());
     }
 
     /**

@@ -44,7 +44,18 @@ public class PolicyRegistry {
      * @param costResolver the name of the {@code CostResolver} bean that works out each call's cost, or {@code null}
      */
     public record Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
-            dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey, long blockForMicros) {
+            dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey, long blockForMicros,
+            Policy blockAfter) {
+
+        /**
+         * A policy that blocks a caller at its first refusal ({@code blockForMicros} 0: none); {@code blockAfter} (when
+         * a key is blocked only at its K-th refusal within W): the refusals' own count, K - 1 per W, asked at each
+         * refusal, whose refusal blocks.
+         */
+        public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
+                dev.slidegate.core.Settlement settlement, String costResolver, boolean partitionKey, long blockForMicros) {
+            this(name, policy, key, plans, cost, outgoing, settlement, costResolver, partitionKey, blockForMicros, null);
+        }
 
         /** A policy whose calls cost what {@code cost} says, that names no partition and blocks no caller. */
         public Resolved(String name, Policy policy, KeySource key, Map<String, Policy> plans, int cost, boolean outgoing,
@@ -136,7 +147,9 @@ public class PolicyRegistry {
             } catch (IllegalArgumentException e) {
                 throw fail("slidegate.policies." + name + ".*: " + e.getMessage());
             }
-            configured.put(name, PolicyMembers.of("slidegate.policies." + name + ".", p));
+            PolicyMembers members = PolicyMembers.of("slidegate.policies." + name + ".", p);
+            members.blockAfter().ifPresent(k -> check(() -> refusals(name, k), "slidegate.policies." + name));
+            configured.put(name, members);
             p.paths().ifPresent(paths -> attachments.add(PolicyMembers.attachment(name, paths, p.methods().orElse(List.of()))));
             if (p.paths().isEmpty() && p.methods().isPresent()) {
                 throw fail("slidegate.policies." + name + ".methods is set without slidegate.policies." + name
@@ -234,7 +247,8 @@ public class PolicyRegistry {
                     + "cost-resolver out");
         }
         return new Resolved(name, policy, key, Map.copyOf(plans), cost, outgoing, settlement(cfg, name, strategy, origin),
-                costResolver, m.partitionKey().orElse(false), inFlight ? 0 : m.blockForMicros().orElse(0L));
+                costResolver, m.partitionKey().orElse(false), inFlight ? 0 : m.blockForMicros().orElse(0L),
+                inFlight ? null : check(() -> refusals(name, m.blockAfter().orElse(null)), origin));
     }
 
     /**
@@ -265,8 +279,28 @@ public class PolicyRegistry {
                 Optional.empty(), Optional.empty(), Optional.empty(), maxWait, Map.of(),
                 d.outgoing() ? Optional.of(true) : Optional.empty(), unit, Optional.empty(), Optional.empty(),
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), d.maxInFlight() != 0);
+                Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
     }
+
+    /**
+     * The count of a policy's refusals that blocks a key at its K-th within W ({@code block-after=K/W}): a sliding log
+     * of K - 1 per W under a name no configured policy can have; {@code null} for K = 1 (the first refusal blocks).
+     */
+    static Policy refusals(String name, Limit blockAfter) {
+        if (blockAfter == null || blockAfter.permits() <= 1) {
+            return null;
+        }
+        if (name.length() + REFUSALS.length() > 64) {
+            throw new IllegalArgumentException("block-after: the count of the policy's refusals is kept under its name and '"
+                    + REFUSALS + "', which makes more than 64 characters: use "
+                    + "a shorter policy name");
+        }
+        return new Policy(name + REFUSALS, List.of(new Limit(blockAfter.permits() - 1, blockAfter.windowMicros())),
+                Strategy.SLIDING_LOG, "refusals", false);
+    }
+
+    /** What follows a policy's name in the name of the count of its refusals ({@link #refusals}). */
+    public static final String REFUSALS = "#refusals";
 
     /** Whether the policy's calls are settled after they ran, checked against its strategy. */
     private dev.slidegate.core.Settlement settlement(PolicyMembers cfg, String name, Strategy strategy, String origin) {

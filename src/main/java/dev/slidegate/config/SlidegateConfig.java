@@ -375,6 +375,13 @@ public interface SlidegateConfig {
         Optional<java.time.Duration> blockFor();
 
         /**
+         * With {@code block-for}: the key is blocked only at its K-th refusal within W ({@code K/W}, e.g. {@code 3/10m}),
+         * counted on every instance; default: at its first refusal ({@code 1/...}).
+         */
+        @WithName("block-after")
+        Optional<String> blockAfter();
+
+        /**
          * With {@code settle}: a call that fails or is cancelled without reporting its usage is refunded in full, instead
          * of being charged its estimate. Default false.
          */

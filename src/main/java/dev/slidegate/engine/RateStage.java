@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import dev.slidegate.api.Decision;
+import dev.slidegate.api.Policy;
 import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.core.InFlightSlots;
 import dev.slidegate.core.Overrides;
@@ -41,13 +42,19 @@ final class RateStage {
 
     /**
      * A breach of a policy with {@code block-for}: its key is blocked for that long in the store (fleet-wide; a block
-     * already in force is not lengthened), and the refusal says when the block ends. A block the store could not make is
-     * said by the refusal as it was (the caller is refused either way).
+     * already in force is not lengthened), and the refusal says when the block ends; with {@code block-after=K/W}, only
+     * at the K-th refusal within W. A block the store could not make is said by the refusal as it was (the caller is
+     * refused either way).
      */
     private void block(Call call, Ask a, Decision d, long blockFor) {
+        Policy refusals = a.mp().resolved().blockAfter();
         CompletionStage<Long> blocked;
         try {
-            blocked = blocks.block(a.policy(), a.key(), blockFor);
+            // block-after=K/W: this refusal is counted first, and only the K-th within W (the count's refusal) blocks
+            blocked = refusals == null ? blocks.block(a.policy(), a.key(), blockFor)
+                    : rates.acquire(refusals, a.key(), 1).thenCompose(counted -> counted.allowed()
+                            ? java.util.concurrent.CompletableFuture.completedFuture(0L)
+                            : blocks.block(a.policy(), a.key(), blockFor));
         } catch (RuntimeException e) {
             blocked = java.util.concurrent.CompletableFuture.failedFuture(e);
         }

@@ -182,7 +182,7 @@ public class MethodPolicies {
         PolicyRegistry.Resolved r = b.resolved();
         return new MethodPolicy(null, b.where(),
                 new dev.slidegate.config.PolicyRegistry.Resolved(r.name(), r.policy(), r.key(), r.plans(), r.cost(), false,
-                        r.settlement(), r.costResolver(), r.partitionKey(), r.blockForMicros()),
+                        r.settlement(), r.costResolver(), r.partitionKey(), r.blockForMicros(), r.blockAfter()),
                 -1, MethodPolicy.Kind.PLAIN, pattern, binder.resolversOf(r, b.where()), null, -1,
                 binder.costResolverOf(r, b.where()));
     }

@@ -398,10 +398,26 @@ class PolicyResolutionTest {
                 "slidegate.policies.e.block-for: 'PT48H' is out of range");
         bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.block-for=1m",
                 "slidegate.policies.e.block-for: a policy with max-in-flight refuses while its slots are taken");
+        // block-after: K/W within a day, beside block-for, on a name the count of refusals can be kept under
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-after=3/10m",
+                "slidegate.policies.e.block-after: says when a breach blocks the key, and the policy blocks none");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-for=1m;slidegate.policies.e.block-after=three",
+                "slidegate.policies.e.block-after: 'three' is not K/W");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-for=1m;slidegate.policies.e.block-after=3/day",
+                "slidegate.policies.e.block-after: '3/day' counts refusals within a window of at most 1d");
+        String longName = "e".repeat(60);
+        bad.put("slidegate.policies." + longName + ".limits=5/1m;slidegate.policies." + longName + ".block-for=1m;"
+                + "slidegate.policies." + longName + ".block-after=3/1m", "which makes more than 64 characters");
         assertRefused(bad);
         Map<String, String> blocking = new java.util.HashMap<>(BASE);
         blocking.put("slidegate.policies.products.block-for", "15m");
         assertEquals(900_000_000L, resolve(policies(blocking), "named").resolved().blockForMicros());
+        assertEquals(null, resolve(policies(blocking), "named").resolved().blockAfter(), "the first refusal blocks");
+        blocking.put("slidegate.policies.products.block-after", "1/1m");
+        assertEquals(null, resolve(policies(blocking), "named").resolved().blockAfter(), "1/W: the first refusal blocks");
+        blocking.put("slidegate.policies.products.block-after", "3/10m");
+        assertEquals(List.of(dev.slidegate.api.Limit.parse("2/10m")),
+                resolve(policies(blocking), "named").resolved().blockAfter().limits(), "two counted, the third blocks");
     }
 
     // issue 41: a usage header (the policy's, else the defaults') is part of a settlement; without settle, with a name
@@ -496,7 +512,8 @@ class PolicyResolutionTest {
             for (String setting : settings.split(";")) {
                 props.put(setting.substring(0, setting.indexOf('=')), setting.substring(setting.indexOf('=') + 1));
             }
-            String message = assertThrows(RuntimeException.class, () -> new PolicyRegistry(config(props))).getMessage();
+            String message = assertThrows(RuntimeException.class, () -> new PolicyRegistry(config(props)), settings)
+                    .getMessage();
             assertTrue(message.contains(expected), settings + " -> " + message);
             assertTrue(!message.contains("\n") || message.startsWith("Configuration validation failed"), // (SmallRye's own)
                     "one line: " + message);

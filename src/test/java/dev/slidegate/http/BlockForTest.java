@@ -56,6 +56,53 @@ class BlockForTest {
         assertEquals(ranBefore + 4, CountWhenResource.PENALTY_RAN.get());
     }
 
+    // block-after=3/3s: two refusals within 3 s block nothing (the window frees and the caller runs again), the third
+    // within 3 s of them blocks for 3 s, judged by the endpoint's own runs
+    @Test
+    void aCallerIsBlockedOnlyAtItsThirdRefusalWithinTheWindowOfBlockAfter() throws Exception {
+        String user = "u-" + UUID.randomUUID();
+        int ranBefore = CountWhenResource.PATIENT_RAN.get();
+        assertEquals(200, patient(user).statusCode());
+        assertEquals(200, patient(user).statusCode());
+        long first = System.nanoTime();
+        for (int i = 0; i < 2; i++) {
+            Response refused = patient(user);
+            assertEquals(429, refused.statusCode());
+            assertEquals("1", refused.header("Retry-After"), "refusal " + (i + 1) + " blocks nothing: " + refused.asString());
+        }
+        Thread.sleep(1_100); // the window of 1 s frees: the caller runs again, it was not blocked
+        assertEquals(200, patient(user).statusCode(), "two refusals within 3 s block nothing");
+        assertEquals(200, patient(user).statusCode());
+        long breach = System.nanoTime();
+        Response third = patient(user);
+        long answered = System.nanoTime();
+        assertTrue(answered - first < 3_000_000_000L, "the test ran too slowly to judge: the third refusal came "
+                + (answered - first) / 1e9 + " s after the first");
+        assertEquals(429, third.statusCode());
+        assertEquals("3", third.header("Retry-After"), "the third refusal within 3 s blocks: " + third.asString());
+        int ranAtBreach = CountWhenResource.PATIENT_RAN.get();
+        long firstAdmitted = -1;
+        while (firstAdmitted < 0) {
+            long sent = System.nanoTime();
+            int status = patient(user).statusCode();
+            if (status == 200) {
+                firstAdmitted = sent;
+            } else {
+                assertEquals(429, status);
+                assertTrue(System.nanoTime() - breach < 6_000_000_000L, "still blocked 6 s after a block of 3 s");
+                Thread.sleep(150);
+            }
+        }
+        assertTrue(firstAdmitted - breach >= 2_900_000_000L,
+                "admitted " + (firstAdmitted - answered) / 1e9 + " s after the breach, inside the block");
+        assertEquals(ranAtBreach + 1, CountWhenResource.PATIENT_RAN.get(), "nothing of the blocked caller ran meanwhile");
+        assertEquals(ranBefore + 5, CountWhenResource.PATIENT_RAN.get());
+    }
+
+    private static Response patient(String user) {
+        return given().header("X-User", user).get("/test/count-when/patient-penalty");
+    }
+
     // the admin shows how long a key is still blocked, and a reset of the key lifts the block at once
     @Test
     void theAdminShowsABlockAndAResetLiftsIt() {

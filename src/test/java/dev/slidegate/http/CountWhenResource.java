@@ -59,6 +59,21 @@ public class CountWhenResource {
         return "ran";
     }
 
+    /** The calls the patient penalty endpoint ran, by its own count. */
+    static final AtomicInteger PATIENT_RAN = new AtomicInteger();
+
+    /**
+     * 2 a second per user, and a user refused 3 times within 3 s is blocked
+     * ({@code %test.slidegate.policies.patient-penalty.block-for} and {@code block-after}).
+     */
+    @GET
+    @Path("patient-penalty")
+    @RateLimited(value = "patient-penalty", limits = "2/1s", strategy = "sliding-log", key = "header:X-User")
+    public String patientPenalty() {
+        PATIENT_RAN.incrementAndGet();
+        return "ran";
+    }
+
     /** Calls the upstream, a bean whose own calls count only when they fail as {@code fail} says. */
     @GET
     @Path("upstream")
