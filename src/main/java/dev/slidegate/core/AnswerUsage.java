@@ -1,0 +1,425 @@
+package dev.slidegate.core;
+
+/**
+ * The token usage an LLM provider's answer reports, read from the answer's bytes as they pass (issue 60): a whole JSON
+ * body, or a stream of server-sent events whose {@code data} is JSON. Both wire formats most services speak are read
+ * without being told which: OpenAI-compatible ({@code usage.prompt_tokens} or {@code input_tokens},
+ * {@code completion_tokens} or {@code output_tokens}, {@code total_tokens}; streamed, the chunk that carries
+ * {@code usage}, or a Responses stream's {@code response.usage}) and Anthropic-compatible ({@code usage.input_tokens}
+ * with {@code cache_creation_input_tokens} and {@code cache_read_input_tokens}, {@code output_tokens}; streamed,
+ * {@code message_start}'s {@code message.usage} and {@code message_delta}'s {@code usage}).
+ *
+ * <p>
+ * Memory is bounded whatever the answer: nothing is buffered but a field name (at most {@value #MAX_NAME} bytes) and
+ * the names of the objects the reader is in (at most {@value #MAX_DEPTH} deep); strings are skipped as they pass, and
+ * numbers read as they pass. An answer is never failed by what it says: what cannot be read is not read.
+ *
+ * <p>
+ * What an answer may lie about is read so that a lie never lifts a budget (docs/strategies.md): a count that is
+ * negative, fractional or not a number is no count; one above {@link DecisionStore#MAX_SETTLED} is that; an answer that
+ * reports usage several times is read at the most it reported for each of input and output (a stream's later reports
+ * are running totals); a total below input plus output is read as input plus output. An answer cut short reports what
+ * had passed; an answer that reports nothing is {@link #tokens()} {@code null}.
+ */
+public final class AnswerUsage {
+
+    /** How the answer is framed. */
+    public enum Framing {
+        /** One JSON document. */
+        JSON,
+        /**
+         * {@code text/event-stream}: each event's {@code data} lines are one JSON document ({@code [DONE]} and others skipped).
+         */
+        SSE
+    }
+
+    /**
+     * What an answer reported, in tokens: each part -1 when it reported none.
+     *
+     * @param input tokens read (prompt, cached included)
+     * @param output tokens written
+     * @param total the total reported, or -1
+     */
+    public record Tokens(long input, long output, long total) {
+
+        /** The usage to charge: the total, never less than input plus output; -1 when nothing was reported. */
+        public long charged() {
+            long parts = Math.max(0, input) + Math.max(0, output);
+            long all = Math.max(total, parts);
+            return input < 0 && output < 0 && total < 0 ? -1 : Math.min(all, DecisionStore.MAX_SETTLED);
+        }
+    }
+
+    static final int MAX_NAME = 64;
+    static final int MAX_DEPTH = 32;
+    /** The longest SSE field name read ({@code data}, {@code event}...); a longer one's line is skipped. */
+    private static final int MAX_FIELD = 16;
+
+    private final Framing framing;
+
+    // the JSON document being read
+    private final Json json = new Json();
+
+    // SSE: where in a line the reader is
+    private static final int LINE_START = 0;
+    private static final int FIELD = 1;
+    private static final int AFTER_COLON = 2;
+    private static final int DATA = 3;
+    private static final int SKIP_LINE = 4;
+    private int line = LINE_START;
+    private final byte[] field = new byte[MAX_FIELD];
+    private int fieldLength;
+    private boolean lastWasCr;
+    /** Whether the current event already had a data line (the next one is joined with a newline). */
+    private boolean eventHasData;
+
+    // what was reported: the most seen of each part
+    private long input = -1;
+    private long output = -1;
+    private long total = -1;
+
+    private AnswerUsage(Framing framing) {
+        this.framing = framing;
+    }
+
+    /** A reader of one answer framed as {@code framing}. */
+    public static AnswerUsage of(Framing framing) {
+        return new AnswerUsage(framing);
+    }
+
+    /** Reads the next bytes of the answer. */
+    public void feed(byte[] bytes, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            byte b = bytes[i];
+            if (framing == Framing.JSON) {
+                json.accept(b);
+            } else {
+                sse(b);
+            }
+        }
+    }
+
+    /** {@link #feed(byte[], int, int)} of a whole array. */
+    public void feed(byte[] bytes) {
+        feed(bytes, 0, bytes.length);
+    }
+
+    /** What the answer reported so far, or {@code null} when it reported nothing. */
+    public Tokens tokens() {
+        return input < 0 && output < 0 && total < 0 ? null : new Tokens(input, output, total);
+    }
+
+    private void sse(byte b) {
+        if (b == '\n' && lastWasCr) { // CRLF: the CR ended the line
+            lastWasCr = false;
+            return;
+        }
+        lastWasCr = b == '\r';
+        boolean end = b == '\n' || b == '\r';
+        switch (line) {
+            case LINE_START -> {
+                if (end) { // a blank line ends the event
+                    endEvent();
+                } else if (b == ':') {
+                    line = SKIP_LINE; // a comment
+                } else {
+                    fieldLength = 0;
+                    field[fieldLength++] = b;
+                    line = FIELD;
+                }
+            }
+            case FIELD -> {
+                if (end) { // a field with no value: nothing to read
+                    line = LINE_START;
+                } else if (b == ':') {
+                    line = isData() ? AFTER_COLON : SKIP_LINE;
+                } else if (fieldLength < MAX_FIELD) {
+                    field[fieldLength++] = b;
+                } else {
+                    line = SKIP_LINE;
+                }
+            }
+            case AFTER_COLON -> {
+                if (eventHasData) {
+                    json.accept((byte) '\n');
+                }
+                eventHasData = true;
+                if (end) {
+                    line = LINE_START;
+                } else {
+                    line = DATA;
+                    if (b != ' ') { // one space after the colon is not part of the value
+                        json.accept(b);
+                    }
+                }
+            }
+            case DATA -> {
+                if (end) {
+                    line = LINE_START;
+                } else {
+                    json.accept(b);
+                }
+            }
+            default -> { // SKIP_LINE
+                if (end) {
+                    line = LINE_START;
+                }
+            }
+        }
+    }
+
+    private boolean isData() {
+        return fieldLength == 4 && field[0] == 'd' && field[1] == 'a' && field[2] == 't' && field[3] == 'a';
+    }
+
+    private void endEvent() {
+        json.reset();
+        eventHasData = false;
+    }
+
+    /** One usage object's counts, read: the most of each part is kept. */
+    private void reported(long in, long out, long all) {
+        input = Math.max(input, in);
+        output = Math.max(output, out);
+        total = Math.max(total, all);
+    }
+
+    /**
+     * A JSON tokenizer that keeps only what finding the usage needs: the names of the objects it is in, and the numbers
+     * of a usage object's fields. After a byte it cannot read as JSON it reads nothing more of that document.
+     */
+    private final class Json {
+        private static final int VALUE = 0; // expecting a value (or, in an object, a name)
+        private static final int IN_STRING = 1;
+        private static final int IN_NUMBER = 2;
+        private static final int IN_LITERAL = 3;
+        private static final int BROKEN = 4;
+
+        private int state = VALUE;
+        private boolean escaped;
+        /** Whether the string being read is a name (in an object, before its colon). */
+        private boolean readingName;
+        private final byte[] name = new byte[MAX_NAME];
+        private int nameLength;
+        private boolean nameTooLong;
+        /** The number being read, capped at {@link DecisionStore#MAX_SETTLED}, and whether it is a whole count so far. */
+        private long digits;
+        private boolean whole;
+
+        /** Per depth: whether it is an object, whether a name was read and awaits its value, and that name's kind. */
+        private final boolean[] isObject = new boolean[MAX_DEPTH + 1];
+        private final boolean[] expectingName = new boolean[MAX_DEPTH + 1];
+        private final int[] key = new int[MAX_DEPTH + 1];
+        private int depth;
+        /** Deeper than {@link #MAX_DEPTH}: counted, not tracked. */
+        private int beyond;
+
+        // the usage object being read, at usageDepth (0: none)
+        private int usageDepth;
+        private long in;
+        private long cacheIn;
+        private long out;
+        private long all;
+
+        // what a name is, for the reader
+        private static final int OTHER = 0;
+        private static final int USAGE = 1;
+        private static final int RESPONSE = 2;
+        private static final int MESSAGE = 3;
+        private static final int INPUT = 4;
+        private static final int CACHE_INPUT = 5;
+        private static final int OUTPUT = 6;
+        private static final int TOTAL = 7;
+
+        void reset() {
+            state = VALUE;
+            depth = 0;
+            beyond = 0;
+            usageDepth = 0;
+            escaped = false;
+        }
+
+        void accept(byte b) {
+            switch (state) {
+                case IN_STRING -> string(b);
+                case IN_NUMBER -> {
+                    if (b >= '0' && b <= '9') {
+                        digits = Math.min(digits > DecisionStore.MAX_SETTLED / 10 ? DecisionStore.MAX_SETTLED
+                                : digits * 10 + (b - '0'), DecisionStore.MAX_SETTLED);
+                    } else if (b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E') {
+                        whole = false; // a fraction or an exponent: no count
+                    } else {
+                        numberRead();
+                        state = VALUE;
+                        structural(b);
+                    }
+                }
+                case IN_LITERAL -> {
+                    if (b >= 'a' && b <= 'z') {
+                        return;
+                    }
+                    state = VALUE;
+                    valueRead();
+                    structural(b);
+                }
+                case VALUE -> structural(b);
+                default -> {
+                }
+            }
+        }
+
+        private void structural(byte b) {
+            switch (b) {
+                case ' ', '\t', '\n', '\r', ',' -> {
+                    if (b == ',' && depth > 0 && depth <= MAX_DEPTH && beyond == 0 && isObject[depth]) {
+                        expectingName[depth] = true;
+                    }
+                }
+                case ':' -> {
+                }
+                case '{', '[' -> open(b == '{');
+                case '}', ']' -> close();
+                case '"' -> {
+                    state = IN_STRING;
+                    escaped = false;
+                    readingName = inObject() && expectingName[depth];
+                    nameLength = 0;
+                    nameTooLong = false;
+                }
+                default -> {
+                    if ((b >= '0' && b <= '9') || b == '-') {
+                        state = IN_NUMBER;
+                        whole = b != '-'; // a negative number is no count
+                        digits = whole ? b - '0' : 0;
+                    } else if (b == 't' || b == 'f' || b == 'n') {
+                        state = IN_LITERAL;
+                    } else {
+                        state = BROKEN;
+                    }
+                }
+            }
+        }
+
+        private boolean inObject() {
+            return depth > 0 && depth <= MAX_DEPTH && beyond == 0 && isObject[depth];
+        }
+
+        private void open(boolean object) {
+            int parentKey = inObject() ? key[depth] : OTHER;
+            if (depth == MAX_DEPTH || beyond > 0) {
+                beyond++;
+                return;
+            }
+            depth++;
+            isObject[depth] = object;
+            expectingName[depth] = object;
+            key[depth] = OTHER;
+            // a usage object: at the top, or in a Responses stream's response, or in Anthropic's message_start message
+            if (object && parentKey == USAGE && usageDepth == 0 && usageHere()) {
+                usageDepth = depth;
+                in = -1;
+                cacheIn = -1;
+                out = -1;
+                all = -1;
+            }
+        }
+
+        /** Whether the object opening at the current depth is where a usage object is read. */
+        private boolean usageHere() {
+            if (depth == 2) {
+                return true; // {"usage": {...}}
+            }
+            return depth == 3 && (key[1] == RESPONSE || key[1] == MESSAGE); // {"response": {"usage": {...}}}
+        }
+
+        private void close() {
+            if (beyond > 0) {
+                beyond--;
+                valueRead();
+                return;
+            }
+            if (depth == 0) {
+                state = BROKEN;
+                return;
+            }
+            if (depth == usageDepth) {
+                long inputs = in < 0 && cacheIn < 0 ? -1 : Math.max(0, in) + Math.max(0, cacheIn);
+                reported(Math.min(inputs, DecisionStore.MAX_SETTLED), out, all);
+                usageDepth = 0;
+            }
+            depth--;
+            valueRead();
+        }
+
+        /** A value was read whole in the current container. */
+        private void valueRead() {
+            if (inObject()) {
+                expectingName[depth] = false;
+            }
+        }
+
+        private void string(byte b) {
+            if (escaped) {
+                escaped = false;
+                collect(b);
+                return;
+            }
+            if (b == '\\') {
+                escaped = true;
+                nameTooLong |= readingName; // an escaped name is none of the names read here
+                return;
+            }
+            if (b == '"') {
+                state = VALUE;
+                if (readingName) {
+                    key[depth] = nameTooLong ? OTHER : kindOf();
+                    expectingName[depth] = false;
+                } else {
+                    valueRead();
+                }
+                return;
+            }
+            collect(b);
+        }
+
+        private void collect(byte b) {
+            if (!readingName) {
+                return;
+            }
+            if (nameLength < MAX_NAME) {
+                name[nameLength++] = b;
+            } else {
+                nameTooLong = true;
+            }
+        }
+
+        private int kindOf() {
+            String n = new String(name, 0, nameLength, java.nio.charset.StandardCharsets.US_ASCII);
+            return switch (n) {
+                case "usage" -> USAGE;
+                case "response" -> RESPONSE;
+                case "message" -> MESSAGE;
+                case "prompt_tokens", "input_tokens" -> INPUT;
+                case "cache_creation_input_tokens", "cache_read_input_tokens" -> CACHE_INPUT;
+                case "completion_tokens", "output_tokens" -> OUTPUT;
+                case "total_tokens" -> TOTAL;
+                default -> OTHER;
+            };
+        }
+
+        private void numberRead() {
+            if (usageDepth != 0 && depth == usageDepth && beyond == 0 && whole) {
+                long n = digits;
+                switch (key[depth]) {
+                    case INPUT -> in = Math.max(in, n);
+                    case CACHE_INPUT -> cacheIn = Math.min(Math.max(0, cacheIn) + n, DecisionStore.MAX_SETTLED);
+                    case OUTPUT -> out = Math.max(out, n);
+                    case TOTAL -> all = Math.max(all, n);
+                    default -> {
+                    }
+                }
+            }
+            valueRead();
+        }
+    }
+}
