@@ -142,18 +142,26 @@ public final class FallbackStore implements DecisionStore {
                 }
                 return CompletableFuture.completedFuture(d);
             }
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause()
-                    : error;
-            if (WriteRefusals.outOfMemory(cause)) {
-                breaker.success(sentAt); // answered: this decision failed, the store did not
-                warnOutOfMemory(cause);
-            } else {
-                breaker.failure(cause);
-            }
-            onError.accept(cause);
-            return fallback(policy, key, cost, maxWaitMicros, slot, cause);
+            return fallback(policy, key, cost, maxWaitMicros, slot, failed(error, sentAt));
         }).thenCompose(stage -> stage);
+    }
+
+    /**
+     * A decision the breaker let through failed with {@code error}: the breaker and {@code onError} are told (a Redis out
+     * of memory answered, so the store did not fail), and the cause is what the fail mode decides with.
+     */
+    private Throwable failed(Throwable error, long sentAt) {
+        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause()
+                : error;
+        if (WriteRefusals.outOfMemory(cause)) {
+            breaker.success(sentAt); // answered: this decision failed, the store did not
+            warnOutOfMemory(cause);
+        } else {
+            breaker.failure(cause);
+        }
+        onError.accept(cause);
+        return cause;
     }
 
     /**
@@ -189,34 +197,9 @@ public final class FallbackStore implements DecisionStore {
                 }
                 return CompletableFuture.completedFuture(made);
             }
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause()
-                    : error;
-            if (WriteRefusals.outOfMemory(cause)) {
-                breaker.success(sentAt);
-                warnOutOfMemory(cause);
-            } else {
-                breaker.failure(cause);
-            }
-            onError.accept(cause);
-            return fallbackAll(asks, 0, List.<Decision> of(), cause);
+            Throwable cause = failed(error, sentAt);
+            return Rates.inTurn(asks, a -> fallback(a.policy(), a.key(), a.cost(), a.maxWaitMicros(), false, cause));
         }).thenCompose(stage -> stage);
-    }
-
-    /** Each ask from {@code i} on decided by its fail mode, to the first refusal. */
-    private CompletionStage<List<Decision>> fallbackAll(List<Asked> asks, int i, List<Decision> made, Throwable cause) {
-        if (i == asks.size()) {
-            return CompletableFuture.completedFuture(made);
-        }
-        Asked a = asks.get(i);
-        return fallback(a.policy(), a.key(), a.cost(), a.maxWaitMicros(), false, cause).thenCompose(d -> {
-            if (!d.allowed()) {
-                return CompletableFuture.completedFuture(List.of(d));
-            }
-            List<Decision> all = new java.util.ArrayList<>(made);
-            all.add(d);
-            return fallbackAll(asks, i + 1, all, cause);
-        });
     }
 
     /**

@@ -44,6 +44,20 @@ public interface Rates {
     record Asked(Policy policy, String key, int cost, long maxWaitMicros) {
 
         /**
+         * Checks the ask as every store requires it: a policy that counts per window, a cost of 1 at least, a maximum
+         * wait of 0 to a day.
+         *
+         * @throws IllegalArgumentException naming the rule
+         */
+        public Asked {
+            checkRates(policy);
+            DecisionStore.checkMaxWait(maxWaitMicros);
+            if (cost < 1) {
+                throw new IllegalArgumentException("cost must be at least 1, was " + cost);
+            }
+        }
+
+        /**
          * Which of a call's asks the {@code i}-th of its decisions {@code made} answers ({@link #acquireAll}): the
          * {@code i}-th when all were admitted, else the one of the refusal's policy.
          */
@@ -78,22 +92,30 @@ public interface Rates {
      *         comes latest), which names its policy
      */
     default CompletionStage<java.util.List<Decision>> acquireAll(java.util.List<Asked> asks) {
-        return acquireFrom(asks, 0, java.util.List.of());
+        return inTurn(asks, a -> acquire(a.policy(), a.key(), a.cost(), a.maxWaitMicros()));
     }
 
-    private CompletionStage<java.util.List<Decision>> acquireFrom(java.util.List<Asked> asks, int i,
-            java.util.List<Decision> made) {
+    /**
+     * A call of several policies decided one policy after the other by {@code decide}, to the first refusal (what
+     * {@link #acquireAll} answers: every decision, or the refusal alone); the decisions before a refusal stand.
+     */
+    static CompletionStage<java.util.List<Decision>> inTurn(java.util.List<Asked> asks,
+            java.util.function.Function<Asked, CompletionStage<Decision>> decide) {
+        return inTurn(asks, 0, java.util.List.of(), decide);
+    }
+
+    private static CompletionStage<java.util.List<Decision>> inTurn(java.util.List<Asked> asks, int i,
+            java.util.List<Decision> made, java.util.function.Function<Asked, CompletionStage<Decision>> decide) {
         if (i == asks.size()) {
             return java.util.concurrent.CompletableFuture.completedFuture(made);
         }
-        Asked a = asks.get(i);
-        return acquire(a.policy(), a.key(), a.cost(), a.maxWaitMicros()).thenCompose(d -> {
+        return decide.apply(asks.get(i)).thenCompose(d -> {
             if (!d.allowed()) {
                 return java.util.concurrent.CompletableFuture.completedFuture(java.util.List.of(d));
             }
             java.util.List<Decision> all = new java.util.ArrayList<>(made);
             all.add(d);
-            return acquireFrom(asks, i + 1, all);
+            return inTurn(asks, i + 1, all, decide);
         });
     }
 

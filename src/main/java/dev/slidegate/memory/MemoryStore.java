@@ -112,10 +112,7 @@ public final class MemoryStore implements LimiterStore {
         }
         Asked[] asked = asks.toArray(Asked[]::new);
         DecisionBuffer[] out = new DecisionBuffer[asked.length];
-        for (int i = 0; i < asked.length; i++) {
-            Rates.checkRates(asked[i].policy());
-            checkCost(asked[i].cost());
-            DecisionStore.checkMaxWait(asked[i].maxWaitMicros());
+        for (int i = 0; i < asked.length; i++) { // (an ask is checked when it is made)
             out[i] = new DecisionBuffer(asked[i].policy().limits().size());
         }
         KeyState[] states = new KeyState[asked.length];

@@ -204,14 +204,7 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
      */
     @Override
     public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
-        for (Asked a : asks) {
-            DecisionStore.checkMaxWait(a.maxWaitMicros());
-            Rates.checkRates(a.policy());
-            if (a.cost() < 1) {
-                throw new IllegalArgumentException("cost must be at least 1, was " + a.cost());
-            }
-        }
-        if (asks.size() == 1) {
+        if (asks.size() == 1) { // (an ask is checked when it is made)
             Asked a = asks.get(0);
             return decide(a.policy(), a.key(), a.cost(), false, a.maxWaitMicros()).thenApply(List::of);
         }

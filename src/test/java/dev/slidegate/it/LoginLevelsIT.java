@@ -23,7 +23,7 @@ import dev.slidegate.testing.RedisServer;
  * name ({@code login-user}), decided in one atomic step. The packaged service as 2 processes on one redis-server, the two
  * limits made 3 and 5 failed attempts a minute (the whole test runs within one window), behind a trusted proxy so that
  * clients can come from four addresses. 8 clients try wrong passwords for two user names from the four addresses, each
- * pair at random, on both instances in turn, for 3 seconds. The oracle is the endpoint's own answers: each 401 is a
+ * pair at random, on both instances in turn, for 2 seconds. The oracle is the endpoint's own answers: each 401 is a
  * failed attempt it ran and counted.
  *
  * <p>
@@ -51,7 +51,7 @@ class LoginLevelsIT {
             Map<String, AtomicInteger> failed = new ConcurrentHashMap<>();
             Map<String, AtomicInteger> refusedBy = new ConcurrentHashMap<>();
             ConcurrentLinkedQueue<String> unexpected = new ConcurrentLinkedQueue<>();
-            FleetClients.run(fleet.instances(), 8, 3_000_000_000L, unexpected, (http, target, random) -> {
+            FleetClients.run(fleet.instances(), 8, 2_000_000_000L, unexpected, (http, target, random) -> {
                 String address = ADDRESSES.get(random.nextInt(ADDRESSES.size()));
                 String user = USERS.get(random.nextInt(USERS.size()));
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port
