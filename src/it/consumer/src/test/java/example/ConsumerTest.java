@@ -213,8 +213,12 @@ class ConsumerTest {
         for (int i = 0; i < 3; i++) {
             given().contentType("application/json").body(guess).post("/recipes/login").then().statusCode(401);
         }
+        for (int i = 0; i < 2; i++) { // refused, not blocked: room again within the minute
+            given().contentType("application/json").body(right).post("/recipes/login").then().statusCode(429)
+                    .body("policy", equalTo("login")).header("Retry-After", org.hamcrest.Matchers.not("900"));
+        }
         given().contentType("application/json").body(right).post("/recipes/login").then().statusCode(429)
-                .body("policy", equalTo("login")).header("Retry-After", "900"); // blocked for 15 minutes
+                .body("policy", equalTo("login")).header("Retry-After", "900"); // the third refusal: blocked for 15 minutes
     }
 
     @Test
