@@ -98,6 +98,29 @@ class LateRedisTest {
         }
     }
 
+    // a test's clock stands still between its moves (the test kit's TestClock): a frozen Redis still times out, by real
+    // time, and the decision fails (its fail mode decides) instead of waiting for ever
+    @Test
+    void aFrozenRedisTimesOutUnderAClockThatStandsStill() throws Exception {
+        Policy p = new Policy("still", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
+        Clock still = () -> 1_767_225_600_000_000L;
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
+            RedisStore redis = new RedisStore(clients.dataSource(), RedisNodes.single(clients.dataSource()),
+                    RedisStore.Options.of(java.time.Duration.ofMillis(250)).withClock(still));
+            redis.acquire(p, "warm", 1).toCompletableFuture().join(); // scripts loaded, a connection open
+            server.signal("STOP");
+            try {
+                java.util.concurrent.CompletableFuture<Decision> d = redis.acquire(p, "k", 1).toCompletableFuture();
+                // a TimeoutException instead: the deadline read the clock that stands still
+                org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                        () -> d.get(10, TimeUnit.SECONDS), "a frozen Redis fails the decision");
+            } finally {
+                server.signal("CONT");
+            }
+            redis.close();
+        }
+    }
+
     // a caller who may wait (a policy's max-wait) waits for a late Redis within that budget: the answer Redis gives when
     // it thaws decides, not the fail mode; a call of the same policy that may not wait fails over at the shipped budget
     @Test
