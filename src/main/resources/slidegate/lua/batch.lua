@@ -12,22 +12,7 @@
 -- Each strategy's script is included unchanged as a function of its own KEYS and ARGV: LuaScript.load
 -- replaces each '--#include <file>' line with that file's text, and DecisionScripts checks that the
 -- numbers here are its own.
-local strategies = {}
-strategies[1] = function(KEYS, ARGV)
---#include sliding_log.lua
-end
-strategies[2] = function(KEYS, ARGV)
---#include fixed_window.lua
-end
-strategies[3] = function(KEYS, ARGV)
---#include sliding_counter.lua
-end
-strategies[4] = function(KEYS, ARGV)
---#include token_bucket.lua
-end
-strategies[5] = function(KEYS, ARGV)
---#include concurrency.lua
-end
+--#include strategies.lua
 
 local out, k, a = {}, 1, 2
 for d = 1, tonumber(ARGV[1]) do

@@ -14,19 +14,7 @@
 -- (DUMP and RESTORE, with its time to live) and every decision is asked again no earlier than that instant ('@' in its
 -- ARGV[2]), within the longest max-wait of the call; one that has room only later moves the instant on, up to 8 times.
 -- A strategy's error puts every key back and is the script's error.
-local strategies = {}
-strategies[1] = function(KEYS, ARGV)
---#include sliding_log.lua
-end
-strategies[2] = function(KEYS, ARGV)
---#include fixed_window.lua
-end
-strategies[3] = function(KEYS, ARGV)
---#include sliding_counter.lua
-end
-strategies[4] = function(KEYS, ARGV)
---#include token_bucket.lua
-end
+--#include strategies.lua
 
 local decisions, k, a = {}, 1, 2
 for d = 1, tonumber(ARGV[1]) do

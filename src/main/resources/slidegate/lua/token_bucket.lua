@@ -23,16 +23,7 @@
 -- max(TAT, now) + c*T - now <= N*T, and then TAT = max(TAT, now) + c*T.
 local key = KEYS[1]
 local cost = tonumber(ARGV[1])
--- ARGV[2] may end in '@<instant>' (us): the call is placed no earlier (a call of several policies, group.lua)
-local flags, not_before = ARGV[2], 0
-local nb = string.find(flags, '@', 1, true)
-if nb then
-  not_before = tonumber(string.sub(flags, nb + 1))
-  flags = string.sub(flags, 1, nb - 1)
-end
-flags = tonumber(flags)
-local count_rejected = flags % 2 == 1
-local max_wait = (flags - flags % 2) / 2
+--#include decision_flags.lua
 local nlimits = (#ARGV - 3) / 2
 
 local time = redis.call('TIME')

@@ -50,10 +50,10 @@ final class DecisionScripts {
     static final LuaScript BATCH = batchOf("batch.lua", STRATEGIES);
 
     /**
-     * A call of several policies decided in one step ({@code group.lua}, which includes every strategy's script that counts
-     * per window, numbered as {@link #BATCH} numbers them).
+     * A call of several policies decided in one step ({@code group.lua}, which includes every strategy's script, numbered
+     * as {@link #BATCH} numbers them: {@code strategies.lua}).
      */
-    static final LuaScript GROUP = batchOf("group.lua", STRATEGIES.subList(0, 4));
+    static final LuaScript GROUP = batchOf("group.lua", STRATEGIES);
 
     /** Gives back a sliding log's permits charged at one instant ({@code refund_sliding_log.lua}). */
     static final LuaScript REFUND_LOG = LuaScript.load("refund_sliding_log.lua");
