@@ -63,17 +63,28 @@ local function decide(d, not_before, max_wait)
 end
 
 local n = #decisions
-local replies, at, budget = {}, 0, 0
-for d = 1, n do
-  local r, err = decide(d, 0, decisions[d].max_wait)
-  if not r then return redis.error_reply(err) end
-  if r[1] == 0 then
-    restore()
-    return {0, d, r}
+local replies = {}
+
+-- every decision in order, no earlier than not_before (0: each at its own first instant), waiting up to max_wait(d):
+-- the script's answer when one fails or refuses (every key put back), else nil with every reply kept
+local function pass(not_before, max_wait)
+  for d = 1, n do
+    local r, err = decide(d, not_before, max_wait(d))
+    if not r then return redis.error_reply(err) end
+    if r[1] == 0 then
+      restore()
+      return {0, d, r}
+    end
+    replies[d] = r
   end
-  replies[d] = r
-  local instant = r[4] + r[3]
-  if instant > at then at = instant end
+  return nil
+end
+
+local answer = pass(0, function(d) return decisions[d].max_wait end)
+if answer then return answer end
+local at, budget = 0, 0
+for d = 1, n do
+  if replies[d][4] + replies[d][3] > at then at = replies[d][4] + replies[d][3] end
   if decisions[d].max_wait > budget then budget = decisions[d].max_wait end
 end
 
@@ -92,16 +103,11 @@ if not waits then return admitted() end
 
 for round = 1, 8 do
   restore()
+  answer = pass(at, function() return budget end)
+  if answer then return answer end
   local later, mover = at, 0
   for d = 1, n do
-    local r, err = decide(d, at, budget)
-    if not r then return redis.error_reply(err) end
-    if r[1] == 0 then
-      restore()
-      return {0, d, r}
-    end
-    replies[d] = r
-    if r[4] + r[3] > later then later, mover = r[4] + r[3], d end
+    if replies[d][4] + replies[d][3] > later then later, mover = replies[d][4] + replies[d][3], d end
   end
   if mover == 0 then return admitted() end
   at = later
