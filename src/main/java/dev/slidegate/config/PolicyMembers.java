@@ -24,14 +24,14 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         Map<String, Long> planMaxWaits, Optional<Boolean> outgoing, Optional<String> unit, Optional<Boolean> settle,
         Optional<Boolean> refundFailures, Optional<java.time.ZoneId> zone, Optional<String> usageHeader,
         Optional<String> costResolver, Optional<Boolean> partitionKey, Optional<dev.slidegate.core.CountWhen> countWhen,
-        Optional<Long> blockForMicros, Optional<Limit> blockAfter, boolean inFlight) {
+        Optional<Long> blockForMicros, Optional<Limit> blockAfter, Optional<Boolean> usageFromAnswer, boolean inFlight) {
 
     /** No member set. */
     static final PolicyMembers NONE = new PolicyMembers(Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Map.of(), Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-            Optional.empty(), Optional.empty(), false);
+            Optional.empty(), Optional.empty(), Optional.empty(), false);
 
     /**
      * These members, each one unset here taken from {@code other}: the one rule by which a policy's configuration, its
@@ -48,7 +48,7 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
                 zone.or(other::zone), usageHeader.or(other::usageHeader), costResolver.or(other::costResolver),
                 partitionKey.or(other::partitionKey), countWhen.or(other::countWhen),
                 blockForMicros.or(other::blockForMicros), blockAfter.or(other::blockAfter),
-                limits.isPresent() ? inFlight : other.inFlight);
+                usageFromAnswer.or(other::usageFromAnswer), limits.isPresent() ? inFlight : other.inFlight);
     }
 
     private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
@@ -190,6 +190,12 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             }
             return l;
         });
+        Optional<Boolean> usageFromAnswer = p.usageFrom().map(String::trim).map(from -> {
+            if (!from.equals("answer")) {
+                throw fail(prefix + "usage-from: '" + from + "' is not where a usage is read from: expected answer");
+            }
+            return true;
+        });
         if (blockAfter.isPresent() && blockFor.isEmpty()) {
             throw fail(prefix + "block-after: says when a breach blocks the key, and the policy blocks none; set block-for "
                     + "too");
@@ -207,7 +213,8 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
         return new PolicyMembers(limits, strategy, key, p.countRejected(), p.dryRun(), p.cost(), Map.copyOf(plans),
                 p.defaultPlan(),
                 p.cells(), failMode, maxWait, Map.copyOf(planMaxWaits), p.outgoing(), unit, p.settle(), p.refundFailures(),
-                zone, usageHeader, costResolver, p.partitionKey(), countWhen, blockFor, blockAfter, lease.isPresent());
+                zone, usageHeader, costResolver, p.partitionKey(), countWhen, blockFor, blockAfter, usageFromAnswer,
+                lease.isPresent());
     }
 
     /**

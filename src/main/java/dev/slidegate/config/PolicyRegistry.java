@@ -158,6 +158,15 @@ public class PolicyRegistry {
         });
     }
 
+    /**
+     * Whether policy {@code name} reads a REST client call's usage from the answer ({@code usage-from=answer}, its own or
+     * the defaults').
+     */
+    public boolean usageFromAnswer(String name) {
+        PolicyMembers m = configured.get(name);
+        return (m == null ? defaults.usageFromAnswer() : m.usageFromAnswer().or(defaults::usageFromAnswer)).orElse(false);
+    }
+
     /** The policies attached to requests by {@code paths} in configuration, in order of policy name. */
     public List<PolicyMembers.Attachment> attachments() {
         return attachments.stream().sorted(java.util.Comparator.comparing(PolicyMembers.Attachment::policy)).toList();
@@ -279,7 +288,7 @@ public class PolicyRegistry {
                 Optional.empty(), Optional.empty(), Optional.empty(), maxWait, Map.of(),
                 d.outgoing() ? Optional.of(true) : Optional.empty(), unit, Optional.empty(), Optional.empty(),
                 Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
+                Optional.empty(), Optional.empty(), Optional.empty(), d.maxInFlight() != 0);
     }
 
     /**
@@ -322,6 +331,10 @@ public class PolicyRegistry {
         boolean refund = cfg != null && cfg.refundFailures().isPresent() ? cfg.refundFailures().get()
                 : defaults.refundFailures().orElse(false);
         if (!settle) {
+            if (cfg != null && cfg.usageFromAnswer().isPresent()) {
+                throw fail("slidegate.policies." + name + ".usage-from: only a policy with settle=true reads its usage; "
+                        + "set slidegate.policies." + name + ".settle=true too");
+            }
             if (cfg != null && cfg.refundFailures().orElse(false)) {
                 throw fail("slidegate.policies." + name + ".refund-failures: only a policy with settle=true refunds; set "
                         + "slidegate.policies." + name + ".settle=true too");

@@ -397,6 +397,14 @@ public interface SlidegateConfig {
         Optional<String> usageHeader();
 
         /**
+         * With {@code settle}: {@code answer} reads a REST client call's usage from the answer it gets, as an LLM
+         * provider reports it (OpenAI- or Anthropic-compatible, JSON or server-sent events): the tokens in and out, read as
+         * the answer is read, reported as the usage of the request the call is made in.
+         */
+        @WithName("usage-from")
+        Optional<String> usageFrom();
+
+        /**
          * The name of a {@code @Named} {@code dev.slidegate.api.CostResolver} bean that works out what each call costs
          * (with {@code settle}, its estimate) from the call: its arguments, its request. In place of {@code cost}.
          */

@@ -398,6 +398,11 @@ class PolicyResolutionTest {
                 "slidegate.policies.e.block-for: 'PT48H' is out of range");
         bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.block-for=1m",
                 "slidegate.policies.e.block-for: a policy with max-in-flight refuses while its slots are taken");
+        // usage-from: answer, with settle
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.settle=true;"
+                + "slidegate.policies.e.usage-from=body",
+                "slidegate.policies.e.usage-from: 'body' is not where a usage is read "
+                        + "from: expected answer");
         // block-after: K/W within a day, beside block-for, on a name the count of refusals can be kept under
         bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-after=3/10m",
                 "slidegate.policies.e.block-after: says when a breach blocks the key, and the policy blocks none");

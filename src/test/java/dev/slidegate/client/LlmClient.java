@@ -1,0 +1,25 @@
+package dev.slidegate.client;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.QueryParam;
+
+import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
+
+import dev.slidegate.api.RateLimited;
+
+/**
+ * A REST client of {@link LlmStandIn} whose policy settles each call with the usage the answer reports
+ * ({@code %test.slidegate.policies.llm-client.usage-from=answer}), admitted against an estimate of 500 tokens.
+ */
+@RegisterRestClient(configKey = "llm-standin")
+@Path("/test/llm")
+@jakarta.ws.rs.Produces(jakarta.ws.rs.core.MediaType.APPLICATION_JSON)
+public interface LlmClient {
+
+    @GET
+    @Path("{provider}")
+    @RateLimited(value = "llm-client", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
+    String complete(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
+            @QueryParam("out") int out);
+}

@@ -1,0 +1,33 @@
+package dev.slidegate.client;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+
+import org.eclipse.microprofile.rest.client.inject.RestClient;
+
+import dev.slidegate.api.RateLimited;
+import io.smallrye.common.annotation.Blocking;
+
+/**
+ * An endpoint that proxies an LLM provider through {@link LlmClient}: its own policy (per API key, an estimate of 500
+ * tokens a call) is settled with the usage the provider's answer reported, read by the client.
+ */
+@Path("/test/llm-proxy")
+public class LlmProxy {
+
+    @RestClient
+    LlmClient client;
+
+    @GET
+    @Path("{provider}")
+    @Blocking
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String complete(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
+        return client.complete(provider, in, out);
+    }
+}
