@@ -51,8 +51,7 @@ public class AnswerUsages implements ReaderInterceptor {
 
     @Override
     public Object aroundReadFrom(ReaderInterceptorContext context) throws IOException {
-        if (!enabled || !(context.getProperty(UpstreamResponses.INVOKED_METHOD) instanceof Method method)
-                || !reads.computeIfAbsent(method, this::readsAnswer)) {
+        if (!enabled || !(invoked(context) instanceof Method method) || !reads.computeIfAbsent(method, this::readsAnswer)) {
             return context.proceed();
         }
         MediaType type = context.getMediaType();
@@ -64,6 +63,18 @@ public class AnswerUsages implements ReaderInterceptor {
             return context.proceed();
         } finally {
             report(method, usage.tokens());
+        }
+    }
+
+    /**
+     * The REST Client method whose answer is read, or {@code null}: the events of a stream of server-sent events are read
+     * with a context that has no properties at all (Quarkus REST Client 3.34), so such a stream is not read yet.
+     */
+    private static Object invoked(ReaderInterceptorContext context) {
+        try {
+            return context.getProperty(UpstreamResponses.INVOKED_METHOD);
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 
