@@ -22,4 +22,12 @@ public interface LlmClient {
     @RateLimited(value = "llm-client", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
     String complete(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out);
+
+    /** A streamed answer: each event's data as it comes. */
+    @GET
+    @Path("{provider}-stream")
+    @jakarta.ws.rs.Produces(jakarta.ws.rs.core.MediaType.SERVER_SENT_EVENTS)
+    @RateLimited(value = "llm-client", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
+    io.smallrye.mutiny.Multi<String> stream(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
+            @QueryParam("out") int out);
 }

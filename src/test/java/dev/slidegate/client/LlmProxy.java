@@ -30,4 +30,15 @@ public class LlmProxy {
     public String complete(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
         return client.complete(provider, in, out);
     }
+
+    /** The provider's stream, read to its end, its events' data one per line. */
+    @GET
+    @Path("{provider}/stream")
+    @Blocking
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String stream(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
+        return String.join("\n", client.stream(provider, in, out).collect().asList().await()
+                .atMost(java.time.Duration.ofSeconds(10)));
+    }
 }

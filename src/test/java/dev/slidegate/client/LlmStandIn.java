@@ -30,6 +30,19 @@ public class LlmStandIn {
                 + "}}";
     }
 
+    /** OpenAI's chat completions streamed with {@code stream_options.include_usage}: usage in the last chunk. */
+    @GET
+    @Path("openai-stream")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)
+    public io.smallrye.mutiny.Multi<String> openaiStream(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return io.smallrye.mutiny.Multi.createFrom().items(
+                "{\"id\":\"c\",\"choices\":[{\"delta\":{\"content\":\"Hel\"}}],\"usage\":null}",
+                "{\"id\":\"c\",\"choices\":[{\"delta\":{\"content\":\"lo\"}}],\"usage\":null}",
+                "{\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":" + in + ",\"completion_tokens\":" + out
+                        + ",\"total_tokens\":" + (in + out) + "}}");
+    }
+
     @GET
     @Path("none")
     public String none() {

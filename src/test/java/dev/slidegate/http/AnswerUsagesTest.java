@@ -29,4 +29,15 @@ class AnswerUsagesTest {
         given().header("X-Api-Key", apiKey).get("/test/llm-proxy/none").then().statusCode(200);
         CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 572); // no usage reported: the estimate stands
     }
+
+    // a REST client's stream of server-sent events is not read yet (its events are read without the call's
+    // properties): it passes through whole, and the call keeps its estimate
+    @Test
+    void aStreamedAnswerPassesThroughWholeAndKeepsItsEstimate() {
+        String apiKey = "k-" + UUID.randomUUID();
+        String body = given().header("X-Api-Key", apiKey).queryParam("in", 8).queryParam("out", 2)
+                .get("/test/llm-proxy/openai/stream").then().statusCode(200).extract().asString();
+        org.junit.jupiter.api.Assertions.assertEquals(3, body.lines().count(), body);
+        CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 500);
+    }
 }
