@@ -14,20 +14,9 @@
 -- numbers here are its own.
 --#include strategies.lua
 
-local out, k, a = {}, 1, 2
-for d = 1, tonumber(ARGV[1]) do
-  local s, nk, na = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  a = a + 3
-  local keys, args = {}, {}
-  for i = 1, nk do keys[i] = KEYS[k]; k = k + 1 end
-  for i = 1, na do args[i] = ARGV[a]; a = a + 1 end
-  local ok, r = pcall(strategies[s], keys, args)
-  if ok then
-    out[d] = r
-  elseif type(r) == 'table' and r.err then
-    out[d] = tostring(r.err)
-  else
-    out[d] = tostring(r)
-  end
+local out = {}
+for d, dec in ipairs(decisions_of(KEYS, ARGV)) do
+  local r, err = run(dec)
+  out[d] = r or err
 end
 return out

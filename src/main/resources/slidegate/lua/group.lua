@@ -16,15 +16,10 @@
 -- A strategy's error puts every key back and is the script's error.
 --#include strategies.lua
 
-local decisions, k, a = {}, 1, 2
-for d = 1, tonumber(ARGV[1]) do
-  local s, nk, na = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  a = a + 3
-  local keys, args = {}, {}
-  for i = 1, nk do keys[i] = KEYS[k]; k = k + 1 end
-  for i = 1, na do args[i] = ARGV[a]; a = a + 1 end
-  local flags = tonumber(args[2])
-  decisions[d] = {s = s, keys = keys, args = args, max_wait = (flags - flags % 2) / 2}
+local decisions = decisions_of(KEYS, ARGV)
+for _, dec in ipairs(decisions) do
+  local flags = tonumber(dec.args[2])
+  dec.max_wait = (flags - flags % 2) / 2
 end
 
 -- each key as it was before this script first touched it: its DUMP (false when absent) and time to live
@@ -53,13 +48,9 @@ local function decide(d, not_before, max_wait)
   for i, v in ipairs(dec.args) do args[i] = v end
   args[2] = string.format('%d', 2 * max_wait)
   if not_before > 0 then args[2] = args[2] .. '@' .. string.format('%d', not_before) end
-  local ok, r = pcall(strategies[dec.s], dec.keys, args)
-  if not ok then
-    restore()
-    if type(r) == 'table' and r.err then r = r.err end
-    return nil, tostring(r)
-  end
-  return r
+  local r, err = run(dec, args)
+  if not r then restore() end
+  return r, err
 end
 
 local n = #decisions

@@ -90,12 +90,16 @@ public final class AnswerUsage {
     /** Reads the next bytes of the answer. */
     public void feed(byte[] bytes, int offset, int length) {
         for (int i = offset; i < offset + length; i++) {
-            byte b = bytes[i];
-            if (framing == Framing.JSON) {
-                json.accept(b);
-            } else {
-                sse(b);
-            }
+            feed(bytes[i]);
+        }
+    }
+
+    /** Reads the next byte of the answer. */
+    public void feed(byte b) {
+        if (framing == Framing.JSON) {
+            json.accept(b);
+        } else {
+            sse(b);
         }
     }
 
@@ -231,6 +235,21 @@ public final class AnswerUsage {
         private static final int OUTPUT = 6;
         private static final int TOTAL = 7;
 
+        /** The names read, and what each is. */
+        private static final byte[][] NAMES = names("usage", "response", "message", "prompt_tokens", "input_tokens",
+                "cache_creation_input_tokens", "cache_read_input_tokens", "completion_tokens", "output_tokens",
+                "total_tokens");
+        private static final int[] KINDS = { USAGE, RESPONSE, MESSAGE, INPUT, INPUT, CACHE_INPUT, CACHE_INPUT, OUTPUT, OUTPUT,
+                TOTAL };
+
+        private static byte[][] names(String... names) {
+            byte[][] bytes = new byte[names.length][];
+            for (int i = 0; i < names.length; i++) {
+                bytes[i] = names[i].getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            }
+            return bytes;
+        }
+
         void reset() {
             state = VALUE;
             depth = 0;
@@ -259,7 +278,6 @@ public final class AnswerUsage {
                         return;
                     }
                     state = VALUE;
-                    valueRead();
                     structural(b);
                 }
                 case VALUE -> structural(b);
@@ -335,7 +353,6 @@ public final class AnswerUsage {
         private void close() {
             if (beyond > 0) {
                 beyond--;
-                valueRead();
                 return;
             }
             if (depth == 0) {
@@ -348,14 +365,6 @@ public final class AnswerUsage {
                 usageDepth = 0;
             }
             depth--;
-            valueRead();
-        }
-
-        /** A value was read whole in the current container. */
-        private void valueRead() {
-            if (inObject()) {
-                expectingName[depth] = false;
-            }
         }
 
         private void string(byte b) {
@@ -374,8 +383,6 @@ public final class AnswerUsage {
                 if (readingName) {
                     key[depth] = nameTooLong ? OTHER : kindOf();
                     expectingName[depth] = false;
-                } else {
-                    valueRead();
                 }
                 return;
             }
@@ -393,18 +400,14 @@ public final class AnswerUsage {
             }
         }
 
+        /** What the name just read is ({@link #NAMES}), compared byte by byte: an answer's names allocate nothing. */
         private int kindOf() {
-            String n = new String(name, 0, nameLength, java.nio.charset.StandardCharsets.US_ASCII);
-            return switch (n) {
-                case "usage" -> USAGE;
-                case "response" -> RESPONSE;
-                case "message" -> MESSAGE;
-                case "prompt_tokens", "input_tokens" -> INPUT;
-                case "cache_creation_input_tokens", "cache_read_input_tokens" -> CACHE_INPUT;
-                case "completion_tokens", "output_tokens" -> OUTPUT;
-                case "total_tokens" -> TOTAL;
-                default -> OTHER;
-            };
+            for (int k = 0; k < NAMES.length; k++) {
+                if (java.util.Arrays.equals(name, 0, nameLength, NAMES[k], 0, NAMES[k].length)) {
+                    return KINDS[k];
+                }
+            }
+            return OTHER;
         }
 
         private void numberRead() {
@@ -419,7 +422,6 @@ public final class AnswerUsage {
                     }
                 }
             }
-            valueRead();
         }
     }
 }

@@ -30,10 +30,10 @@ public interface Clock {
      * A monotonic reading of real time in nanoseconds, for waiting on I/O: a remote store's deadlines and late limit,
      * which its client's timers keep in real time. A server that does not answer must time out whatever a test does
      * with {@link #nowMicros()}: under a clock that stands still between a test's moves (the test kit's), a frozen
-     * Redis would otherwise never time out. The system's monotonic clock, for every clock.
+     * Redis would otherwise never time out. The {@link #system()} clock's reading, for every clock.
      */
     default long ioNanoTime() {
-        return System.nanoTime();
+        return RealTime.CLOCK.nanoTime();
     }
 
     /**

@@ -109,7 +109,7 @@ public class AnswerUsages implements ReaderInterceptor {
         public int read() throws IOException {
             int b = super.read();
             if (b >= 0) {
-                usage.feed(new byte[] { (byte) b }, 0, 1);
+                usage.feed((byte) b);
             }
             return b;
         }

@@ -106,6 +106,41 @@ final class DecisionScripts {
     }
 
     /**
+     * The {@code EVALSHA} arguments of {@code script} ({@link #BATCH} or {@link #GROUP}) for {@code count} decisions, the
+     * {@code i}-th of {@code shape(i)} with its own {@code EVALSHA} arguments {@code cmd(i)} ({@link Shape#evalsha}):
+     * every decision's keys, then how many decisions, then per decision its head and ARGV.
+     */
+    static String[] several(LuaScript script, int count, java.util.function.IntFunction<Shape> shape,
+            java.util.function.IntFunction<String[]> cmd) {
+        int keys = 0;
+        int size = 3;
+        for (int i = 0; i < count; i++) {
+            keys += shape.apply(i).keySuffixes().size();
+            size += cmd.apply(i).length + 1; // its keys and ARGV, plus the head's three, less SHA and key count
+        }
+        String[] all = new String[size];
+        all[0] = script.sha1();
+        all[1] = Integer.toString(keys);
+        int k = 2;
+        int a = 2 + keys;
+        all[a++] = Integer.toString(count);
+        for (int i = 0; i < count; i++) {
+            String[] one = cmd.apply(i);
+            Shape s = shape.apply(i);
+            int n = s.keySuffixes().size();
+            System.arraycopy(one, 2, all, k, n);
+            k += n;
+            for (String h : s.batchHead()) {
+                all[a++] = h;
+            }
+            int args = one.length - 2 - n;
+            System.arraycopy(one, 2 + n, all, a, args);
+            a += args;
+        }
+        return all;
+    }
+
+    /**
      * {@code file} ({@code batch.lua}, {@code group.lua}), checked to number each strategy's function as {@code scripts} does.
      */
     private static LuaScript batchOf(String file, List<LuaScript> scripts) {

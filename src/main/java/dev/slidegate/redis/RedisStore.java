@@ -218,31 +218,17 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         if (!oneSlot) {
             return acrossSlots(asks, 0, 0, List.of(), 0);
         }
-        List<String> keys = new java.util.ArrayList<>();
-        List<String> argv = new java.util.ArrayList<>();
-        argv.add(Integer.toString(asks.size()));
+        DecisionScripts.Shape[] shapes = new DecisionScripts.Shape[prefixes.length];
+        String[][] each = new String[prefixes.length][];
         long budget = 0;
         long now = clock.nowMicros();
         for (int i = 0; i < prefixes.length; i++) {
             Asked a = asks.get(i);
-            DecisionScripts.Shape shape = prepared(a.policy()).shape();
-            String[] one = shape.evalsha(prefixes[i], a.cost(), false, a.maxWaitMicros(), now);
-            int n = shape.keySuffixes().size();
-            keys.addAll(java.util.Arrays.asList(one).subList(2, 2 + n));
-            argv.addAll(shape.batchHead());
-            argv.addAll(java.util.Arrays.asList(one).subList(2 + n, one.length));
+            shapes[i] = prepared(a.policy()).shape();
+            each[i] = shapes[i].evalsha(prefixes[i], a.cost(), false, a.maxWaitMicros(), now);
             budget = Math.max(budget, a.maxWaitMicros());
         }
-        String[] cmd = new String[2 + keys.size() + argv.size()];
-        cmd[0] = DecisionScripts.GROUP.sha1();
-        cmd[1] = Integer.toString(keys.size());
-        int c = 2;
-        for (String k : keys) {
-            cmd[c++] = k;
-        }
-        for (String v : argv) {
-            cmd[c++] = v;
-        }
+        String[] cmd = DecisionScripts.several(DecisionScripts.GROUP, prefixes.length, i -> shapes[i], i -> each[i]);
         Lateness.Call<List<Decision>> call = lateness.start(DecisionScripts.GROUP, budget * 1000);
         calls.call(DecisionScripts.GROUP, cmd, call, reply -> call.complete(reply, r -> {
             if (r.get(0).toInteger() == 1) {

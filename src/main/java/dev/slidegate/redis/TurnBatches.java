@@ -97,30 +97,6 @@ final class TurnBatches {
 
     /** The batch's {@code EVALSHA} arguments: every decision's keys, then per decision its head and ARGV. */
     private static String[] command(List<Queued> part) {
-        int keys = 0;
-        int size = 3;
-        for (Queued q : part) {
-            keys += q.shape().keySuffixes().size();
-            size += q.cmd().length + 1; // its keys and ARGV, plus the batch head's three, less SHA and key count
-        }
-        String[] cmd = new String[size];
-        cmd[0] = DecisionScripts.BATCH.sha1();
-        cmd[1] = Integer.toString(keys);
-        int k = 2;
-        int a = 2 + keys;
-        cmd[a++] = Integer.toString(part.size());
-        for (Queued q : part) {
-            String[] one = q.cmd();
-            int n = q.shape().keySuffixes().size();
-            System.arraycopy(one, 2, cmd, k, n);
-            k += n;
-            int args = one.length - 2 - n;
-            for (String h : q.shape().batchHead()) {
-                cmd[a++] = h;
-            }
-            System.arraycopy(one, 2 + n, cmd, a, args);
-            a += args;
-        }
-        return cmd;
+        return DecisionScripts.several(DecisionScripts.BATCH, part.size(), i -> part.get(i).shape(), i -> part.get(i).cmd());
     }
 }

@@ -15,6 +15,8 @@ import dev.slidegate.core.AnswerUsage.Tokens;
  * The usage LLM providers' answers report, read as the bytes pass (issue 60): the providers' published formats, whole and
  * streamed, split anywhere; and what a lying or broken answer says, read so that it never lifts a budget.
  */
+// a regression fails in seconds, never hangs the build
+@org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 class AnswerUsageTest {
 
     // OpenAI chat completions, whole: a "usage" inside a string is text, the details object is not the usage

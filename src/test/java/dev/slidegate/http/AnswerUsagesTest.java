@@ -14,6 +14,8 @@ import io.quarkus.test.junit.QuarkusTest;
  * too; an answer that reports nothing keeps the estimate. Judged by the windows the admin shows, which the settlements
  * change.
  */
+// a regression fails in seconds, never hangs the build
+@org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 @QuarkusTest
 class AnswerUsagesTest {
 

@@ -16,6 +16,8 @@ import io.restassured.response.Response;
  * runs and the caller's clock: nothing runs until the block ends although the window frees after 1 s, calls made during
  * the block do not lengthen it, the refusal's Retry-After says when it ends, and another caller is not blocked.
  */
+// a regression fails in seconds, never hangs the build
+@org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 @QuarkusTest
 class BlockForTest {
 
