@@ -324,6 +324,10 @@ public class PolicyRegistry {
                                 : "counts with " + strategy.configName() + ", which keeps one entry per permit: use "
                                         + Strategy.settlingNames()));
             }
+            if (cfg != null && cfg.usageFromAnswer().orElse(false)) {
+                throw fail("slidegate.policies." + name + ".usage-from: policy '" + name + "' counts calls by their outcome "
+                        + "(count-when), not by the usage their answer reports: remove one of the two");
+            }
             return dev.slidegate.core.Settlement.countingWhen(countWhen.get());
         }
         boolean settle = cfg != null && cfg.settle().isPresent() ? cfg.settle().get()
@@ -353,7 +357,8 @@ public class PolicyRegistry {
         }
         String header = cfg != null && cfg.usageHeader().isPresent() ? cfg.usageHeader().get()
                 : defaults.usageHeader().orElse(null);
-        return new dev.slidegate.core.Settlement(true, refund, header);
+        dev.slidegate.core.Settlement settlement = new dev.slidegate.core.Settlement(true, refund, header);
+        return usageFromAnswer(name) ? settlement.readingTheAnswer() : settlement;
     }
 
     /**

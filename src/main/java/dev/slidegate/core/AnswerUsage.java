@@ -30,7 +30,13 @@ public final class AnswerUsage {
         /**
          * {@code text/event-stream}: each event's {@code data} lines are one JSON document ({@code [DONE]} and others skipped).
          */
-        SSE
+        SSE,
+        /**
+         * A stream's items as a REST client or an endpoint hands them over ({@link #item}): when the first item that is not
+         * blank starts with <code>{</code>, each item is one JSON document (an event's data, a line of JSON Lines);
+         * otherwise the items are the pieces of a {@code text/event-stream}, read as {@link #SSE}.
+         */
+        ITEMS
     }
 
     /**
@@ -87,6 +93,73 @@ public final class AnswerUsage {
         return new AnswerUsage(framing);
     }
 
+    /** For {@link Framing#ITEMS}: whether each item is one JSON document, once the first item that is not blank said. */
+    private Boolean documents;
+
+    /** Reads the next item of a stream framed as {@link Framing#ITEMS}. */
+    public void item(CharSequence text) {
+        int from = itemStart(text, null, 0, text.length());
+        if (from < 0) {
+            return;
+        }
+        if (documents) {
+            json.reset();
+        }
+        for (int i = documents ? from : 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            // a character beyond ASCII is inside a string or not JSON at all: no structural byte may come of it
+            byte b = c < 0x80 ? (byte) c : (byte) 0x80;
+            if (documents) {
+                json.accept(b);
+            } else {
+                sse(b);
+            }
+        }
+    }
+
+    /** Reads the next item of a stream framed as {@link Framing#ITEMS}, in bytes (UTF-8). */
+    public void item(byte[] bytes, int offset, int length) {
+        int from = itemStart(null, bytes, offset, offset + length);
+        if (from < 0) {
+            return;
+        }
+        if (documents) {
+            json.reset();
+            for (int i = from; i < offset + length; i++) {
+                json.accept(bytes[i]);
+            }
+        } else {
+            for (int i = offset; i < offset + length; i++) {
+                sse(bytes[i]);
+            }
+        }
+    }
+
+    /**
+     * Where an item's content starts (its first byte that is not blank), deciding on the first such item whether items are
+     * documents; -1 for a blank item while that is not decided.
+     */
+    private int itemStart(CharSequence text, byte[] bytes, int from, int to) {
+        if (framing != Framing.ITEMS) {
+            throw new IllegalStateException("items are read from a stream of items, not " + framing);
+        }
+        int i = from;
+        while (i < to && isBlank(text != null ? text.charAt(i) : (char) bytes[i])) {
+            i++;
+        }
+        if (documents == null) {
+            if (i == to) {
+                return -1;
+            }
+            documents = (text != null ? text.charAt(i) : (char) bytes[i]) == '{';
+        }
+        return i;
+    }
+
+    private static boolean isBlank(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    }
+
     /** Reads the next bytes of the answer. */
     public void feed(byte[] bytes, int offset, int length) {
         for (int i = offset; i < offset + length; i++) {
@@ -96,6 +169,9 @@ public final class AnswerUsage {
 
     /** Reads the next byte of the answer. */
     public void feed(byte b) {
+        if (framing == Framing.ITEMS) {
+            throw new IllegalStateException("a stream of items is read an item at a time");
+        }
         if (framing == Framing.JSON) {
             json.accept(b);
         } else {

@@ -14,61 +14,58 @@ import jakarta.ws.rs.ext.Provider;
 import jakarta.ws.rs.ext.ReaderInterceptor;
 import jakarta.ws.rs.ext.ReaderInterceptorContext;
 
-import org.jboss.logging.Logger;
-
 import dev.slidegate.api.Usage;
-import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.AnswerUsage;
-import dev.slidegate.engine.MethodPolicy;
-import io.quarkus.arc.Arc;
 
 /**
  * Reads the token usage an LLM provider's answer reports (issue 60) for a REST Client method whose policy says
  * {@code usage-from=answer}: the answer's bytes pass through {@link AnswerUsage} as the client reads them (nothing is
- * kept but what finding the usage needs), and what it reported is the usage of the request the call is made in, which
- * settles every policy of that request that settles (the client's, and an endpoint's that proxies the provider). An
- * answer that reports nothing leaves the usage as it was; a call made outside a request is not read (said at debug).
- * Returns at once for every other method: one property read and one map lookup.
+ * kept but what finding the usage needs), and what it reported is the call's usage ({@link RestClients#USAGE}): during
+ * a request, the request's, which settles every policy of that request that settles (the client's, and an endpoint's
+ * that proxies the provider); outside one, the call's own. An answer that reports nothing leaves the usage as it was.
+ * A stream of server-sent events is read as its items pass ({@link UsageReports}). Returns at once for every other
+ * method: one property read and one map lookup.
  */
 @Provider
 @ConstrainedTo(RuntimeType.CLIENT)
 public class AnswerUsages implements ReaderInterceptor {
 
-    private static final Logger LOG = Logger.getLogger("dev.slidegate.upstream");
-
     private final MethodPolicies policies;
-    private final PolicyRegistry registry;
     private final boolean enabled;
     /** Whether a REST client method's answers are read, by method. */
     private final Map<Method, Boolean> reads = new ConcurrentHashMap<>();
 
-    AnswerUsages(MethodPolicies policies, PolicyRegistry registry, SlidegateConfig config) {
+    AnswerUsages(MethodPolicies policies, SlidegateConfig config) {
         this.policies = policies;
-        this.registry = registry;
         this.enabled = config.enabled();
     }
 
     @Override
     public Object aroundReadFrom(ReaderInterceptorContext context) throws IOException {
-        if (!enabled || !(invoked(context) instanceof Method method) || !reads.computeIfAbsent(method, this::readsAnswer)) {
+        if (!enabled || !(invoked(context) instanceof Method method) || !reads.computeIfAbsent(method, this::readsAnswer)
+                || !(context.getProperty(RestClients.USAGE) instanceof Usage usage)) {
             return context.proceed();
         }
         MediaType type = context.getMediaType();
-        AnswerUsage usage = AnswerUsage.of(type != null && type.isCompatible(MediaType.SERVER_SENT_EVENTS_TYPE)
-                ? AnswerUsage.Framing.SSE
-                : AnswerUsage.Framing.JSON);
-        context.setInputStream(new Read(context.getInputStream(), usage));
+        if (type != null && type.isCompatible(MediaType.SERVER_SENT_EVENTS_TYPE)) {
+            return context.proceed(); // a stream of events: its items are read as the call's stream passes (UsageReports)
+        }
+        AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.JSON);
+        context.setInputStream(new Read(context.getInputStream(), answer));
         try {
             return context.proceed();
         } finally {
-            report(method, usage.tokens());
+            AnswerUsage.Tokens tokens = answer.tokens();
+            if (tokens != null) { // an answer that reports nothing leaves the estimate (or what the code reported)
+                usage.report(tokens.charged());
+            }
         }
     }
 
     /**
      * The REST Client method whose answer is read, or {@code null}: the events of a stream of server-sent events are read
-     * with a context that has no properties at all (Quarkus REST Client 3.34), so such a stream is not read yet.
+     * with a context that has no properties at all (Quarkus REST Client 3.34); such a stream is read as its items pass.
      */
     private static Object invoked(ReaderInterceptorContext context) {
         try {
@@ -79,21 +76,8 @@ public class AnswerUsages implements ReaderInterceptor {
     }
 
     private boolean readsAnswer(Method method) {
-        java.util.List<MethodPolicy> paced = policies.outgoing(method);
-        return paced != null && paced.stream().anyMatch(mp -> mp.settlement().settles()
-                && registry.usageFromAnswer(mp.name()));
-    }
-
-    private static void report(Method method, AnswerUsage.Tokens tokens) {
-        if (tokens == null) {
-            return; // nothing reported: the estimate stands (or what the code reported)
-        }
-        if (Arc.container() == null || !Arc.container().requestContext().isActive()) {
-            LOG.debugf("%s: the answer reported %d tokens, but the call was made outside a request: not reported", method,
-                    tokens.charged());
-            return;
-        }
-        Arc.container().instance(Usage.class).get().report(tokens.charged());
+        java.util.List<dev.slidegate.engine.MethodPolicy> paced = policies.outgoing(method);
+        return paced != null && UsageReports.fromAnswer(paced);
     }
 
     /** The answer as the client reads it, each byte passed to the reader of its usage too. */

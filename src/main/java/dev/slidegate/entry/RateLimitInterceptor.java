@@ -70,7 +70,8 @@ public class RateLimitInterceptor {
             Object result = ctx.proceed();
             RoutingContext request = rc;
             return UsageReports.settles(mps)
-                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request))
+                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request),
+                            UsageReports.fromAnswer(mps))
                     : result;
         }
         if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
@@ -85,7 +86,7 @@ public class RateLimitInterceptor {
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
-                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a);
+                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a, decided);
                 ended(a, result, null, false);
                 yield result;
             }
@@ -96,8 +97,8 @@ public class RateLimitInterceptor {
                             return Uni.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a);
-                        call = outgoing == null ? call : subscribedWith(call, outgoing);
+                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a, decided);
+                        call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((item, failure, cancelled) -> ended(a, item, failure, cancelled));
                     });
@@ -108,7 +109,7 @@ public class RateLimitInterceptor {
                             return Multi.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a);
+                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a, decided);
                         // a stream is in flight until it ends, fails or is cancelled
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
@@ -120,7 +121,8 @@ public class RateLimitInterceptor {
                             return CompletableFuture.<Object> failedFuture(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        CompletionStage<Object> call = stage(reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a));
+                        CompletionStage<Object> call = stage(
+                                reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a, decided));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
                         return !a.endMatters() ? call : call.whenComplete((r, error) -> ended(a, r, error, false));
                     })
@@ -137,7 +139,7 @@ public class RateLimitInterceptor {
     /** {@link #proceed(InvocationContext, Object[])} for an admitted call: a call that throws is done, and its leases end. */
     private static Object proceed(InvocationContext ctx, Object[] outgoing, Outcome.Admitted admitted) {
         try {
-            return proceed(ctx, outgoing);
+            return proceed(ctx, outgoing == null ? null : calling(outgoing, admitted));
         } catch (RuntimeException e) {
             ended(admitted, null, e, false);
             throw e;
@@ -185,9 +187,16 @@ public class RateLimitInterceptor {
         return e;
     }
 
-    /** {@code result} reporting the usage it says it had, for a call that settles ({@link UsageReports#reporting}). */
-    private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted) {
-        return admitted.settling() == null ? result : UsageReports.reporting(result, kind, admitted.settling()::usage);
+    /**
+     * {@code result} reporting the usage it says it had, for a call that settles ({@link UsageReports#reporting}); read from
+     * the answer for a policy with {@code usage-from=answer}, except a REST client's answer that is no stream, which
+     * {@link AnswerUsages} reads as the client reads it.
+     */
+    private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted,
+            List<MethodPolicy> mps) {
+        return admitted.settling() == null ? result
+                : UsageReports.reporting(result, kind, admitted.settling()::usage,
+                        (kind == MethodPolicy.Kind.MULTI || !mps.get(0).outgoing()) && UsageReports.fromAnswer(mps));
     }
 
     @SuppressWarnings("unchecked")
@@ -199,7 +208,7 @@ public class RateLimitInterceptor {
      * Lets the call through; an outgoing one with its arguments at hand ({@link RestClients#CALLING}) while the REST
      * client prepares its request, so that its response is read under the key it was decided under.
      */
-    private static Object proceed(InvocationContext ctx, Object[] outgoing) {
+    private static Object proceed(InvocationContext ctx, RestClients.Calling outgoing) {
         if (outgoing != null) {
             RestClients.CALLING.set(outgoing);
         }
@@ -216,8 +225,13 @@ public class RateLimitInterceptor {
         }
     }
 
+    /** An outgoing call with {@code args}, admitted as {@code a}: what its REST client's request carries. */
+    private static RestClients.Calling calling(Object[] args, Outcome.Admitted a) {
+        return new RestClients.Calling(args, a.settling() == null ? null : a.settling().usage());
+    }
+
     /** A REST client's {@code Uni}, subscribed to with the call's arguments at hand: it prepares its request then. */
-    private static <T> Uni<T> subscribedWith(Uni<T> call, Object[] outgoing) {
+    private static <T> Uni<T> subscribedWith(Uni<T> call, RestClients.Calling outgoing) {
         return Uni.createFrom().emitter(em -> {
             RestClients.CALLING.set(outgoing);
             try {

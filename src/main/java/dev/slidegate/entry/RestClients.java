@@ -23,11 +23,20 @@ final class RestClients {
 
     /** The request property a REST client call carries its arguments in, from the interceptor to the response. */
     static final String ARGUMENTS = "dev.slidegate.arguments";
+    /** The request property a REST client call carries its {@link dev.slidegate.api.Usage} in, to its answer's reader. */
+    static final String USAGE = "dev.slidegate.usage";
     /**
-     * The arguments of the outgoing call the interceptor is letting through on this thread: the REST client runs its
-     * request filters ({@link UpstreamRequests}) before it sends, on the thread that makes (or subscribes to) the call.
+     * The outgoing call the interceptor is letting through on this thread: the REST client runs its request filters
+     * ({@link UpstreamRequests}) before it sends, on the thread that makes (or subscribes to) the call.
      */
-    static final ThreadLocal<Object[]> CALLING = new ThreadLocal<>();
+    static final ThreadLocal<Calling> CALLING = new ThreadLocal<>();
+
+    /**
+     * An outgoing call being made: its arguments, and the usage it reports to when it settles ({@code null} when it does
+     * not), where {@link AnswerUsages} reports what its answer said.
+     */
+    record Calling(Object[] args, dev.slidegate.api.Usage usage) {
+    }
 
     private final Map<String, List<MethodPolicy>> byInterfaceMethod = new ConcurrentHashMap<>();
     /**

@@ -23,6 +23,13 @@ public interface LlmClient {
     String complete(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out);
 
+    /** As {@link #complete}, called outside any request (its policy is its own, so its window is the test's alone). */
+    @GET
+    @Path("{provider}")
+    @RateLimited(value = "llm-offline", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
+    String completeOffline(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
+            @QueryParam("out") int out);
+
     /** A streamed answer: each event's data as it comes. */
     @GET
     @Path("{provider}-stream")

@@ -41,4 +41,15 @@ public class LlmProxy {
         return String.join("\n", client.stream(provider, in, out).collect().asList().await()
                 .atMost(java.time.Duration.ofSeconds(10)));
     }
+
+    /** The provider's stream relayed as it comes, event by event. */
+    @GET
+    @Path("{provider}/relay")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public io.smallrye.mutiny.Multi<String> relay(@PathParam("provider") String provider, @QueryParam("in") int in,
+            @QueryParam("out") int out) {
+        return client.stream(provider, in, out);
+    }
 }

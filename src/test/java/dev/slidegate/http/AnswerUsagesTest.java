@@ -1,45 +1,110 @@
 package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.UUID;
 
+import org.eclipse.microprofile.rest.client.inject.RestClient;
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.client.LlmClient;
+import dev.slidegate.client.LlmStandIn;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * A REST client whose policy reads usage from the answer (issue 60): calls to a stand-in of OpenAI and of Anthropic are
- * admitted against 500 tokens each and settled with the tokens the answer reported, for the endpoint that proxies them
- * too; an answer that reports nothing keeps the estimate. Judged by the windows the admin shows, which the settlements
- * change.
+ * Policies that read usage from the answer (issue 60), against a stand-in of OpenAI and of Anthropic, whole and streamed:
+ * calls are admitted against 500 tokens each and settled with the tokens the answer reported, for a REST client (inside a
+ * request and outside one), for the endpoint that proxies it (whole, collected, relayed event by event), and for an
+ * endpoint that serves such answers itself; an answer that reports nothing, or lies, keeps the estimate. Judged by the
+ * windows the admin shows, which the settlements change.
  */
 // a regression fails in seconds, never hangs the build
 @org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 @QuarkusTest
 class AnswerUsagesTest {
 
+    @RestClient
+    LlmClient client;
+
+    private static String newKey() {
+        return "k-" + UUID.randomUUID();
+    }
+
+    private static String get(String apiKey, String path, int in, int out) {
+        return given().header("X-Api-Key", apiKey).queryParam("in", in).queryParam("out", out).get(path).then()
+                .statusCode(200).extract().asString();
+    }
+
     @Test
     void theProxyAndItsClientAreSettledWithTheTokensTheAnswersReported() {
-        String apiKey = "k-" + UUID.randomUUID();
-        given().header("X-Api-Key", apiKey).queryParam("in", 12).queryParam("out", 30).get("/test/llm-proxy/openai").then()
-                .statusCode(200);
+        String apiKey = newKey();
+        get(apiKey, "/test/llm-proxy/openai", 12, 30);
         CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 42);
-        given().header("X-Api-Key", apiKey).queryParam("in", 10).queryParam("out", 20).get("/test/llm-proxy/anthropic")
-                .then().statusCode(200);
+        get(apiKey, "/test/llm-proxy/anthropic", 10, 20);
         CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 72);
         given().header("X-Api-Key", apiKey).get("/test/llm-proxy/none").then().statusCode(200);
         CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 572); // no usage reported: the estimate stands
     }
 
-    // a REST client's stream of server-sent events is not read yet (its events are read without the call's
-    // properties): it passes through whole, and the call keeps its estimate
+    // a REST client's stream of server-sent events is read as its items pass: the proxy that collects it is settled
+    // with what the last chunk (OpenAI) or message_start and message_delta (Anthropic) said, and the stream is whole
     @Test
-    void aStreamedAnswerPassesThroughWholeAndKeepsItsEstimate() {
-        String apiKey = "k-" + UUID.randomUUID();
-        String body = given().header("X-Api-Key", apiKey).queryParam("in", 8).queryParam("out", 2)
-                .get("/test/llm-proxy/openai/stream").then().statusCode(200).extract().asString();
-        org.junit.jupiter.api.Assertions.assertEquals(3, body.lines().count(), body);
+    void aStreamedAnswerIsReadAsItPasses() {
+        String apiKey = newKey();
+        String body = get(apiKey, "/test/llm-proxy/openai/stream", 8, 2);
+        assertEquals(LlmStandIn.openaiChunks(8, 2), body.lines().toList());
+        CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 10);
+        body = get(apiKey, "/test/llm-proxy/anthropic/stream", 25, 7);
+        assertEquals(LlmStandIn.anthropicEvents(25, 7), body.lines().toList());
+        CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 42);
+    }
+
+    @Test
+    void aRelayedStreamSettlesTheProxyWithWhatTheProviderSaid() {
+        String apiKey = newKey();
+        String body = get(apiKey, "/test/llm-proxy/anthropic/relay", 31, 9);
+        assertEquals(LlmStandIn.anthropicEvents(31, 9).size(), body.lines().filter(l -> l.startsWith("data:")).count(), body);
+        CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 40);
+    }
+
+    // a stream whose usage chunk never comes keeps the estimate; one cut in the middle of message_delta's output count is
+    // settled with what it said whole before the cut (the input and message_start's first output token), never less
+    @Test
+    void aStreamWithoutUsageKeepsItsEstimateAndACutOneWhatItSaid() {
+        String apiKey = newKey();
+        given().header("X-Api-Key", apiKey).get("/test/llm-proxy/none/relay").then().statusCode(200);
         CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 500);
+        String cut = newKey();
+        try {
+            given().header("X-Api-Key", cut).queryParam("in", 60).queryParam("out", 99).get("/test/llm-served/anthropic-cut")
+                    .asString();
+        } catch (Exception cutShort) { // the answer is cut where the model's stream was
+        }
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + cut, 61);
+    }
+
+    @Test
+    void anEndpointThatServesAnswersIsSettledWithWhatTheyReport() {
+        String apiKey = newKey();
+        get(apiKey, "/test/llm-served/openai", 3, 4);
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + apiKey, 7);
+        get(apiKey, "/test/llm-served/anthropic", 5, 6); // a Uni of a Response whose entity is the answer's bytes
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + apiKey, 18);
+        get(apiKey, "/test/llm-served/openai-stream", 20, 1); // a Multi of events
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + apiKey, 39);
+        String raw = get(apiKey, "/test/llm-served/anthropic-raw", 100, 11); // the raw stream, in pieces of 7 bytes
+        assertEquals(LlmStandIn.anthropicEvents(100, 11).size(), raw.lines().filter(l -> l.startsWith("data: ")).count());
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + apiKey, 150);
+        String liar = newKey();
+        given().header("X-Api-Key", liar).get("/test/llm-served/lying").then().statusCode(200);
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + liar, 500); // a negative and a fractional count are none
+    }
+
+    // a REST client called outside any request (a scheduled job, a consumer of messages) settles its own call
+    @Test
+    void aClientCalledOutsideARequestIsSettledWithWhatTheAnswerSaid() {
+        assertEquals(LlmStandIn.openai(5, 6), client.completeOffline("openai", 5, 6));
+        CountWhenTest.awaitUsed("llm-offline", "client:llm-standin", 11);
     }
 }

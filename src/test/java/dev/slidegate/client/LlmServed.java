@@ -1,0 +1,100 @@
+package dev.slidegate.client;
+
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import org.jboss.resteasy.reactive.RestStreamElementType;
+
+import dev.slidegate.api.RateLimited;
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.Uni;
+
+/**
+ * A service that serves an LLM API itself (a model of its own behind OpenAI's and Anthropic's formats): its policy
+ * ({@code %test.slidegate.policies.llm-served.usage-from=answer}, per API key, an estimate of 500 tokens a call) is settled
+ * with the usage its own answers report, read from what the endpoint returns, whole or streamed.
+ */
+@Path("/test/llm-served")
+public class LlmServed {
+
+    @GET
+    @Path("openai")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String openai(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return LlmStandIn.openai(in, out);
+    }
+
+    @GET
+    @Path("anthropic")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public Uni<Response> anthropic(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return Uni.createFrom().item(Response.ok(LlmStandIn.anthropic(in, out).getBytes()).build());
+    }
+
+    @GET
+    @Path("openai-stream")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RestStreamElementType(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public Multi<String> openaiStream(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return Multi.createFrom().iterable(LlmStandIn.openaiChunks(in, out));
+    }
+
+    /** Anthropic's stream as the raw bytes of its {@code text/event-stream}, cut into pieces that split lines and JSON. */
+    @GET
+    @Path("anthropic-raw")
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public Multi<byte[]> anthropicRaw(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return Multi.createFrom().iterable(pieces(in, out, Integer.MAX_VALUE));
+    }
+
+    /**
+     * As {@link #anthropicRaw}, but the model's connection is lost in the middle of {@code message_delta}'s usage, after
+     * the first digit of its output count: the answer is cut there.
+     */
+    @GET
+    @Path("anthropic-cut")
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public Multi<byte[]> anthropicCut(@QueryParam("in") int in, @QueryParam("out") int out) {
+        String sse = sse(in, out);
+        int cut = sse.indexOf("\"output_tokens\":" + out) + "\"output_tokens\":".length() + 1;
+        return Multi.createFrom().iterable(pieces(in, out, cut))
+                .onCompletion().failWith(() -> new IllegalStateException("the model's connection was lost"));
+    }
+
+    private static String sse(int in, int out) {
+        StringBuilder sse = new StringBuilder();
+        for (String data : LlmStandIn.anthropicEvents(in, out)) {
+            sse.append("event: x\r\ndata: ").append(data).append("\r\n\r\n");
+        }
+        return sse.toString();
+    }
+
+    /** The stream's first {@code upTo} bytes in pieces of 7 that split lines and JSON. */
+    private static java.util.List<byte[]> pieces(int in, int out, int upTo) {
+        byte[] all = sse(in, out).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int end = Math.min(all.length, upTo);
+        java.util.List<byte[]> pieces = new java.util.ArrayList<>();
+        for (int i = 0; i < end; i += 7) {
+            pieces.add(java.util.Arrays.copyOfRange(all, i, Math.min(end, i + 7)));
+        }
+        return pieces;
+    }
+
+    /** An answer whose usage lies: negative input, fractional output. */
+    @GET
+    @Path("lying")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String lying() {
+        return "{\"usage\":{\"prompt_tokens\":-900,\"completion_tokens\":2.5}}";
+    }
+}
