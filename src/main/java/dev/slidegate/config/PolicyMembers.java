@@ -196,6 +196,17 @@ public record PolicyMembers(Optional<List<Limit>> limits, Optional<Strategy> str
             }
             return true;
         });
+        if (usageFromAnswer.isPresent() && p.settle().isPresent() && !p.settle().get()) {
+            throw fail(prefix + "usage-from: only a policy that settles reads its usage, and this one says settle=false: "
+                    + "remove one of the two");
+        }
+        if (usageFromAnswer.isPresent() && countWhen.isPresent()) {
+            throw fail(prefix + "usage-from: the policy counts calls by their outcome (count-when), not by the usage their "
+                    + "answer reports: keep one");
+        }
+        if (usageFromAnswer.isPresent() && lease.isPresent()) {
+            throw fail(prefix + "usage-from: a policy with max-in-flight counts calls running, not what they used");
+        }
         if (blockAfter.isPresent() && blockFor.isEmpty()) {
             throw fail(prefix + "block-after: says when a breach blocks the key, and the policy blocks none; set block-for "
                     + "too");

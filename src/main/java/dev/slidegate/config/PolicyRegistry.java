@@ -324,20 +324,18 @@ public class PolicyRegistry {
                                 : "counts with " + strategy.configName() + ", which keeps one entry per permit: use "
                                         + Strategy.settlingNames()));
             }
-            if (cfg != null && cfg.usageFromAnswer().orElse(false)) {
-                throw fail("slidegate.policies." + name + ".usage-from: policy '" + name + "' counts calls by their outcome "
-                        + "(count-when), not by the usage their answer reports: remove one of the two");
-            }
             return dev.slidegate.core.Settlement.countingWhen(countWhen.get());
         }
+        // usage-from=answer says how the policy settles: it settles unless it says it does not
         boolean settle = cfg != null && cfg.settle().isPresent() ? cfg.settle().get()
-                : strategy != null && defaults.settle().orElse(false);
+                : (strategy != null && defaults.settle().orElse(false))
+                        || (cfg != null && cfg.usageFromAnswer().orElse(false));
         boolean refund = cfg != null && cfg.refundFailures().isPresent() ? cfg.refundFailures().get()
                 : defaults.refundFailures().orElse(false);
         if (!settle) {
             if (cfg != null && cfg.usageFromAnswer().isPresent()) {
-                throw fail("slidegate.policies." + name + ".usage-from: only a policy with settle=true reads its usage; "
-                        + "set slidegate.policies." + name + ".settle=true too");
+                throw fail("slidegate.policies." + name + ".usage-from: only a policy that settles reads its usage, and "
+                        + "this one says settle=false: remove one of the two");
             }
             if (cfg != null && cfg.refundFailures().orElse(false)) {
                 throw fail("slidegate.policies." + name + ".refund-failures: only a policy with settle=true refunds; set "

@@ -161,7 +161,8 @@ final class PolicyBinder {
     }
 
     /**
-     * The {@link CostResolver} a policy names ({@code cost-resolver}), or {@code null} when it names none.
+     * The {@link CostResolver} a policy names ({@code cost-resolver}), or {@code null} when it names none: the service's
+     * bean of that name, else a built-in one ({@link LlmRequestEstimate}).
      *
      * @throws ConfigurationException when there is no such bean
      */
@@ -170,6 +171,9 @@ final class PolicyBinder {
             return null;
         }
         CostResolver found = costResolvers.apply(r.costResolver());
+        if (found == null && LlmRequestEstimate.NAME.equals(r.costResolver())) {
+            found = LlmRequestEstimate.INSTANCE;
+        }
         if (found == null) {
             throw new ConfigurationException("Invalid Slidegate configuration: " + where + ": policy '" + r.name()
                     + "' works out its calls' cost with '" + r.costResolver() + "' (slidegate.policies." + r.name()

@@ -403,6 +403,14 @@ class PolicyResolutionTest {
                 + "slidegate.policies.e.usage-from=body",
                 "slidegate.policies.e.usage-from: 'body' is not where a usage is read "
                         + "from: expected answer");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.settle=false;"
+                + "slidegate.policies.e.usage-from=answer",
+                "slidegate.policies.e.usage-from: only a policy that settles reads its usage, and this one says settle=false");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;"
+                + "slidegate.policies.e.count-when=401;slidegate.policies.e.usage-from=answer",
+                "slidegate.policies.e.usage-from: the policy counts calls by their outcome (count-when), not by the usage");
+        bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.usage-from=answer",
+                "slidegate.policies.e.usage-from: a policy with max-in-flight counts calls running");
         // block-after: K/W within a day, beside block-for, on a name the count of refusals can be kept under
         bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-after=3/10m",
                 "slidegate.policies.e.block-after: says when a breach blocks the key, and the policy blocks none");
@@ -447,6 +455,17 @@ class PolicyResolutionTest {
         assertTrue(failure(resolved, "named").contains("policy 'products' works out its calls' cost with 'estimate' "
                 + "(slidegate.policies.products.cost-resolver), but there is no @Named(\"estimate\") CostResolver bean"),
                 failure(resolved, "named"));
+        // issue 60: usage-from=answer settles (no settle=true needed), and llm-request is built in
+        Map<String, String> llm = new java.util.HashMap<>(BASE);
+        llm.put("slidegate.policies.products.strategy", "fixed-window");
+        llm.put("slidegate.policies.products.usage-from", "answer");
+        llm.put("slidegate.policies.products.cost-resolver", "llm-request");
+        MethodPolicy chat = resolve(policies(llm), "named");
+        assertEquals(new dev.slidegate.core.Settlement(true, false, null).readingTheAnswer(), chat.settlement());
+        assertEquals(LlmRequestEstimate.INSTANCE, chat.costResolver());
+        llm.remove("slidegate.policies.products.strategy"); // sliding-log: one entry per permit, nothing to settle
+        assertTrue(failure(llm, "named").contains("policy 'products' settles its calls (settle=true), but counts with "
+                + "sliding-log"), failure(llm, "named"));
         Map<String, String> bad = new java.util.LinkedHashMap<>();
         bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.settle=true;"
                 + "slidegate.policies.e.usage-header=X Tokens",

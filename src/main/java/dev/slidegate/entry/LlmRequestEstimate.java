@@ -1,0 +1,66 @@
+package dev.slidegate.entry;
+
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.slidegate.api.CostResolver;
+import dev.slidegate.api.KeyResolver;
+
+/**
+ * {@code cost-resolver=llm-request}: a call's estimate in tokens, drawn from the LLM request it sends or answers (issue
+ * 60): its prompt's size (a token for every 4 characters of the request) plus the most it asks for
+ * ({@code max_tokens}, {@code max_completion_tokens} or {@code max_output_tokens}, the largest named), or
+ * {@value #DEFAULT_OUTPUT} when it names none. The request is the call's first argument that is one in text (a
+ * {@code String}, bytes, a Vert.x {@code JsonObject} or {@code Buffer}); a call with none is estimated at
+ * {@value #DEFAULT_OUTPUT}. Settled with what the answer reports ({@code usage-from=answer}), an estimate that was too
+ * high gives the rest back and one too low is charged the rest. Built in: a bean of the service's own {@code @Named}
+ * so is used instead.
+ */
+final class LlmRequestEstimate implements CostResolver {
+
+    /** The name it is selected by. */
+    static final String NAME = "llm-request";
+    static final LlmRequestEstimate INSTANCE = new LlmRequestEstimate();
+    /** The output estimated for a request that names no most. */
+    static final int DEFAULT_OUTPUT = 1024;
+    /** A name of the most a request asks for, and its number (a quote inside a JSON string is escaped: never this). */
+    private static final Pattern MOST = Pattern.compile("\"max_(?:completion_|output_)?tokens\"\\s*:\\s*([0-9]{1,12})");
+
+    @Override
+    public long cost(KeyResolver.Call call) {
+        for (Object argument : call.arguments()) {
+            CharSequence request = text(argument);
+            if (request != null) {
+                return estimate(request);
+            }
+        }
+        return DEFAULT_OUTPUT;
+    }
+
+    /** The estimate of {@code request}: its characters / 4, plus the most it asks for (or {@link #DEFAULT_OUTPUT}). */
+    static long estimate(CharSequence request) {
+        long most = -1;
+        Matcher m = MOST.matcher(request);
+        while (m.find()) {
+            most = Math.max(most, Long.parseLong(m.group(1)));
+        }
+        long prompt = (request.length() + 3L) / 4;
+        return Math.min(Integer.MAX_VALUE, prompt + (most < 0 ? DEFAULT_OUTPUT : most));
+    }
+
+    private static CharSequence text(Object argument) {
+        if (argument instanceof CharSequence text) {
+            return text;
+        }
+        if (argument instanceof byte[] bytes) {
+            return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        if (argument instanceof io.vertx.core.json.JsonObject json) {
+            return json.encode();
+        }
+        if (argument instanceof io.vertx.core.buffer.Buffer buffer) {
+            return buffer.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        return null;
+    }
+}
