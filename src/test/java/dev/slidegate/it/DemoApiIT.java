@@ -99,6 +99,28 @@ class DemoApiIT {
                 field -> field.contains(settled), "settled at the " + tokens + " tokens the answers used");
     }
 
+    // issue 60: the demo's chat endpoint, admitted against the estimate its request gives (cost-resolver=llm-request) and
+    // settled with the usage its answer reports (usage-from=answer); a request the model never sees (400) is refunded and
+    // shows the month to date: what the answer said
+    @Test
+    void chatsAreChargedTheUsageTheirAnswersReport() {
+        String key = "chat-" + UUID.randomUUID();
+        String request = "{\"messages\":[{\"role\":\"user\",\"content\":\"how are limits kept exact\"}],\"max_tokens\":50}";
+        long estimate = (request.length() + 3) / 4 + 50;
+        io.restassured.response.Response first = given().header("X-Api-Key", key).contentType("application/json")
+                .body(request).post("/api/chat");
+        first.then().statusCode(200).contentType("application/json")
+                .header("RateLimit", containsString("\"chat-tokens-month\";r=" + (1000000 - estimate) + ";"))
+                .body("usage.prompt_tokens", equalTo(5));
+        long used = first.jsonPath().getLong("usage.total_tokens");
+        String settled = "\"chat-tokens-month\";r=" + (1000000 - used - ((2 + 3) / 4 + 1024)) + ";";
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(5),
+                () -> given().header("X-Api-Key", key).contentType("application/json").body("{}").post("/api/chat").then()
+                        .statusCode(400).contentType("application/problem+json").extract().header("RateLimit"),
+                field -> field.contains(settled), "settled at the " + used + " tokens the answer reported");
+        given().contentType("application/json").body(request).post("/api/chat").then().statusCode(400); // no API key
+    }
+
     @Test
     void theAdminNeedsItsUser() {
         given().get("/admin").then().statusCode(401);

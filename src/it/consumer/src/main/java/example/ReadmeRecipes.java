@@ -57,6 +57,11 @@ public class ReadmeRecipes {
     public Uni<Completion> complete(@QueryParam("prompt") String prompt,
             @RateLimitCost @QueryParam("max-tokens") int maxTokens) { return Uni.createFrom().item(new Completion("hello", 7)); }
 
+    @POST
+    @Path("chat")
+    @RateLimited("chat-tokens")
+    public Uni<String> chat(String request) { return Uni.createFrom().item("{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":30,\"total_tokens\":42}}"); }
+
     public record Completion(String text, int tokens) implements ReportsUsage {
         @Override public long used() { return tokens; }     // what the call is charged in the end
     }

@@ -222,6 +222,17 @@ class ConsumerTest {
     }
 
     @Test
+    void recipeChatTokensFromTheAnswer() {
+        String request = "{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":100}";
+        long estimate = (request.length() + 3) / 4 + 100;
+        given().header("X-Api-Key", "chat-tenant").contentType("application/json").body(request).post("/recipes/chat").then()
+                .statusCode(200).header("RateLimit", containsString("\"chat-tokens-month\";r=" + (1000000 - estimate) + ";"));
+        // the first call was settled at the 42 tokens its answer reported: the second is admitted against its estimate
+        given().header("X-Api-Key", "chat-tenant").contentType("application/json").body(request).post("/recipes/chat").then()
+                .statusCode(200).header("RateLimit", containsString("\"chat-tokens-month\";r=" + (1000000 - 42 - estimate) + ";"));
+    }
+
+    @Test
     void recipeLlmTokensPerMonth() {
         given().header("X-Api-Key", "tenant").queryParam("prompt", "hi").queryParam("max-tokens", 500)
                 .get("/recipes/complete").then().statusCode(200).body("tokens", equalTo(7))

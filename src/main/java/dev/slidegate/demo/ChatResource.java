@@ -1,0 +1,101 @@
+package dev.slidegate.demo;
+
+import java.time.Duration;
+import java.util.List;
+
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+import org.eclipse.microprofile.openapi.annotations.responses.APIResponse;
+
+import dev.slidegate.api.RateLimited;
+import dev.slidegate.api.Usage;
+import dev.slidegate.http.ProblemMappers;
+import dev.slidegate.http.Problems;
+import dev.slidegate.http.RateLimitApi;
+import io.smallrye.mutiny.Uni;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A chat endpoint that speaks OpenAI's chat completions (issue 60), answered by the demo's {@link FakeModel}: the
+ * {@code chat-tokens} policy (a monthly budget per API key) admits a request against the estimate its body gives
+ * ({@code cost-resolver=llm-request}) and settles it with the usage its answer reports ({@code usage-from=answer}),
+ * as it would for an endpoint that relays a provider's answer. The endpoint itself counts nothing.
+ */
+@Path("/api/chat")
+public class ChatResource {
+
+    private final FakeModel model;
+    private final Usage usage;
+    private final ProblemMappers problems;
+
+    ChatResource(FakeModel model, Usage usage, ProblemMappers problems) {
+        this.model = model;
+        this.usage = usage;
+        this.problems = problems;
+    }
+
+    /**
+     * A chat completion of the request's messages, as OpenAI answers one: {@code {"messages": [{"role": "user",
+     * "content": "..."}], "max_tokens": 1..4000}} (200 by default), with the tokens it used in {@code usage}.
+     */
+    @POST
+    @RateLimited("chat-tokens")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    @APIResponse(responseCode = "200", description = "The chat completion, with its usage")
+    @APIResponse(responseCode = "400", description = "No X-Api-Key, a body that is no chat request, or max_tokens outside 1 to 4000")
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    public Uni<String> chat(String request) {
+        JsonObject body;
+        try {
+            body = new JsonObject(request == null ? "" : request);
+        } catch (RuntimeException notJson) {
+            return badRequest();
+        }
+        String prompt = prompt(body.getValue("messages"));
+        Object most = body.getValue("max_tokens", 200);
+        if (prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000
+                || Boolean.TRUE.equals(body.getValue("stream"))) {
+            return badRequest();
+        }
+        int promptTokens = prompt.isBlank() ? 1 : prompt.trim().split("\\s+").length;
+        return model.complete(prompt, max, Duration.ZERO).collect().asList()
+                .map(tokens -> answer(tokens, promptTokens).encode());
+    }
+
+    /** The messages' contents, one after the other, or {@code null} for messages that are not a list of them. */
+    private static String prompt(Object messages) {
+        if (!(messages instanceof JsonArray list) || list.isEmpty()) {
+            return null;
+        }
+        StringBuilder prompt = new StringBuilder();
+        for (Object m : list) {
+            if (!(m instanceof JsonObject message) || !(message.getValue("content") instanceof String content)) {
+                return null;
+            }
+            prompt.append(content).append('\n');
+        }
+        return prompt.toString();
+    }
+
+    private static JsonObject answer(List<String> tokens, int promptTokens) {
+        return new JsonObject().put("id", "chatcmpl-demo").put("object", "chat.completion").put("model", "fake-model")
+                .put("choices", new JsonArray().add(new JsonObject().put("index", 0)
+                        .put("message", new JsonObject().put("role", "assistant").put("content", String.join(" ", tokens)))
+                        .put("finish_reason", "stop")))
+                .put("usage", new JsonObject().put("prompt_tokens", promptTokens).put("completion_tokens", tokens.size())
+                        .put("total_tokens", promptTokens + tokens.size()));
+    }
+
+    private Uni<String> badRequest() {
+        usage.report(0); // a request the model never saw used nothing: its estimate comes back
+        return Uni.createFrom().failure(new jakarta.ws.rs.WebApplicationException(problems.response(Problems.of(400,
+                "Bad Request", "bad-request", "Send a chat request: {\"messages\": [{\"role\": \"user\", \"content\": "
+                        + "\"...\"}]}, optionally \"max_tokens\": 1..4000 (this demo answers whole, not streamed)."))));
+    }
+}
