@@ -176,7 +176,8 @@ final class LearnedLimits {
      * @return completes when the store keeps what changed (never fails)
      */
     CompletionStage<Void> learn(Policy configured, String key, UpstreamHeaders.Reading r, long nowMillis) {
-        List<UpstreamHeaders.Quota> counted = r.quotas().stream().filter(q -> Upstreams.counts(q) && q.limit() >= 1).toList();
+        List<UpstreamHeaders.Quota> counted = r.quotas().stream().filter(q -> Upstreams.counts(q, configured) && q.limit() >= 1)
+                .toList();
         if (counted.isEmpty()) {
             return DONE; // nothing said about limits: what was learned stays
         }

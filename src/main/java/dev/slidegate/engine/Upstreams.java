@@ -154,10 +154,10 @@ public class Upstreams {
                 hold = q.resetMicros();
                 because = "published no " + q.unit() + " left of quota '" + q.name() + "' until its reset";
             }
-            if (q.exhausted() && q.resetMicros() > 0 && !counts(q)) {
-                ownCountMayExplain = false; // tokens, bytes: nothing the policy counts
+            if (q.exhausted() && q.resetMicros() > 0 && !counts(q, configured)) {
+                ownCountMayExplain = false; // tokens for a policy of calls, calls for one of tokens: nothing it counts
             }
-            if (counts(q) && limit < 0) {
+            if (counts(q, configured) && limit < 0) {
                 limit = q.limit();
                 remaining = q.remaining();
             }
@@ -227,9 +227,14 @@ public class Upstreams {
         });
     }
 
-    /** Whether a quota counts calls (requests), as the policy's limits do, rather than tokens or bytes. */
-    static boolean counts(UpstreamHeaders.Quota q) {
-        return q.unit() == null || q.unit().equals("requests");
+    /**
+     * Whether a quota counts what {@code policy}'s permits count: calls (requests) for a policy of calls; for a policy of
+     * another unit ({@code tokens}), a quota of that unit.
+     */
+    static boolean counts(UpstreamHeaders.Quota q, Policy policy) {
+        String quota = q.unit() == null ? Policy.REQUESTS : q.unit();
+        String own = policy.unit() == null ? Policy.REQUESTS : policy.unit();
+        return quota.equals(own);
     }
 
     private void problem(String policy, String problem) {

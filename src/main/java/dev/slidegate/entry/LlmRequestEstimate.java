@@ -10,8 +10,9 @@ import dev.slidegate.api.KeyResolver;
  * {@code cost-resolver=llm-request}: a call's estimate in tokens, drawn from the LLM request it sends or answers (issue
  * 60): its prompt's size (a token for every 4 characters of the request) plus the most it asks for
  * ({@code max_tokens}, {@code max_completion_tokens} or {@code max_output_tokens}, the largest named), or
- * {@value #DEFAULT_OUTPUT} when it names none. The request is the call's first argument that is one in text (a
- * {@code String}, bytes, a Vert.x {@code JsonObject} or {@code Buffer}); a call with none is estimated at
+ * {@value #DEFAULT_OUTPUT} when it names none. The request is the call's first argument that is a JSON object: text
+ * (a {@code String}, bytes, a Vert.x {@code Buffer}) that is one, a {@code JsonObject}, or an object of the service's
+ * own (a record of the request) as its Jackson {@code ObjectMapper} writes it; a call with none is estimated at
  * {@value #DEFAULT_OUTPUT}. Settled with what the answer reports ({@code usage-from=answer}), an estimate that was too
  * high gives the rest back and one too low is charged the rest. Built in: a bean of the service's own {@code @Named}
  * so is used instead.
@@ -29,7 +30,7 @@ final class LlmRequestEstimate implements CostResolver {
     @Override
     public long cost(KeyResolver.Call call) {
         for (Object argument : call.arguments()) {
-            CharSequence request = text(argument);
+            CharSequence request = request(argument);
             if (request != null) {
                 return estimate(request);
             }
@@ -48,19 +49,52 @@ final class LlmRequestEstimate implements CostResolver {
         return Math.min(Integer.MAX_VALUE, prompt + (most < 0 ? DEFAULT_OUTPUT : most));
     }
 
-    private static CharSequence text(Object argument) {
-        if (argument instanceof CharSequence text) {
-            return text;
-        }
-        if (argument instanceof byte[] bytes) {
-            return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
-        }
-        if (argument instanceof io.vertx.core.json.JsonObject json) {
+    /**
+     * {@code argument} as an LLM request in JSON, or {@code null} when it is none: text (a {@code String}, bytes, a Vert.x
+     * {@code Buffer}) that is a JSON object, a Vert.x {@code JsonObject}, or an object of the service's own (a record of
+     * the request), written by the service's Jackson {@code ObjectMapper}, as a REST client or an endpoint would.
+     */
+    private static CharSequence request(Object argument) {
+        CharSequence text;
+        if (argument == null || argument instanceof Number || argument instanceof Boolean || argument instanceof Character
+                || argument instanceof Enum<?> || argument instanceof java.time.temporal.TemporalAccessor) {
+            return null;
+        } else if (argument instanceof CharSequence t) {
+            text = t;
+        } else if (argument instanceof byte[] bytes) {
+            text = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+        } else if (argument instanceof io.vertx.core.json.JsonObject json) {
             return json.encode();
+        } else if (argument instanceof io.vertx.core.buffer.Buffer buffer) {
+            text = buffer.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+        } else {
+            return written(argument);
         }
-        if (argument instanceof io.vertx.core.buffer.Buffer buffer) {
-            return buffer.toString(java.nio.charset.StandardCharsets.ISO_8859_1);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+                return c == '{' ? text : null; // a header's value, a path parameter: not the request
+            }
         }
         return null;
+    }
+
+    /** An object of the service's own, as its {@code ObjectMapper} writes it; {@code null} when it cannot. */
+    private static CharSequence written(Object argument) {
+        io.quarkus.arc.ArcContainer arc = io.quarkus.arc.Arc.container();
+        if (arc == null) {
+            return null;
+        }
+        io.quarkus.arc.InstanceHandle<com.fasterxml.jackson.databind.ObjectMapper> mapper = arc
+                .instance(com.fasterxml.jackson.databind.ObjectMapper.class);
+        if (!mapper.isAvailable()) {
+            return null;
+        }
+        try {
+            String json = mapper.get().writeValueAsString(argument);
+            return json.startsWith("{") ? json : null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException notJson) {
+            return null;
+        }
     }
 }

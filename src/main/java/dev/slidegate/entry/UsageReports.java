@@ -90,11 +90,8 @@ final class UsageReports {
             answer.item(buffer.getBytes(), 0, buffer.length());
         } else if (item instanceof io.vertx.core.json.JsonObject json) {
             answer.item(json.encode());
-        } else if (item instanceof jakarta.ws.rs.sse.InboundSseEvent event) {
+        } else if (item instanceof jakarta.ws.rs.sse.InboundSseEvent event) { // (a REST client's SseEvent is one too)
             answer.item(event.readData());
-        } else if (item instanceof org.jboss.resteasy.reactive.client.SseEvent<?> event
-                && event.data() instanceof CharSequence text) {
-            answer.item(text);
         } else {
             return false;
         }

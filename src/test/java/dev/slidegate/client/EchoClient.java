@@ -45,4 +45,15 @@ public interface EchoClient {
     @RateLimited(value = "echo-tenant", limits = "100/1m")
     Uni<String> tenantAsync(@RateLimitKey @QueryParam("tenant") String tenant, @QueryParam("status") int status,
             @QueryParam("h") List<String> headers);
+
+    /**
+     * An LLM provider's calls, one quota per tenant: calls (echo-rpm) and tokens (echo-tpm, unit tokens, 1 000 a call),
+     * each learning the provider's quota of what it counts.
+     */
+    @GET
+    @Path("echo")
+    @RateLimited(value = "echo-rpm", limits = "100/1m")
+    @RateLimited(value = "echo-tpm", limits = "100000/1m", cost = 1000)
+    String tokens(@RateLimitKey @QueryParam("tenant") String tenant, @QueryParam("status") int status,
+            @QueryParam("h") List<String> headers);
 }

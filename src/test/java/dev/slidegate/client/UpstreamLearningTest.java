@@ -171,6 +171,31 @@ class UpstreamLearningTest {
         }
     }
 
+    // issue 60: an LLM provider publishes a quota of requests and one of tokens; each policy of the client learns the one
+    // of its unit (before, a policy of tokens learned the requests' 50 and allowed no call of 1 000 tokens)
+    @Test
+    void aPolicyOfTokensLearnsTheTokensQuotaAndOneOfCallsTheRequestsQuota() throws Exception {
+        try (LogCapture log = LogCapture.of("dev.slidegate.upstream")) {
+            String t = tenant();
+            List<String> provider = List.of("x-ratelimit-limit-requests: 50", "x-ratelimit-remaining-requests: 49",
+                    "x-ratelimit-reset-requests: 1s", "x-ratelimit-limit-tokens: 3000",
+                    "x-ratelimit-remaining-tokens: 2000", "x-ratelimit-reset-tokens: 20s");
+            for (int i = 0; i < 3; i++) {
+                assertEquals("ok", client.tokens(t, 200, provider), "call " + i + " of 1 000 tokens within 3 000");
+            }
+            RateLimitExceededException e = assertThrows(RateLimitExceededException.class,
+                    () -> client.tokens(t, 200, List.of()));
+            assertEquals("echo-tpm", e.decision().policy().name(), e.getMessage());
+            assertEquals(3000, e.decision().states().get(0).limit().permits(), e.getMessage());
+            assertEquals(3, EchoUpstream.of(t).size());
+            String st = shown(t);
+            assertTrue(log.lines().stream().anyMatch(l -> l.contains("'echo-tpm' paces " + st + " at [3000/1m]")),
+                    log.lines()::toString);
+            assertTrue(log.lines().stream().anyMatch(l -> l.contains("'echo-rpm' paces " + st + " at [50/1m]")),
+                    log.lines()::toString);
+        }
+    }
+
     // what a hostile or broken upstream sends is bounded, said once, and the caller keeps working
     @Test
     void hostileHeadersAreBoundedSaidOnceAndTheCallerKeepsWorking() {

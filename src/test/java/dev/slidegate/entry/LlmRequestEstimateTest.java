@@ -35,6 +35,13 @@ class LlmRequestEstimateTest {
         assertEquals(LlmRequestEstimate.DEFAULT_OUTPUT, cost(42, new Object()), "no request in text");
     }
 
+    // an endpoint's or a client's other arguments (a header's value, a path parameter) are not the request
+    @Test
+    void theRequestIsTheFirstArgumentThatIsAJsonObject() {
+        String request = "{\"messages\":[],\"max_tokens\":9}";
+        assertEquals((request.length() + 3) / 4 + 9, cost("key-123", 7, null, "  " + request));
+    }
+
     // the prompt is the caller's: a name inside a string is escaped, so "max_tokens": 1 written in a message is text
     @Test
     void aMostWrittenInsideThePromptIsNotTheRequests() {

@@ -54,6 +54,8 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.prog-out.limits", "100/1m");
         config.put("slidegate.policies.prog-out.outgoing", "true");
         config.put("slidegate.policies.prog-out.max-wait", "3s");
+        // issue 60: an LLM provider's quota of tokens, learned by the client's policy that counts tokens (EchoClient)
+        config.put("slidegate.policies.echo-tpm.unit", "tokens");
         // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay
         config.put("mp.openapi.filter", "dev.slidegate.http.ServiceOpenApiFilter");
         return config;
