@@ -18,6 +18,8 @@ public class Usage {
     private static final long NONE = -1;
 
     private final AtomicLong used = new AtomicLong(NONE);
+    private final AtomicLong input = new AtomicLong(NONE);
+    private final AtomicLong output = new AtomicLong(NONE);
 
     /**
      * Says how much the call used in all, replacing what was reported before.
@@ -40,9 +42,37 @@ public class Usage {
         used.updateAndGet(u -> u == NONE ? a : u + a > MAX ? MAX : u + a);
     }
 
+    /**
+     * Says how many tokens the call read and wrote (an LLM call's input and output): in all their sum, replacing what was
+     * reported before; a policy with {@code input-limits} or {@code output-limits} is settled with each part. A policy
+     * with {@code usage-from=answer} reports this from the answer itself.
+     *
+     * @param input 0 or more
+     * @param output 0 or more
+     * @throws IllegalArgumentException below 0, or more than {@link #MAX} in all
+     */
+    public void reportTokens(long input, long output) {
+        long in = check(input);
+        long out = check(output);
+        long all = check(in + out);
+        this.input.set(in);
+        this.output.set(out);
+        used.set(all);
+    }
+
     /** What was reported so far, or -1 when nothing was. */
     public long reported() {
         return used.get();
+    }
+
+    /** The input tokens reported so far ({@link #reportTokens}), or -1 when none were. */
+    public long reportedInput() {
+        return input.get();
+    }
+
+    /** The output tokens reported so far ({@link #reportTokens}), or -1 when none were. */
+    public long reportedOutput() {
+        return output.get();
     }
 
     /** The most a call is settled at: 2^40 (a usage beyond it is a bug of the code reporting it). */

@@ -127,6 +127,8 @@ public class PolicyRegistry {
     }
 
     private final Map<String, PolicyMembers> configured = new TreeMap<>();
+    /** The limits of a policy's input and output tokens ({@code input-limits}, {@code output-limits}), by policy. */
+    private final Map<String, Map<dev.slidegate.core.Settlement.Part, List<Limit>>> tokenParts = new TreeMap<>();
     private final PolicyMembers defaults;
     private final Optional<FailMode> globalFailMode;
     private final List<PolicyMembers.Attachment> attachments = new ArrayList<>();
@@ -141,6 +143,10 @@ public class PolicyRegistry {
             throw fail("slidegate.defaults.outgoing: is not a default: a policy paces calls to an upstream when a REST "
                     + "Client interface uses it, or when its own slidegate.policies.<name>.outgoing says so");
         }
+        if (config.defaults().inputLimits().isPresent() || config.defaults().outputLimits().isPresent()) {
+            throw fail("slidegate.defaults." + (config.defaults().inputLimits().isPresent() ? "input" : "output")
+                    + "-limits: is not a default: set it on the policy whose tokens it limits");
+        }
         config.policies().forEach((name, p) -> {
             try {
                 new Policy(name, List.of(new Limit(1, 1000)), Strategy.SLIDING_LOG, "ip", false);
@@ -150,6 +156,7 @@ public class PolicyRegistry {
             PolicyMembers members = PolicyMembers.of("slidegate.policies." + name + ".", p);
             members.blockAfter().ifPresent(k -> check(() -> refusals(name, k), "slidegate.policies." + name));
             configured.put(name, members);
+            tokenParts(name, p, members);
             p.paths().ifPresent(paths -> attachments.add(PolicyMembers.attachment(name, paths, p.methods().orElse(List.of()))));
             if (p.paths().isEmpty() && p.methods().isPresent()) {
                 throw fail("slidegate.policies." + name + ".methods is set without slidegate.policies." + name
@@ -306,6 +313,65 @@ public class PolicyRegistry {
         }
         return new Policy(name + REFUSALS, List.of(new Limit(blockAfter.permits() - 1, blockAfter.windowMicros())),
                 Strategy.SLIDING_LOG, "refusals", false);
+    }
+
+    /**
+     * Keeps the limits of {@code name}'s input and output tokens, checked: only a policy that reads its usage from the
+     * answer has them (the answer is what tells the two apart), and their policies' names must fit.
+     */
+    private void tokenParts(String name, SlidegateConfig.PolicyConfig p, PolicyMembers members) {
+        Map<dev.slidegate.core.Settlement.Part, List<Limit>> parts = new java.util.EnumMap<>(
+                dev.slidegate.core.Settlement.Part.class);
+        p.inputLimits().ifPresent(l -> parts.put(dev.slidegate.core.Settlement.Part.INPUT, l));
+        p.outputLimits().ifPresent(l -> parts.put(dev.slidegate.core.Settlement.Part.OUTPUT, l));
+        if (parts.isEmpty()) {
+            return;
+        }
+        String first = "slidegate.policies." + name + "." + parts.keySet().iterator().next().setting();
+        if (!members.usageFromAnswer().orElse(false)) {
+            throw fail(first + ": input and output tokens are told apart by the usage the answer reports: set "
+                    + "slidegate.policies." + name + ".usage-from=answer too");
+        }
+        parts.forEach((part, limits) -> {
+            String setting = "slidegate.policies." + name + "." + part.setting();
+            if (limits.isEmpty()) {
+                throw fail(setting + ": is empty: give limits such as 50000/1m, or leave it out");
+            }
+            if (name.length() + part.suffix().length() > 64) {
+                throw fail(setting + ": the policy's " + part.name().toLowerCase(java.util.Locale.ROOT) + " tokens are "
+                        + "counted under its name and '" + part.suffix() + "', which makes more than 64 characters: use a "
+                        + "shorter policy name");
+            }
+        });
+        tokenParts.put(name, Map.copyOf(parts));
+    }
+
+    /**
+     * The policies that count {@code r}'s input and output tokens apart ({@code input-limits}, {@code output-limits}):
+     * each named after it ({@code <name>#input}, {@code <name>#output}), with its key, strategy, zone and fail mode, its
+     * own limits and unit ({@code slidegate-input-tokens}, {@code slidegate-output-tokens}), settled with its part of the
+     * answer's usage.
+     * Empty for a policy without them.
+     */
+    public List<Resolved> tokenParts(Resolved r, String origin) {
+        Map<dev.slidegate.core.Settlement.Part, List<Limit>> parts = tokenParts.get(r.name());
+        if (parts == null) {
+            return List.of();
+        }
+        List<Resolved> out = new ArrayList<>();
+        parts.forEach((part, limits) -> {
+            Policy own = r.policy();
+            java.time.ZoneId zone = configured.get(r.name()).zone().or(defaults::zone).orElse(java.time.ZoneOffset.UTC);
+            List<Limit> zoned = limits.stream().map(l -> l.inZone(zone)).toList();
+            Policy counted = check(() -> new Policy(r.name() + part.suffix(), zoned, own.strategy(), own.key(),
+                    own.countRejected(), own.dryRun(), own.cells(), own.failMode(), own.maxWaitMicros(),
+                    "slidegate-" + part.name().toLowerCase(java.util.Locale.ROOT) + "-"
+                            + (own.unit() == null || own.unit().equals(Policy.REQUESTS) ? "tokens" : own.unit())),
+                    origin + " (slidegate.policies." + r.name() + "." + part.setting() + ")");
+            out.add(new Resolved(counted.name(), counted, r.key(), Map.of(), r.cost(), r.outgoing(),
+                    r.settlement().part(part), r.costResolver(), r.partitionKey(), 0));
+        });
+        return List.copyOf(out);
     }
 
     /** What follows a policy's name in the name of the count of its refusals ({@link #refusals}). */

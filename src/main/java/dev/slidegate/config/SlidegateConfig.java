@@ -405,6 +405,17 @@ public interface SlidegateConfig {
         Optional<String> usageFrom();
 
         /**
+         * With {@code usage-from=answer}: limits of the input tokens alone (the prompt's), beside the policy's
+         * {@code limits} of all its tokens, counted in a policy of their own, {@code <name>#input}, decided with it.
+         */
+        @WithName("input-limits")
+        Optional<List<@WithConverter(Converters.LimitConverter.class) Limit>> inputLimits();
+
+        /** As {@code input-limits}, for the output tokens alone (the answer's), counted in {@code <name>#output}. */
+        @WithName("output-limits")
+        Optional<List<@WithConverter(Converters.LimitConverter.class) Limit>> outputLimits();
+
+        /**
          * The name of a {@code @Named} {@code dev.slidegate.api.CostResolver} bean that works out what each call costs
          * (with {@code settle}, its estimate) from the call: its arguments, its request. In place of {@code cost}.
          */

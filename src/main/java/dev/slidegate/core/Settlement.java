@@ -14,9 +14,30 @@ package dev.slidegate.core;
  *        refunded when not, whatever it reported; {@code null} for a policy settled by reported usage
  * @param fromAnswer whether the usage is read from the call's answer, as LLM providers report it ({@code usage-from=answer},
  *        {@link AnswerUsage})
+ * @param part what of the usage the policy counts: all of it, or the input or output tokens alone
  */
 public record Settlement(boolean settles, boolean refundFailures, String usageHeader, CountWhen countWhen,
-        boolean fromAnswer) {
+        boolean fromAnswer, Part part) {
+
+    /** What of a call's usage a policy counts. */
+    public enum Part {
+        /** All of it. */
+        TOTAL,
+        /** The input tokens alone ({@code input-limits}): the prompt's. */
+        INPUT,
+        /** The output tokens alone ({@code output-limits}): the answer's. */
+        OUTPUT;
+
+        /** The setting that limits this part: {@code input-limits}, {@code output-limits}. */
+        public String setting() {
+            return name().toLowerCase(java.util.Locale.ROOT) + "-limits";
+        }
+
+        /** What follows the policy's name in the name of the policy that counts this part: {@code #input}. */
+        public String suffix() {
+            return "#" + name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     /** The cost is charged when the call is admitted, and stays. */
     public static final Settlement OFF = new Settlement(false, false, null, null);
@@ -30,6 +51,9 @@ public record Settlement(boolean settles, boolean refundFailures, String usageHe
             throw new IllegalArgumentException(
                     "only a settled policy refunds failures, reads a usage header or an answer, or counts by outcome");
         }
+        if (part == null || (part != Part.TOTAL && !fromAnswer)) {
+            throw new IllegalArgumentException("a policy counts a part of the usage only when it reads it from the answer");
+        }
         if (countWhen != null && (refundFailures || usageHeader != null || fromAnswer)) {
             throw new IllegalArgumentException("a policy that counts by outcome neither refunds failures nor reads a usage");
         }
@@ -37,12 +61,12 @@ public record Settlement(boolean settles, boolean refundFailures, String usageHe
 
     /** A policy settled by reported usage. */
     public Settlement(boolean settles, boolean refundFailures, String usageHeader) {
-        this(settles, refundFailures, usageHeader, null, false);
+        this(settles, refundFailures, usageHeader, null, false, Part.TOTAL);
     }
 
     /** A policy settled by reported usage, or by outcome. */
     public Settlement(boolean settles, boolean refundFailures, String usageHeader, CountWhen countWhen) {
-        this(settles, refundFailures, usageHeader, countWhen, false);
+        this(settles, refundFailures, usageHeader, countWhen, false, Part.TOTAL);
     }
 
     /** Calls charged their cost when their outcome is one of {@code countWhen}, refunded when not. */
@@ -52,12 +76,17 @@ public record Settlement(boolean settles, boolean refundFailures, String usageHe
 
     /** This settlement, reading the usage from the response header field {@code name} too. */
     public Settlement withUsageHeader(String name) {
-        return new Settlement(settles, refundFailures, name, countWhen, fromAnswer);
+        return new Settlement(settles, refundFailures, name, countWhen, fromAnswer, part);
     }
 
     /** This settlement, reading the usage from the call's answer too. */
     public Settlement readingTheAnswer() {
-        return new Settlement(settles, refundFailures, usageHeader, countWhen, true);
+        return new Settlement(settles, refundFailures, usageHeader, countWhen, true, part);
+    }
+
+    /** This settlement, for the policy that counts {@code part} of the usage read from the answer. */
+    public Settlement part(Part part) {
+        return new Settlement(settles, refundFailures, usageHeader, countWhen, fromAnswer, part);
     }
 
     /** What a call that ended without a report is charged: its estimate, or nothing when it failed and failures refund. */

@@ -117,6 +117,15 @@ public record MethodPolicy(Method method, String where, PolicyRegistry.Resolved 
         return cost();
     }
 
+    /**
+     * The same binding counting the policy of a part of its usage instead ({@code <name>#input}, {@code <name>#output}),
+     * its calls estimated by {@code costResolver}.
+     */
+    public MethodPolicy countingPart(PolicyRegistry.Resolved part, dev.slidegate.api.CostResolver costResolver) {
+        return new MethodPolicy(method, where, part, keyParameter, kind, route, resolvers, client, costParameter,
+                costResolver);
+    }
+
     /** A cost worked out by code: below 1 costs 1, beyond the largest int that. */
     private static int clamped(long c) {
         return c < 1 ? 1 : (int) Math.min(Integer.MAX_VALUE, c);

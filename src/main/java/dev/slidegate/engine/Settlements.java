@@ -119,6 +119,12 @@ public final class Settlements {
             return u == null ? -1 : u.reported();
         }
 
+        /** The input or output tokens reported so far ({@link Usage#reportTokens}), or -1. */
+        private long reportedPart(dev.slidegate.core.Settlement.Part part) {
+            Usage u = usage != null ? usage : rc != null ? rc.usageIfAny() : null;
+            return u == null ? -1 : part == dev.slidegate.core.Settlement.Part.INPUT ? u.reportedInput() : u.reportedOutput();
+        }
+
         /** @param ran whether the call ran on this admission (one that did not is settled at 0, whatever it counts) */
         private void settleNow(long reported, boolean failed, int status, Throwable thrown, boolean ran) {
             if (reported < 0) {
@@ -130,6 +136,10 @@ public final class Settlements {
                 if (when != null) { // counted by its outcome: its cost when the outcome is one that counts, else nothing
                     int outcome = a.http() && rc != null ? rc.answerStatus() : status;
                     actual = ran && when.counts(outcome, thrown) ? a.estimate() : 0;
+                } else if (a.settlement().part() != dev.slidegate.core.Settlement.Part.TOTAL) {
+                    // input or output tokens alone, as the answer told them apart (never from a header)
+                    actual = ran ? reportedPart(a.settlement().part()) : 0;
+                    actual = actual >= 0 ? actual : a.settlement().unreported(a.estimate(), failed);
                 } else {
                     actual = reported >= 0 ? reported : fromHeader(a, rc);
                     actual = actual >= 0 ? actual : a.settlement().unreported(a.estimate(), failed);

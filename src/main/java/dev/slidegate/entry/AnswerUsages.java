@@ -58,7 +58,7 @@ public class AnswerUsages implements ReaderInterceptor {
         } finally {
             AnswerUsage.Tokens tokens = answer.tokens();
             if (tokens != null) { // an answer that reports nothing leaves the estimate (or what the code reported)
-                usage.report(tokens.charged());
+                UsageReports.report(tokens, usage);
             }
         }
     }

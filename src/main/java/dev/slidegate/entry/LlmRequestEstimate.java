@@ -40,13 +40,42 @@ final class LlmRequestEstimate implements CostResolver {
 
     /** The estimate of {@code request}: its characters / 4, plus the most it asks for (or {@link #DEFAULT_OUTPUT}). */
     static long estimate(CharSequence request) {
+        return Math.min(Integer.MAX_VALUE, input(request) + output(request));
+    }
+
+    /** The input tokens {@code request} is estimated at: its characters / 4. */
+    static long input(CharSequence request) {
+        return (request.length() + 3L) / 4;
+    }
+
+    /** The output tokens {@code request} is estimated at: the most it asks for, or {@link #DEFAULT_OUTPUT}. */
+    static long output(CharSequence request) {
         long most = -1;
         Matcher m = MOST.matcher(request);
         while (m.find()) {
             most = Math.max(most, Long.parseLong(m.group(1)));
         }
-        long prompt = (request.length() + 3L) / 4;
-        return Math.min(Integer.MAX_VALUE, prompt + (most < 0 ? DEFAULT_OUTPUT : most));
+        return most < 0 ? DEFAULT_OUTPUT : Math.min(Integer.MAX_VALUE, most);
+    }
+
+    /**
+     * What estimates a policy that counts {@code part} of a call's tokens ({@code input-limits}, {@code output-limits}):
+     * for {@code llm-request}, that part of its estimate; any other resolver (or none) estimates the part as it does the
+     * whole.
+     */
+    static CostResolver part(CostResolver whole, dev.slidegate.core.Settlement.Part part) {
+        if (!(whole instanceof LlmRequestEstimate)) {
+            return whole;
+        }
+        return call -> {
+            for (Object argument : call.arguments()) {
+                CharSequence request = request(argument);
+                if (request != null) {
+                    return part == dev.slidegate.core.Settlement.Part.INPUT ? input(request) : output(request);
+                }
+            }
+            return part == dev.slidegate.core.Settlement.Part.INPUT ? 1 : DEFAULT_OUTPUT;
+        };
     }
 
     /**

@@ -177,6 +177,22 @@ public class MethodPolicies {
         }
     }
 
+    /**
+     * {@code mp} and the policies that count its input and output tokens apart ({@code input-limits},
+     * {@code output-limits}), bound where it is, each estimating its part ({@link LlmRequestEstimate#part}).
+     */
+    List<MethodPolicy> withTokenParts(MethodPolicy mp) {
+        List<PolicyRegistry.Resolved> parts = binder.tokenParts(mp.resolved(), mp.where());
+        if (parts.isEmpty()) {
+            return List.of(mp);
+        }
+        List<MethodPolicy> all = new ArrayList<>(List.of(mp));
+        for (PolicyRegistry.Resolved part : parts) {
+            all.add(mp.countingPart(part, LlmRequestEstimate.part(mp.costResolver(), part.settlement().part())));
+        }
+        return List.copyOf(all);
+    }
+
     MethodPolicy attached(String policy, String pattern) {
         PolicyCatalog.Bound b = binder.attached(policy);
         PolicyRegistry.Resolved r = b.resolved();
@@ -204,7 +220,7 @@ public class MethodPolicies {
         }
         // calls in flight are asked first: a later policy's refusal ends their leases, so a refused call holds nothing;
         // then by name, as path policies are (the bindings come as a set: their order in the source is not known here)
-        List<MethodPolicy> resolved = bindings.stream().map(b -> resolve(m, b))
+        List<MethodPolicy> resolved = bindings.stream().flatMap(b -> withTokenParts(resolve(m, b)).stream())
                 .sorted(java.util.Comparator.<MethodPolicy, Boolean> comparing(mp -> !mp.policy().inFlight())
                         .thenComparing(mp -> mp.policy().name()))
                 .toList();

@@ -65,7 +65,9 @@ public class PathLimiter {
         this.enabled = config.enabled();
         for (PolicyMembers.Attachment a : registry.attachments()) {
             for (String pattern : a.paths()) {
-                rules.add(new Rule(glob(pattern), a.methods(), policies.attached(a.policy(), pattern)));
+                for (MethodPolicy mp : policies.withTokenParts(policies.attached(a.policy(), pattern))) {
+                    rules.add(new Rule(glob(pattern), a.methods(), mp));
+                }
             }
         }
         // calls in flight are asked first: a later policy's refusal ends their leases (as on methods)

@@ -66,8 +66,15 @@ final class PolicyBinder {
                 throw namedTwice(site.where());
             }
             bound.add(b);
+            registry.tokenParts(b.resolved(), site.where()).forEach(part -> bound.add(new PolicyCatalog.Bound(part,
+                    site.where())));
         }
-        registry.attachments().forEach(a -> bound.add(attached(a.policy())));
+        registry.attachments().forEach(a -> {
+            PolicyCatalog.Bound b = attached(a.policy());
+            bound.add(b);
+            registry.tokenParts(b.resolved(), b.where()).forEach(part -> bound.add(new PolicyCatalog.Bound(part,
+                    b.where())));
+        });
         return PolicyCatalog.of(registry, bound);
     }
 
@@ -107,6 +114,11 @@ final class PolicyBinder {
         resolversOf(r, where);
         costResolverOf(r, where);
         return new PolicyCatalog.Bound(r, where);
+    }
+
+    /** The policies that count {@code r}'s input and output tokens apart ({@link PolicyRegistry#tokenParts}). */
+    List<PolicyRegistry.Resolved> tokenParts(PolicyRegistry.Resolved r, String where) {
+        return registry.tokenParts(r, where);
     }
 
     static ConfigurationException namedTwice(String where) {

@@ -74,8 +74,19 @@ final class UsageReports {
     private static void reportTokens(AnswerUsage answer, Supplier<Usage> usage) {
         AnswerUsage.Tokens tokens = answer.tokens();
         if (tokens != null) {
-            usage.get().report(tokens.charged());
+            report(tokens, usage.get());
         }
+    }
+
+    /**
+     * Reports what an answer said: its input and output tokens when it said both (each settles a policy of that part),
+     * and the total it is charged (never less than their sum).
+     */
+    static void report(AnswerUsage.Tokens tokens, Usage usage) {
+        if (tokens.input() >= 0 && tokens.output() >= 0) {
+            usage.reportTokens(Math.min(tokens.input(), Usage.MAX / 2), Math.min(tokens.output(), Usage.MAX / 2));
+        }
+        usage.report(tokens.charged());
     }
 
     /** Reads {@code item} as the next item of {@code answer}; whether it was text the answer can be read from. */

@@ -44,10 +44,9 @@ class WaitBenchmark {
     public static class Profile extends SmallLimits {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.policies.bench-held.limits", "1000/1s", "slidegate.policies.bench-free.limits",
-                    "1000000000/1s", "slidegate.policies.bench-refused.limits", "1/1h",
-                    // room for every held call on one key (the shipped room holds 10 000, 1 000 per key)
-                    "slidegate.wait.max-waiting", "20000", "slidegate.wait.max-waiting-per-key", "20000");
+            // the bench-* policies are SmallLimits'; room for every held call on one key (the shipped room holds 10 000,
+            // 1 000 per key)
+            return plus("slidegate.wait.max-waiting", "20000", "slidegate.wait.max-waiting-per-key", "20000");
         }
     }
 

@@ -13,7 +13,8 @@ import io.quarkus.test.junit.TestProfile;
 
 /** The waiting benchmark, small (300 calls held, no warm-up): it keeps running, and every held call is admitted. */
 @QuarkusTest
-@TestProfile(WaitBenchmark.Profile.class)
+// the suite's shared profile: 300 calls held fit the shipped room (1 000 per key), and its policies are there
+@TestProfile(dev.slidegate.http.SmallLimits.class)
 class WaitBenchmarkSmokeTest {
 
     @Inject

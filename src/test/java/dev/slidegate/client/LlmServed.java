@@ -89,6 +89,18 @@ public class LlmServed {
         return pieces;
     }
 
+    /**
+     * An answer counted three ways ({@code llm-parts}): all its tokens, its input tokens alone ({@code input-limits}) and
+     * its output tokens alone ({@code output-limits=1000/1m}), each estimated at 500.
+     */
+    @GET
+    @Path("parts")
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-parts", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String parts(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return LlmStandIn.openai(in, out);
+    }
+
     /** An answer whose usage lies: negative input, fractional output. */
     @GET
     @Path("lying")

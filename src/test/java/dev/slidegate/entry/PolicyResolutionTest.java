@@ -411,6 +411,15 @@ class PolicyResolutionTest {
                 "slidegate.policies.e.usage-from: the policy counts calls by their outcome (count-when), not by the usage");
         bad.put("slidegate.policies.e.max-in-flight=2;slidegate.policies.e.usage-from=answer",
                 "slidegate.policies.e.usage-from: a policy with max-in-flight counts calls running");
+        // input-limits, output-limits: only with usage-from=answer, on a policy of its own
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.strategy=token-bucket;slidegate.policies.e.settle=true;"
+                + "slidegate.policies.e.output-limits=100/1m",
+                "slidegate.policies.e.output-limits: input and output tokens are told apart by the usage the answer reports: "
+                        + "set slidegate.policies.e.usage-from=answer too");
+        bad.put("slidegate.defaults.input-limits=100/1m",
+                "slidegate.defaults.input-limits: is not a default: set it on the policy whose tokens it limits");
+        bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.usage-from=answer;slidegate.policies.e.input-limits=1/0s",
+                "input-limits");
         // block-after: K/W within a day, beside block-for, on a name the count of refusals can be kept under
         bad.put("slidegate.policies.e.limits=5/1m;slidegate.policies.e.block-after=3/10m",
                 "slidegate.policies.e.block-after: says when a breach blocks the key, and the policy blocks none");
@@ -463,6 +472,23 @@ class PolicyResolutionTest {
         MethodPolicy chat = resolve(policies(llm), "named");
         assertEquals(new dev.slidegate.core.Settlement(true, false, null).readingTheAnswer(), chat.settlement());
         assertEquals(LlmRequestEstimate.INSTANCE, chat.costResolver());
+        // input-limits, output-limits: a policy of each part beside the whole, estimated by its part
+        llm.put("slidegate.policies.products.input-limits", "300/1m");
+        llm.put("slidegate.policies.products.output-limits", "100/1m,1000/1d");
+        Method named = java.util.Arrays.stream(Sample.class.getMethods()).filter(x -> x.getName().equals("named"))
+                .findFirst().orElseThrow();
+        List<MethodPolicy> three = policies(llm).of(named, List.of(named.getAnnotation(RateLimited.class)));
+        assertEquals(List.of("products", "products#input", "products#output"),
+                three.stream().map(mp -> mp.policy().name()).toList());
+        assertEquals(List.of(Limit.parse("100/1m"), Limit.parse("1000/1d")), three.get(2).policy().limits());
+        assertEquals("slidegate-output-tokens", three.get(2).policy().unit());
+        assertEquals(dev.slidegate.core.Settlement.Part.INPUT, three.get(1).settlement().part());
+        String request = "{\"max_tokens\":7,\"messages\":[]}";
+        assertEquals((request.length() + 3) / 4 + 7, three.get(0).costOf(new Object[] { request }, null));
+        assertEquals((request.length() + 3) / 4, three.get(1).costOf(new Object[] { request }, null));
+        assertEquals(7, three.get(2).costOf(new Object[] { request }, null));
+        llm.remove("slidegate.policies.products.input-limits");
+        llm.remove("slidegate.policies.products.output-limits");
         llm.remove("slidegate.policies.products.strategy"); // sliding-log: one entry per permit, nothing to settle
         assertTrue(failure(llm, "named").contains("policy 'products' settles its calls (settle=true), but counts with "
                 + "sliding-log"), failure(llm, "named"));

@@ -101,6 +101,28 @@ class AnswerUsagesTest {
         CountWhenTest.awaitUsed("llm-served", "hdr:" + liar, 500); // a negative and a fractional count are none
     }
 
+    // input and output tokens limited apart in one policy: each part is its own policy (<name>#input, #output), decided
+    // with the whole in one step and settled with its part of what the answer said; the output's limit refuses the
+    // third call, which none of the three is charged
+    @Test
+    void inputAndOutputTokensAreLimitedApartInOnePolicy() {
+        String apiKey = newKey();
+        given().header("X-Api-Key", apiKey).queryParam("in", 2).queryParam("out", 400).get("/test/llm-served/parts").then()
+                .statusCode(200)
+                .header("RateLimit-Policy", org.hamcrest.Matchers.containsString("\"llm-parts#output-1m\";q=1000;"))
+                .header("RateLimit-Policy", org.hamcrest.Matchers.containsString("qu=\"slidegate-output-tokens\""))
+                .header("RateLimit-Policy", org.hamcrest.Matchers.containsString("\"llm-parts#input-1m\";q=100000;"));
+        CountWhenTest.awaitUsed("llm-parts", "hdr:" + apiKey, 402);
+        CountWhenTest.awaitUsed("llm-parts#input", "hdr:" + apiKey, 2);
+        CountWhenTest.awaitUsed("llm-parts#output", "hdr:" + apiKey, 400);
+        get(apiKey, "/test/llm-served/parts", 2, 400); // 400 + an estimate of 500 fit in 1 000
+        CountWhenTest.awaitUsed("llm-parts#output", "hdr:" + apiKey, 800);
+        given().header("X-Api-Key", apiKey).queryParam("in", 2).queryParam("out", 400).get("/test/llm-served/parts").then()
+                .statusCode(429).body("policy", org.hamcrest.Matchers.equalTo("llm-parts#output"));
+        CountWhenTest.awaitUsed("llm-parts", "hdr:" + apiKey, 804);
+        CountWhenTest.awaitUsed("llm-parts#input", "hdr:" + apiKey, 4);
+    }
+
     // a REST client called outside any request (a scheduled job, a consumer of messages) settles its own call
     @Test
     void aClientCalledOutsideARequestIsSettledWithWhatTheAnswerSaid() {

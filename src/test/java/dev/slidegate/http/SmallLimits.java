@@ -54,6 +54,10 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.prog-out.limits", "100/1m");
         config.put("slidegate.policies.prog-out.outgoing", "true");
         config.put("slidegate.policies.prog-out.max-wait", "3s");
+        // the waiting benchmark's policies (WaitBenchmark; its smoke run uses this profile: one application fewer to build)
+        config.put("slidegate.policies.bench-held.limits", "1000/1s");
+        config.put("slidegate.policies.bench-free.limits", "1000000000/1s");
+        config.put("slidegate.policies.bench-refused.limits", "1/1h");
         // issue 60: an LLM provider's quota of tokens, learned by the client's policy that counts tokens (EchoClient)
         config.put("slidegate.policies.echo-tpm.unit", "tokens");
         // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay

@@ -36,6 +36,8 @@ class ChaosIT {
     private static final String[] MODES = { "open", "closed", "local" };
     /** How long each fault lasts: past the 1.3 s settle margin below, with over a second of steady fault after it. */
     private static final long FAULT_MILLIS = 3500;
+    /** How long the load goes on after the fault: five times the longest way back to Redis measured (about 300 ms). */
+    private static final long AFTER_MILLIS = 1500;
 
     /**
      * One answered request: when sent and answered (nanoTime), its status, whether it carried RateLimit
@@ -166,7 +168,7 @@ class ChaosIT {
         Thread.sleep(faultMillis);
         long healedAt = System.nanoTime(); // and ends when healing starts: a thaw takes effect before `kill` returns
         heal.run();
-        Thread.sleep(3000);
+        Thread.sleep(AFTER_MILLIS);
         running.set(false);
         for (Thread th : load) {
             th.join();
@@ -229,7 +231,8 @@ class ChaosIT {
             return byFailMode == 0 ? "(never away)" : "not always on Redis: " + byFailMode + " answers by the fail mode";
         }
         Sample first = all.stream().filter(x -> x.sent() >= healedAt && x.byRedis(mode)).findFirst().orElse(null);
-        return first == null ? "not within 3 s" : String.format(Locale.ROOT, "%.0f ms", (first.sent() - healedAt) / 1e6);
+        return first == null ? "not within " + AFTER_MILLIS + " ms"
+                : String.format(Locale.ROOT, "%.0f ms", (first.sent() - healedAt) / 1e6);
     }
 
     private static void assertWithin(List<Sample> samples, int bound, String what) {
