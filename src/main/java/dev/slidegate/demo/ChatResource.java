@@ -22,9 +22,10 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * A chat endpoint that speaks OpenAI's chat completions (issue 60), answered by the demo's {@link FakeModel}: the
- * {@code chat-tokens} policy (a monthly budget per API key) admits a request against the estimate its body gives
- * ({@code cost-resolver=llm-request}) and settles it with the usage its answer reports ({@code usage-from=answer}),
- * as it would for an endpoint that relays a provider's answer. The endpoint itself counts nothing.
+ * {@code chat-tokens} policy (a monthly budget per API key) and {@code chat-burst} (a sliding minute) admit a request
+ * together against the estimate its body gives ({@code cost-resolver=llm-request}) and settle it with the usage its
+ * answer reports ({@code usage-from=answer}), as they would for an endpoint that relays a provider's answer. The
+ * endpoint itself counts nothing.
  */
 @Path("/api/chat")
 public class ChatResource {
@@ -45,6 +46,7 @@ public class ChatResource {
      */
     @POST
     @RateLimited("chat-tokens")
+    @RateLimited("chat-burst")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     @APIResponse(responseCode = "200", description = "The chat completion, with its usage")

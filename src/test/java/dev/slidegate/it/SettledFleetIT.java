@@ -53,7 +53,10 @@ class SettledFleetIT {
                         "-Dslidegate.policies.completion-tokens.limits=" + N + "/1s",
                         "-Dslidegate.policies.completion-tokens.strategy=sliding-counter",
                         "-Dslidegate.policies.completion-tokens.cost-resolver=", // (the demo estimates max-tokens)
-                        "-Dslidegate.policies.completion-tokens.cost=" + ESTIMATE)) {
+                        "-Dslidegate.policies.completion-tokens.cost=" + ESTIMATE,
+                        // the demo's chat: a month of CHAT_MONTH tokens, at most CHAT_BURST in any second
+                        "-Dslidegate.policies.chat-tokens.limits=" + CHAT_MONTH + "/month",
+                        "-Dslidegate.policies.chat-burst.limits=" + CHAT_BURST + "/1s")) {
             List<ServiceProcess> instances = fleet.instances();
             load(instances, "warm-up", 1_000_000_000L, new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>());
             ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
@@ -94,10 +97,78 @@ class SettledFleetIT {
             assertTrue(held <= N, held + " tokens within the estimates in one second decided by Redis, more than " + N);
             assertTrue(tokens > (SECONDS - 1) * N,
                     "the clients were served too little to judge: " + tokens + " tokens in " + SECONDS + " s");
+            chatTokensKeepTheirBudgets(instances);
             for (ServiceProcess s : instances) {
                 assertEquals(0, s.log().lines().filter(l -> l.contains("ERROR")).count(), s.log());
             }
         }
+    }
+
+    private static final int CHAT_BURST = 1500;
+    private static final int CHAT_MONTH = 3000;
+    /** How long the clients chat: the month's budget is spent in about 2 s at the burst's rate. */
+    private static final long CHAT_NANOS = 3_000_000_000L;
+
+    /** One chat answer: the client's stamps around it, the tokens its usage reported, its fields' policy. */
+    private record Chat(long sent, long received, long tokens, String policy, java.time.Instant answered) {
+    }
+
+    /**
+     * Issue 60: the demo's chat, settled with the usage each answer reports (usage-from=answer), estimated by its request
+     * (llm-request). The oracle is the model's own count, the usage of each answer the clients got: in any second
+     * provably at most the burst (the model answers at most max_tokens and fewer prompt tokens than the estimate counts,
+     * so no call passes its estimate), and over the month at most its budget, which the load spends.
+     */
+    private static void chatTokensKeepTheirBudgets(List<ServiceProcess> instances) throws Exception {
+        ConcurrentLinkedQueue<Chat> chats = new ConcurrentLinkedQueue<>();
+        ConcurrentLinkedQueue<String> unexpected = new ConcurrentLinkedQueue<>();
+        java.time.YearMonth month = java.time.YearMonth.now(java.time.ZoneOffset.UTC);
+        FleetClients.run(instances, 24, CHAT_NANOS, unexpected, (http, target, random) -> {
+            StringBuilder prompt = new StringBuilder();
+            for (int w = 1 + random.nextInt(20); w > 0; w--) {
+                prompt.append("word").append(random.nextInt(100)).append(' ');
+            }
+            String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}],\"max_tokens\":"
+                    + (1 + random.nextInt(150)) + "}";
+            long sent = System.nanoTime();
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + target.port
+                    + "/api/chat")).header("X-Api-Key", "chat-fleet").header("Content-Type", "application/json")
+                    .timeout(Duration.ofSeconds(10)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            long received = System.nanoTime();
+            if (r.statusCode() == 200) {
+                java.util.regex.Matcher total = java.util.regex.Pattern.compile("\"total_tokens\":(\\d+)").matcher(r.body());
+                if (!total.find()) {
+                    unexpected.add("an answer without usage: " + r.body());
+                    return;
+                }
+                chats.add(new Chat(sent, received, Long.parseLong(total.group(1)),
+                        r.headers().firstValue("RateLimit-Policy").orElse(""), java.time.Instant.now()));
+            } else if (r.statusCode() == 429 && r.body().contains("#quota-exceeded")) {
+                TimeUnit.MILLISECONDS.sleep(20 + random.nextInt(30));
+            } else {
+                unexpected.add(r.statusCode() + " " + r.body());
+            }
+        });
+        assertEquals(List.of(), List.copyOf(unexpected), "only chat answers and refusals");
+        List<Chat> all = List.copyOf(chats);
+        // judged where Redis decided: the fields say the burst's whole N (an instance's fail mode says its share)
+        List<Chat> byRedis = all.stream().filter(c -> c.policy().contains("\"chat-burst-1s\";q=" + CHAT_BURST + ";")).toList();
+        long inASecond = Brackets.maxProvableWeight(byRedis.stream().mapToLong(Chat::sent).toArray(),
+                byRedis.stream().mapToLong(Chat::received).toArray(), byRedis.stream().mapToLong(Chat::tokens).toArray(), W);
+        long spent = byRedis.stream().mapToLong(Chat::tokens).sum();
+        System.out.printf("three instances, 24 clients, one API key, chat: %d answers (%d decided by Redis), %d tokens; "
+                + "provably in one second at most %d (burst %d); the month spent %d of %d%n", all.size(), byRedis.size(),
+                all.stream().mapToLong(Chat::tokens).sum(), inASecond, CHAT_BURST, spent, CHAT_MONTH);
+        assertTrue(inASecond <= CHAT_BURST, inASecond + " tokens provably in one second, more than " + CHAT_BURST);
+        if (!all.stream().allMatch(c -> java.time.YearMonth.from(c.answered().atOffset(java.time.ZoneOffset.UTC))
+                .equals(month))) {
+            System.out.println("SettledFleetIT: the run crossed the start of a month in UTC: the month's budget is not "
+                    + "judged this time");
+            return;
+        }
+        assertTrue(spent <= CHAT_MONTH, spent + " tokens answered in the month, more than its " + CHAT_MONTH);
+        assertTrue(spent >= CHAT_MONTH - 2 * 200, "the month's budget was spent: " + spent + " of " + CHAT_MONTH);
     }
 
     /** The most tokens within the estimates among {@code calls} provably in one window. */
