@@ -60,6 +60,22 @@ public class Usage {
         used.set(all);
     }
 
+    /**
+     * Adds to the tokens the call read and wrote (a further LLM call of the same request): each part, and their sum to what
+     * the call used in all.
+     *
+     * @param input 0 or more
+     * @param output 0 or more
+     * @throws IllegalArgumentException below 0
+     */
+    public void addTokens(long input, long output) {
+        long in = check(input);
+        long out = check(output);
+        this.input.updateAndGet(u -> u == NONE ? in : Math.min(MAX, u + in));
+        this.output.updateAndGet(u -> u == NONE ? out : Math.min(MAX, u + out));
+        add(Math.min(MAX, in + out));
+    }
+
     /** What was reported so far, or -1 when nothing was. */
     public long reported() {
         return used.get();

@@ -21,9 +21,10 @@ import dev.slidegate.core.AnswerUsage;
 /**
  * Reads the token usage an LLM provider's answer reports (issue 60) for a REST Client method whose policy says
  * {@code usage-from=answer}: the answer's bytes pass through {@link AnswerUsage} as the client reads them (nothing is
- * kept but what finding the usage needs), and what it reported is the call's usage ({@link RestClients#USAGE}): during
- * a request, the request's, which settles every policy of that request that settles (the client's, and an endpoint's
- * that proxies the provider); outside one, the call's own. An answer that reports nothing leaves the usage as it was.
+ * kept but what finding the usage needs), and what it reported is added to the call's usage ({@link RestClients#USAGE}):
+ * during a request, the request's, which settles every policy of that request that settles (the client's, and an
+ * endpoint's that proxies the provider: a request that calls the provider several times is charged them all); outside
+ * one, the call's own. An answer that reports nothing leaves the usage as it was.
  * A stream of server-sent events is read as its items pass ({@link UsageReports}). Returns at once for every other
  * method: one property read and one map lookup.
  */
@@ -56,10 +57,8 @@ public class AnswerUsages implements ReaderInterceptor {
         try {
             return context.proceed();
         } finally {
-            AnswerUsage.Tokens tokens = answer.tokens();
-            if (tokens != null) { // an answer that reports nothing leaves the estimate (or what the code reported)
-                UsageReports.report(tokens, usage);
-            }
+            // added to what the call's usage holds (a request's other calls); one that reports nothing adds nothing
+            new UsageReports.AnswerTally(true).add(answer.tokens(), usage);
         }
     }
 

@@ -38,7 +38,7 @@ class Exchanges {
     static Usage usageOf(RoutingContext rc) {
         Usage usage = rc.get(USAGE);
         if (usage == null) {
-            usage = new Usage();
+            usage = new RequestUsage();
             rc.put(USAGE, usage);
         }
         return usage;

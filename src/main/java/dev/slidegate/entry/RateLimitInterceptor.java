@@ -71,7 +71,7 @@ public class RateLimitInterceptor {
             RoutingContext request = rc;
             return UsageReports.settles(mps)
                     ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request),
-                            UsageReports.fromAnswer(mps))
+                            UsageReports.fromAnswer(mps), false)
                     : result;
         }
         if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
@@ -196,7 +196,8 @@ public class RateLimitInterceptor {
             List<MethodPolicy> mps) {
         return admitted.settling() == null ? result
                 : UsageReports.reporting(result, kind, admitted.settling()::usage,
-                        (kind == MethodPolicy.Kind.MULTI || !mps.get(0).outgoing()) && UsageReports.fromAnswer(mps));
+                        (kind == MethodPolicy.Kind.MULTI || !mps.get(0).outgoing()) && UsageReports.fromAnswer(mps),
+                        mps.get(0).outgoing());
     }
 
     @SuppressWarnings("unchecked")

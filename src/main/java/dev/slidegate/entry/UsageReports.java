@@ -19,26 +19,30 @@ final class UsageReports {
      * item, each of a {@code Multi}'s items (added up), a stage's value, a plain value at once. With {@code fromAnswer}
      * ({@code usage-from=answer}), a result that is an LLM provider's answer in text (a {@code CharSequence}, bytes, a
      * Vert.x {@code Buffer} or {@code JsonObject}, a server-sent event, or a {@code Response} or {@code RestResponse} with
-     * such an entity) reports the usage the answer says ({@link AnswerUsage}): a {@code Multi}'s items as one stream, read
-     * as they pass.
+     * such an entity) adds the usage the answer says to the call's ({@link AnswerTally}): a {@code Multi}'s items as one
+     * stream, read as they pass.
+     *
+     * @param client whether the call is a REST client's (its answer is the provider's); an endpoint's result is not read
+     *        when a REST client call of its request read an answer already (it relays that answer)
      */
-    static Object reporting(Object result, MethodPolicy.Kind kind, Supplier<Usage> usage, boolean fromAnswer) {
+    static Object reporting(Object result, MethodPolicy.Kind kind, Supplier<Usage> usage, boolean fromAnswer,
+            boolean client) {
         return switch (kind) {
-            case UNI -> ((io.smallrye.mutiny.Uni<?>) result).invoke(item -> report(item, usage, false, fromAnswer));
-            case MULTI -> fromAnswer ? readingTheAnswer((io.smallrye.mutiny.Multi<?>) result, usage)
-                    : ((io.smallrye.mutiny.Multi<?>) result).invoke(item -> report(item, usage, true, false));
+            case UNI -> ((io.smallrye.mutiny.Uni<?>) result).invoke(item -> report(item, usage, false, fromAnswer, client));
+            case MULTI -> fromAnswer ? readingTheAnswer((io.smallrye.mutiny.Multi<?>) result, usage, client)
+                    : ((io.smallrye.mutiny.Multi<?>) result).invoke(item -> report(item, usage, true, false, client));
             case STAGE -> ((java.util.concurrent.CompletionStage<?>) result).thenApply(value -> {
-                report(value, usage, false, fromAnswer);
+                report(value, usage, false, fromAnswer, client);
                 return value;
             });
             case PLAIN -> {
-                report(result, usage, false, fromAnswer);
+                report(result, usage, false, fromAnswer, client);
                 yield result;
             }
         };
     }
 
-    private static void report(Object value, Supplier<Usage> usage, boolean add, boolean fromAnswer) {
+    private static void report(Object value, Supplier<Usage> usage, boolean add, boolean fromAnswer, boolean client) {
         if (value instanceof ReportsUsage r) {
             if (add) {
                 usage.get().add(r.used());
@@ -49,44 +53,75 @@ final class UsageReports {
             AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.ITEMS);
             if (read(answer, value instanceof jakarta.ws.rs.core.Response r ? r.getEntity()
                     : value instanceof org.jboss.resteasy.reactive.RestResponse<?> r ? r.getEntity() : value)) {
-                reportTokens(answer, usage);
+                new AnswerTally(client).add(answer.tokens(), usage.get());
             }
         }
     }
 
     /**
      * A stream whose items are an LLM provider's answer: each subscription reads its items as one stream of items
-     * ({@link AnswerUsage.Framing#ITEMS}), and after each item that said a usage the most it said so far is the usage.
+     * ({@link AnswerUsage.Framing#ITEMS}), and after each item the usage it said so far is added where it grew.
      */
-    private static io.smallrye.mutiny.Multi<?> readingTheAnswer(io.smallrye.mutiny.Multi<?> stream, Supplier<Usage> usage) {
+    private static io.smallrye.mutiny.Multi<?> readingTheAnswer(io.smallrye.mutiny.Multi<?> stream, Supplier<Usage> usage,
+            boolean client) {
         return io.smallrye.mutiny.Multi.createFrom().deferred(() -> {
             AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.ITEMS);
+            AnswerTally tally = new AnswerTally(client);
             return stream.invoke(item -> {
                 if (item instanceof ReportsUsage r) {
                     usage.get().add(r.used());
                 } else if (read(answer, item)) {
-                    reportTokens(answer, usage);
+                    tally.add(answer.tokens(), usage.get());
                 }
             });
         });
     }
 
-    private static void reportTokens(AnswerUsage answer, Supplier<Usage> usage) {
-        AnswerUsage.Tokens tokens = answer.tokens();
-        if (tokens != null) {
-            report(tokens, usage.get());
-        }
-    }
-
     /**
-     * Reports what an answer said: its input and output tokens when it said both (each settles a policy of that part),
-     * and the total it is charged (never less than their sum).
+     * What one call's answer reported so far, added to the usage it reports to as it grows: a request that makes several
+     * calls (a tool loop, a retry) is charged the sum of their answers, and a stream's running totals count once.
+     * An answer that tells input and output apart adds to each ({@link Usage#addTokens}); its total beyond their sum is
+     * added to the total alone. An endpoint's own answer adds nothing when a REST client call of its request read one
+     * ({@link RequestUsage#readFromClient}): it relays what was counted.
      */
-    static void report(AnswerUsage.Tokens tokens, Usage usage) {
-        if (tokens.input() >= 0 && tokens.output() >= 0) {
-            usage.reportTokens(Math.min(tokens.input(), Usage.MAX / 2), Math.min(tokens.output(), Usage.MAX / 2));
+    static final class AnswerTally {
+        private final boolean client;
+        private long input;
+        private long output;
+        private long total;
+        private boolean reported;
+
+        AnswerTally(boolean client) {
+            this.client = client;
         }
-        usage.report(tokens.charged());
+
+        /** Adds what {@code tokens} (the answer's usage so far, or {@code null}) says beyond what was added before. */
+        void add(AnswerUsage.Tokens tokens, Usage usage) {
+            if (tokens == null) {
+                return;
+            }
+            if (usage instanceof RequestUsage request) {
+                if (client) {
+                    request.readFromClient = true;
+                } else if (request.readFromClient) {
+                    return;
+                }
+            }
+            long all = Math.max(0, tokens.charged() - total);
+            total += all;
+            if (tokens.input() >= 0 && tokens.output() >= 0) {
+                long in = Math.max(0, tokens.input() - input);
+                long out = Math.max(0, tokens.output() - output);
+                input += in;
+                output += out;
+                usage.addTokens(in, out);
+                all = Math.max(0, all - in - out);
+            }
+            if (all > 0 || !reported) {
+                usage.add(all);
+            }
+            reported = true;
+        }
     }
 
     /** Reads {@code item} as the next item of {@code answer}; whether it was text the answer can be read from. */

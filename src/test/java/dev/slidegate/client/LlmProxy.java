@@ -31,6 +31,17 @@ public class LlmProxy {
         return client.complete(provider, in, out);
     }
 
+    /** Two calls of the provider for one request (a tool loop): the proxy is charged both answers. */
+    @GET
+    @Path("{provider}/twice")
+    @Blocking
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String twice(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
+        client.complete(provider, in, out);
+        return client.complete(provider, in, out);
+    }
+
     /** The provider's stream, read to its end, its events' data one per line. */
     @GET
     @Path("{provider}/stream")

@@ -101,6 +101,19 @@ public class LlmServed {
         return LlmStandIn.openai(in, out);
     }
 
+    @org.eclipse.microprofile.rest.client.inject.RestClient
+    LlmClient client;
+
+    /** The provider's answer, got through a REST client that read its usage, relayed as this endpoint's own answer. */
+    @GET
+    @Path("relayed")
+    @io.smallrye.common.annotation.Blocking
+    @Produces(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String relayed(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return client.complete("openai", in, out);
+    }
+
     /** An answer whose usage lies: negative input, fractional output. */
     @GET
     @Path("lying")

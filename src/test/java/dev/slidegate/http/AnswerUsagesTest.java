@@ -123,6 +123,18 @@ class AnswerUsagesTest {
         CountWhenTest.awaitUsed("llm-parts#input", "hdr:" + apiKey, 4);
     }
 
+    // a request that calls the provider twice (a tool loop) is charged both answers; an endpoint that reads its own
+    // answer and relays what a REST client read is charged it once
+    @Test
+    void aRequestIsChargedEveryAnswerItsCallsGotAndARelayedOneOnce() {
+        String apiKey = newKey();
+        get(apiKey, "/test/llm-proxy/openai/twice", 5, 6);
+        CountWhenTest.awaitUsed("llm-proxy", "hdr:" + apiKey, 22);
+        String relaying = newKey();
+        get(relaying, "/test/llm-served/relayed", 7, 8);
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + relaying, 15);
+    }
+
     // a REST client called outside any request (a scheduled job, a consumer of messages) settles its own call
     @Test
     void aClientCalledOutsideARequestIsSettledWithWhatTheAnswerSaid() {
