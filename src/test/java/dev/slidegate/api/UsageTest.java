@@ -42,4 +42,27 @@ class UsageTest {
         u.add(Usage.MAX);
         assertEquals(Usage.MAX, u.reported(), "sums stop at the most a call is settled at");
     }
+
+    // issue 60: tokens in and out, for policies that limit each apart (input-limits, output-limits)
+    @Test
+    void tokensInAndOutAreReportedAndAddedApartAndInAll() {
+        Usage u = new Usage();
+        assertEquals(-1, u.reportedInput());
+        assertEquals(-1, u.reportedOutput());
+        u.reportTokens(10, 4);
+        assertEquals(10, u.reportedInput());
+        assertEquals(4, u.reportedOutput());
+        assertEquals(14, u.reported(), "in all their sum");
+        u.addTokens(3, 2); // a further call of the same request
+        assertEquals(13, u.reportedInput());
+        assertEquals(6, u.reportedOutput());
+        assertEquals(19, u.reported());
+        u.report(25); // a total beyond the parts (reasoning tokens): the parts stay as said
+        assertEquals(25, u.reported());
+        assertEquals(13, u.reportedInput());
+        assertThrows(IllegalArgumentException.class, () -> u.addTokens(-1, 5));
+        assertThrows(IllegalArgumentException.class, () -> u.reportTokens(Usage.MAX, 1));
+        assertEquals(13, u.reportedInput(), "a refused amount changes nothing");
+        assertEquals(25, u.reported());
+    }
 }
