@@ -3,9 +3,6 @@ package dev.slidegate.entry;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.lang.reflect.Method;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.ws.rs.ConstrainedTo;
 import jakarta.ws.rs.RuntimeType;
@@ -19,33 +16,29 @@ import dev.slidegate.config.SlidegateConfig;
 import dev.slidegate.core.AnswerUsage;
 
 /**
- * Reads the token usage an LLM provider's answer reports (issue 60) for a REST Client method whose policy says
- * {@code usage-from=answer}: the answer's bytes pass through {@link AnswerUsage} as the client reads them (nothing is
- * kept but what finding the usage needs), and what it reported is added to the call's usage ({@link RestClients#USAGE}):
- * during a request, the request's, which settles every policy of that request that settles (the client's, and an
- * endpoint's that proxies the provider: a request that calls the provider several times is charged them all); outside
- * one, the call's own. An answer that reports nothing leaves the usage as it was.
- * A stream of server-sent events is read as its items pass ({@link UsageReports}). Returns at once for every other
- * method: one property read and one map lookup.
+ * Reads the token usage an LLM provider's answer reports (issue 60) for a REST Client call whose request carries the
+ * usage to add it to ({@link RestClients#USAGE}, put there by {@link UpstreamRequests}): a call whose own policy says
+ * {@code usage-from=answer}, or any call made for a request whose policies read answers (a library's own client, such as
+ * an LLM framework's). The answer's bytes pass through {@link AnswerUsage} as the client reads them (nothing is kept but
+ * what finding the usage needs), and what it reported is added to that usage ({@link UsageReports.AnswerTally}): during
+ * a request, the request's, which settles every policy of that request that settles (a request that calls the provider
+ * several times is charged them all); outside one, the call's own. An answer that reports nothing adds nothing. A stream
+ * of server-sent events is read as its items pass, for a paced call ({@link UsageReports}). Returns at once for every
+ * other call: one property read.
  */
 @Provider
 @ConstrainedTo(RuntimeType.CLIENT)
 public class AnswerUsages implements ReaderInterceptor {
 
-    private final MethodPolicies policies;
     private final boolean enabled;
-    /** Whether a REST client method's answers are read, by method. */
-    private final Map<Method, Boolean> reads = new ConcurrentHashMap<>();
 
-    AnswerUsages(MethodPolicies policies, SlidegateConfig config) {
-        this.policies = policies;
+    AnswerUsages(SlidegateConfig config) {
         this.enabled = config.enabled();
     }
 
     @Override
     public Object aroundReadFrom(ReaderInterceptorContext context) throws IOException {
-        if (!enabled || !(invoked(context) instanceof Method method) || !reads.computeIfAbsent(method, this::readsAnswer)
-                || !(context.getProperty(RestClients.USAGE) instanceof Usage usage)) {
+        if (!enabled || !(usageOf(context) instanceof Usage usage)) {
             return context.proceed();
         }
         MediaType type = context.getMediaType();
@@ -57,26 +50,20 @@ public class AnswerUsages implements ReaderInterceptor {
         try {
             return context.proceed();
         } finally {
-            // added to what the call's usage holds (a request's other calls); one that reports nothing adds nothing
             new UsageReports.AnswerTally(true).add(answer.tokens(), usage);
         }
     }
 
     /**
-     * The REST Client method whose answer is read, or {@code null}: the events of a stream of server-sent events are read
-     * with a context that has no properties at all (Quarkus REST Client 3.34); such a stream is read as its items pass.
+     * The usage the call's answer is added to, or {@code null}: the events of a stream of server-sent events are read
+     * with a context that has no properties at all (Quarkus REST Client 3.34).
      */
-    private static Object invoked(ReaderInterceptorContext context) {
+    private static Object usageOf(ReaderInterceptorContext context) {
         try {
-            return context.getProperty(UpstreamResponses.INVOKED_METHOD);
+            return context.getProperty(RestClients.USAGE);
         } catch (RuntimeException e) {
             return null;
         }
-    }
-
-    private boolean readsAnswer(Method method) {
-        java.util.List<dev.slidegate.engine.MethodPolicy> paced = policies.outgoing(method);
-        return paced != null && UsageReports.fromAnswer(paced);
     }
 
     /** The answer as the client reads it, each byte passed to the reader of its usage too. */

@@ -65,6 +65,9 @@ public class RateLimitInterceptor {
         // a call to an upstream: the request this service is answering is neither its key nor the answer it is told in
         RoutingContext rc = !mps.get(0).outgoing() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
+        if (rc != null && UsageReports.fromAnswer(mps) && Exchanges.usageOf(rc) instanceof RequestUsage request) {
+            request.readAnswers(); // the answers of REST clients it calls count (one of a library's too)
+        }
         Outcome.Admitted early = Decided.take(rc, ctx.getMethod()); // the request filter decided it before dispatch
         if (early != null && !decider.late(early)) {
             Object result = ctx.proceed();
@@ -226,9 +229,13 @@ public class RateLimitInterceptor {
         }
     }
 
-    /** An outgoing call with {@code args}, admitted as {@code a}: what its REST client's request carries. */
+    /**
+     * An outgoing call with {@code args}, admitted as {@code a}: what its REST client's request carries (the usage its
+     * answer is added to, when a policy of the call reads it).
+     */
     private static RestClients.Calling calling(Object[] args, Outcome.Admitted a) {
-        return new RestClients.Calling(args, a.settling() == null ? null : a.settling().usage());
+        return new RestClients.Calling(args,
+                a.settling() != null && a.settling().readsAnswers() ? a.settling().usage() : null);
     }
 
     /** A REST client's {@code Uni}, subscribed to with the call's arguments at hand: it prepares its request then. */

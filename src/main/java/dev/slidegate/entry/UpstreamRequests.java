@@ -7,8 +7,9 @@ import jakarta.ws.rs.ext.Provider;
 /**
  * Hands the arguments of an outgoing call that {@code @RateLimited} paces from the interceptor to the request's
  * properties, where {@link UpstreamResponses} finds them with the response: the key a response teaches about is the
- * one its call was decided under; and the usage a settled call reports to, where {@link AnswerUsages} reports what its
- * answer says. For every other call of every REST client: one thread-local read.
+ * one its call was decided under; and the usage a call's answer is added to, where {@link AnswerUsages} adds what the
+ * answer says: a paced call's whose policy reads it, or any call made for a request whose policies read answers (a
+ * library's client, such as an LLM framework's). For every other call of every REST client: one thread-local read.
  */
 @Provider
 public class UpstreamRequests implements ClientRequestFilter {
@@ -21,6 +22,19 @@ public class UpstreamRequests implements ClientRequestFilter {
             if (calling.usage() != null) {
                 request.setProperty(RestClients.USAGE, calling.usage());
             }
+        } else if (RequestUsage.anyReadsAnswers && readingRequest() instanceof RequestUsage usage) {
+            request.setProperty(RestClients.USAGE, usage); // a client no policy paces, called for a request that reads
         }
+    }
+
+    /** The usage of the request being answered on this thread when its policies read answers, else {@code null}. */
+    private static Object readingRequest() {
+        io.quarkus.arc.ArcContainer arc = io.quarkus.arc.Arc.container();
+        if (arc == null || !arc.requestContext().isActive()) {
+            return null;
+        }
+        io.vertx.ext.web.RoutingContext rc = arc.instance(io.quarkus.vertx.http.runtime.CurrentVertxRequest.class).get()
+                .getCurrent();
+        return rc != null && rc.get(Exchanges.USAGE) instanceof RequestUsage u && u.readsAnswers ? u : null;
     }
 }

@@ -114,6 +114,23 @@ public class LlmServed {
         return client.complete("openai", in, out);
     }
 
+    @org.eclipse.microprofile.rest.client.inject.RestClient
+    LibraryLlmClient library;
+
+    /**
+     * What a service built on an LLM library answers: the model's text alone, got through the library's own REST client,
+     * which no policy paces; its answer's usage is read because this endpoint's policy reads answers.
+     */
+    @GET
+    @Path("library")
+    @io.smallrye.common.annotation.Blocking
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    public String library(@QueryParam("in") int in, @QueryParam("out") int out) {
+        io.vertx.core.json.JsonObject answer = new io.vertx.core.json.JsonObject(library.complete("anthropic", in, out));
+        return answer.getJsonArray("content").getJsonObject(0).getString("text");
+    }
+
     /** An answer whose usage lies: negative input, fractional output. */
     @GET
     @Path("lying")

@@ -135,6 +135,15 @@ class AnswerUsagesTest {
         CountWhenTest.awaitUsed("llm-served", "hdr:" + relaying, 15);
     }
 
+    // a service built on an LLM library: the library's own REST client, which no policy paces, is read for a request
+    // whose policy reads answers, and the endpoint answers the model's text alone
+    @Test
+    void aLibrarysOwnClientIsReadForARequestWhosePolicyReadsAnswers() {
+        String apiKey = newKey();
+        assertEquals("Hello", get(apiKey, "/test/llm-served/library", 9, 13));
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + apiKey, 22);
+    }
+
     // a REST client called outside any request (a scheduled job, a consumer of messages) settles its own call
     @Test
     void aClientCalledOutsideARequestIsSettledWithWhatTheAnswerSaid() {
