@@ -25,6 +25,7 @@ import jakarta.inject.Inject;
  * The service limits with Slidegate as its only addition, nothing of Slidegate's demo reaches it, and nothing of the
  * service's own (its /admin, its errors, its settings, its log filter) is changed by Slidegate being on its class path.
  */
+@io.quarkus.test.common.QuarkusTestResource(StandInOpenAi.class)
 @QuarkusTest
 class ConsumerTest {
 
@@ -230,6 +231,17 @@ class ConsumerTest {
         // the first call was settled at the 42 tokens its answer reported: the second is admitted against its estimate
         given().header("X-Api-Key", "chat-tenant").contentType("application/json").body(request).post("/recipes/chat").then()
                 .statusCode(200).header("RateLimit", containsString("\"chat-tokens-month\";r=" + (1000000 - 42 - estimate) + ";"));
+    }
+
+    // issue 60: a service built on quarkus-langchain4j, limited without code of its own: the framework's REST client
+    // is read for the request whose policy reads answers
+    @Test
+    void anAiServiceOfQuarkusLangchain4jIsChargedWhatTheProviderReported() {
+        given().header("X-Api-Key", "assistant").queryParam("q", "hi").get("/assistant").then().statusCode(200)
+                .body(equalTo("Hello")).header("RateLimit", containsString("\"assistant-tokens-1m\";r=500;"));
+        // the first call was settled at the 18 tokens the provider's answer reported
+        given().header("X-Api-Key", "assistant").queryParam("q", "hi").get("/assistant").then().statusCode(200)
+                .header("RateLimit", containsString("\"assistant-tokens-1m\";r=482;"));
     }
 
     @Test

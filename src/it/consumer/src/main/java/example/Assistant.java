@@ -1,0 +1,10 @@
+package example;
+
+import io.quarkiverse.langchain4j.RegisterAiService;
+
+/** An AI service as quarkus-langchain4j makes one: its calls go out through the framework's own REST client. */
+@RegisterAiService
+public interface Assistant {
+
+    String chat(String question);
+}
