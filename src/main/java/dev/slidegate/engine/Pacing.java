@@ -73,8 +73,9 @@ final class Pacing {
     }
 
     /**
-     * The policy an outgoing call is decided under: each window {@link #marginMicros} longer; and, for a policy whose calls
-     * may wait ({@code max-wait} above 0) with {@code slidegate.upstream.spread}, one more limit that spreads its calls
+     * The policy an outgoing call is decided under: each window {@link #marginMicros} longer; and, for a policy of calls
+     * whose calls may wait ({@code max-wait} above 0) with {@code slidegate.upstream.spread}, one more limit that spreads its
+     * calls
      * evenly, one per (W + margin) / N of its fastest limit: a fleet never bursts into a quota it may share with traffic
      * it does not see, and calls held by an upstream's answer go out one by one when it ends, not all at once. The
      * spacing is never shorter than {@code floorMicros}, the configured policy's own: a learned limit can only slow a
@@ -83,7 +84,10 @@ final class Pacing {
     private Policy margin(Policy p, long floorMicros) {
         margined.accept(p.name()); // its windows carry the margin: the store's late occupancy leaves them alone
         List<Limit> limits = new ArrayList<>(p.limits().stream().map(this::margin).toList());
-        if (spread && p.maxWaitMicros() > 0) {
+        // a policy of tokens is not spread: its calls weigh different numbers of permits, and a spacing of permits would
+        // refuse every call heavier than one spacing holds (a learned 2000/1s made 2/1ms: no call of 78 tokens fit)
+        boolean ofCalls = p.unit() == null || p.unit().equals(Policy.REQUESTS);
+        if (spread && ofCalls && p.maxWaitMicros() > 0) {
             long spacing = Math.max(floorMicros, spacing(limits));
             Limit even = spacing >= 1000 ? new Limit(1, spacing)
                     : new Limit((int) Math.min(Integer.MAX_VALUE, (1000 + spacing - 1) / spacing), 1000);
