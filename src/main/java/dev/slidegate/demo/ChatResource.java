@@ -61,13 +61,58 @@ public class ChatResource {
         }
         String prompt = prompt(body.getValue("messages"));
         Object most = body.getValue("max_tokens", 200);
-        if (prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000
-                || Boolean.TRUE.equals(body.getValue("stream"))) {
+        if (prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000) {
             return badRequest();
         }
         int promptTokens = prompt.isBlank() ? 1 : prompt.trim().split("\\s+").length;
         return model.complete(prompt, max, Duration.ZERO).collect().asList()
                 .map(tokens -> answer(tokens, promptTokens).encode());
+    }
+
+    /**
+     * The same completion streamed, as OpenAI streams one to a client that asks for {@code text/event-stream}: a chunk per
+     * token, then one with the usage ({@code stream_options.include_usage}), each an event's data. Read as it passes.
+     */
+    @POST
+    @RateLimited("chat-tokens")
+    @RateLimited("chat-burst")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)
+    @APIResponse(responseCode = "200", description = "The chat completion's chunks, the last with its usage")
+    @APIResponse(responseCode = "400", description = "No X-Api-Key, a body that is no chat request, or max_tokens outside 1 to 4000")
+    @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
+    public io.smallrye.mutiny.Multi<String> chatStream(String request) {
+        JsonObject body;
+        try {
+            body = new JsonObject(request == null ? "" : request);
+        } catch (RuntimeException notJson) {
+            return badRequest().toMulti();
+        }
+        String prompt = prompt(body.getValue("messages"));
+        Object most = body.getValue("max_tokens", 200);
+        if (prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000) {
+            return badRequest().toMulti();
+        }
+        int promptTokens = prompt.isBlank() ? 1 : prompt.trim().split("\\s+").length;
+        java.util.concurrent.atomic.AtomicInteger streamed = new java.util.concurrent.atomic.AtomicInteger();
+        return model.complete(prompt, max, Duration.ofMillis(1))
+                .map(token -> {
+                    streamed.incrementAndGet();
+                    return chunk(new JsonObject().put("delta", new JsonObject().put("content", token + " ")), null);
+                })
+                .onCompletion().continueWith(() -> List.of(chunk(null, usage(promptTokens, streamed.get()))));
+    }
+
+    private static String chunk(JsonObject choice, JsonObject usage) {
+        return new JsonObject().put("id", "chatcmpl-demo").put("object", "chat.completion.chunk").put("model", "fake-model")
+                .put("choices", choice == null ? new JsonArray() : new JsonArray().add(choice.put("index", 0)))
+                .put("usage", usage).encode();
+    }
+
+    private static JsonObject usage(int promptTokens, int completionTokens) {
+        return new JsonObject().put("prompt_tokens", promptTokens).put("completion_tokens", completionTokens)
+                .put("total_tokens", promptTokens + completionTokens);
     }
 
     /** The messages' contents, one after the other, or {@code null} for messages that are not a list of them. */
@@ -90,14 +135,13 @@ public class ChatResource {
                 .put("choices", new JsonArray().add(new JsonObject().put("index", 0)
                         .put("message", new JsonObject().put("role", "assistant").put("content", String.join(" ", tokens)))
                         .put("finish_reason", "stop")))
-                .put("usage", new JsonObject().put("prompt_tokens", promptTokens).put("completion_tokens", tokens.size())
-                        .put("total_tokens", promptTokens + tokens.size()));
+                .put("usage", usage(promptTokens, tokens.size()));
     }
 
     private Uni<String> badRequest() {
         usage.report(0); // a request the model never saw used nothing: its estimate comes back
         return Uni.createFrom().failure(new jakarta.ws.rs.WebApplicationException(problems.response(Problems.of(400,
                 "Bad Request", "bad-request", "Send a chat request: {\"messages\": [{\"role\": \"user\", \"content\": "
-                        + "\"...\"}]}, optionally \"max_tokens\": 1..4000 (this demo answers whole, not streamed)."))));
+                        + "\"...\"}]}, optionally \"max_tokens\": 1..4000 (streamed with Accept: text/event-stream)."))));
     }
 }

@@ -121,6 +121,26 @@ class DemoApiIT {
         given().contentType("application/json").body(request).post("/api/chat").then().statusCode(400); // no API key
     }
 
+    // the same chat streamed (Accept: text/event-stream): read as it passes, settled with the usage of its last chunk
+    @Test
+    void aStreamedChatIsChargedTheUsageOfItsLastChunk() {
+        String key = "chat-" + UUID.randomUUID();
+        String request = "{\"messages\":[{\"role\":\"user\",\"content\":\"stream it\"}],\"max_tokens\":30}";
+        String events = given().header("X-Api-Key", key).contentType("application/json").accept("text/event-stream")
+                .body(request).post("/api/chat").then().statusCode(200).extract().asString();
+        List<String> data = events.lines().filter(l -> l.startsWith("data:")).toList();
+        java.util.regex.Matcher total = java.util.regex.Pattern.compile("\"total_tokens\":(\\d+)")
+                .matcher(data.get(data.size() - 1));
+        org.junit.jupiter.api.Assertions.assertTrue(total.find(), "the last chunk says the usage: " + events);
+        long used = Long.parseLong(total.group(1));
+        org.junit.jupiter.api.Assertions.assertEquals(used, data.size() - 1 + 2, "a chunk per token, and the 2 prompt tokens");
+        String settled = "\"chat-tokens-month\";r=" + (1000000 - used - ((2 + 3) / 4 + 1024)) + ";";
+        dev.slidegate.testing.Eventually.eventually(java.time.Duration.ofSeconds(5),
+                () -> given().header("X-Api-Key", key).contentType("application/json").body("{}").post("/api/chat").then()
+                        .statusCode(400).extract().header("RateLimit"),
+                field -> field.contains(settled), "settled at the " + used + " tokens the stream reported");
+    }
+
     @Test
     void theAdminNeedsItsUser() {
         given().get("/admin").then().statusCode(401);

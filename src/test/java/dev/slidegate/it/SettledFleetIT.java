@@ -31,7 +31,7 @@ class SettledFleetIT {
     private static final int ESTIMATE = 50;
     private static final long W = 1_000_000_000L;
     /** How long the clients ask, after a second of warm-up under another API key. */
-    private static final int SECONDS = 4;
+    private static final int SECONDS = 3;
 
     /**
      * One completion: the client's stamps around it (nanoTime), the tokens it streamed, the quota it was told and the

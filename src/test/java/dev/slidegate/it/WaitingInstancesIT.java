@@ -54,7 +54,7 @@ class WaitingInstancesIT {
             TimeUnit.MILLISECONDS.sleep(1_100); // the warm-up's permits leave the window
             ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
             long start = System.nanoTime();
-            long stop = start + 8_000_000_000L;
+            long stop = start + 5_000_000_000L; // 5 s: ten windows of W once the callers queue
             List<Thread> clients = new ArrayList<>();
             for (int t = 0; t < 24; t++) {
                 int client = t;
