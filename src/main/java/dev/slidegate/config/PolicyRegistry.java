@@ -156,7 +156,7 @@ public class PolicyRegistry {
             PolicyMembers members = PolicyMembers.of("slidegate.policies." + name + ".", p);
             members.blockAfter().ifPresent(k -> check(() -> refusals(name, k), "slidegate.policies." + name));
             configured.put(name, members);
-            tokenParts(name, p, members);
+            keepTokenParts(name, p, members);
             p.paths().ifPresent(paths -> attachments.add(PolicyMembers.attachment(name, paths, p.methods().orElse(List.of()))));
             if (p.paths().isEmpty() && p.methods().isPresent()) {
                 throw fail("slidegate.policies." + name + ".methods is set without slidegate.policies." + name
@@ -319,7 +319,7 @@ public class PolicyRegistry {
      * Keeps the limits of {@code name}'s input and output tokens, checked: only a policy that reads its usage from the
      * answer has them (the answer is what tells the two apart), and their policies' names must fit.
      */
-    private void tokenParts(String name, SlidegateConfig.PolicyConfig p, PolicyMembers members) {
+    private void keepTokenParts(String name, SlidegateConfig.PolicyConfig p, PolicyMembers members) {
         Map<dev.slidegate.core.Settlement.Part, List<Limit>> parts = new java.util.EnumMap<>(
                 dev.slidegate.core.Settlement.Part.class);
         p.inputLimits().ifPresent(l -> parts.put(dev.slidegate.core.Settlement.Part.INPUT, l));

@@ -53,20 +53,12 @@ public class ChatResource {
     @APIResponse(responseCode = "400", description = "No X-Api-Key, a body that is no chat request, or max_tokens outside 1 to 4000")
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     public Uni<String> chat(String request) {
-        JsonObject body;
-        try {
-            body = new JsonObject(request == null ? "" : request);
-        } catch (RuntimeException notJson) {
+        Chat chat = Chat.of(request);
+        if (chat == null) {
             return badRequest();
         }
-        String prompt = prompt(body.getValue("messages"));
-        Object most = body.getValue("max_tokens", 200);
-        if (prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000) {
-            return badRequest();
-        }
-        int promptTokens = prompt.isBlank() ? 1 : prompt.trim().split("\\s+").length;
-        return model.complete(prompt, max, Duration.ZERO).collect().asList()
-                .map(tokens -> answer(tokens, promptTokens).encode());
+        return model.complete(chat.prompt(), chat.max(), Duration.ZERO).collect().asList()
+                .map(tokens -> answer(tokens, chat.promptTokens()).encode());
     }
 
     /**
@@ -83,25 +75,39 @@ public class ChatResource {
     @APIResponse(responseCode = "400", description = "No X-Api-Key, a body that is no chat request, or max_tokens outside 1 to 4000")
     @APIResponse(responseCode = "429", ref = RateLimitApi.TOO_MANY_REQUESTS)
     public io.smallrye.mutiny.Multi<String> chatStream(String request) {
-        JsonObject body;
-        try {
-            body = new JsonObject(request == null ? "" : request);
-        } catch (RuntimeException notJson) {
+        Chat chat = Chat.of(request);
+        if (chat == null) {
             return badRequest().toMulti();
         }
-        String prompt = prompt(body.getValue("messages"));
-        Object most = body.getValue("max_tokens", 200);
-        if (prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000) {
-            return badRequest().toMulti();
-        }
-        int promptTokens = prompt.isBlank() ? 1 : prompt.trim().split("\\s+").length;
         java.util.concurrent.atomic.AtomicInteger streamed = new java.util.concurrent.atomic.AtomicInteger();
-        return model.complete(prompt, max, Duration.ofMillis(1))
+        return model.complete(chat.prompt(), chat.max(), Duration.ofMillis(1))
                 .map(token -> {
                     streamed.incrementAndGet();
                     return chunk(new JsonObject().put("delta", new JsonObject().put("content", token + " ")), null);
                 })
-                .onCompletion().continueWith(() -> List.of(chunk(null, usage(promptTokens, streamed.get()))));
+                .onCompletion().continueWith(() -> List.of(chunk(null, usage(chat.promptTokens(), streamed.get()))));
+    }
+
+    /** A chat request as read: its messages' contents one after the other, and the most tokens it asks for. */
+    private record Chat(String prompt, int max) {
+
+        /** {@code request} read, or {@code null} for one that is no chat request, or asks for less than 1 or over 4 000. */
+        static Chat of(String request) {
+            JsonObject body;
+            try {
+                body = new JsonObject(request == null ? "" : request);
+            } catch (RuntimeException notJson) {
+                return null;
+            }
+            String prompt = ChatResource.prompt(body.getValue("messages"));
+            Object most = body.getValue("max_tokens", 200);
+            return prompt == null || !(most instanceof Integer max) || max < 1 || max > 4000 ? null : new Chat(prompt, max);
+        }
+
+        /** The prompt's tokens, as this fake model counts them: its words. */
+        int promptTokens() {
+            return prompt.isBlank() ? 1 : prompt.trim().split("\\s+").length;
+        }
     }
 
     private static String chunk(JsonObject choice, JsonObject usage) {

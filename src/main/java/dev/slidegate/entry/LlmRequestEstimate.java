@@ -29,13 +29,21 @@ final class LlmRequestEstimate implements CostResolver {
 
     @Override
     public long cost(KeyResolver.Call call) {
-        for (Object argument : call.arguments()) {
-            CharSequence request = request(argument);
-            if (request != null) {
-                return estimate(request);
+        CharSequence request = requestOf(call);
+        return request == null ? DEFAULT_OUTPUT : estimate(request);
+    }
+
+    /** The call's first argument that is an LLM request in JSON ({@link #request}), or {@code null}. */
+    private static CharSequence requestOf(KeyResolver.Call call) {
+        if (call.arguments() != null) {
+            for (Object argument : call.arguments()) {
+                CharSequence request = request(argument);
+                if (request != null) {
+                    return request;
+                }
             }
         }
-        return DEFAULT_OUTPUT;
+        return null;
     }
 
     /** The estimate of {@code request}: its characters / 4, plus the most it asks for (or {@link #DEFAULT_OUTPUT}). */
@@ -67,14 +75,10 @@ final class LlmRequestEstimate implements CostResolver {
         if (!(whole instanceof LlmRequestEstimate)) {
             return whole;
         }
+        boolean input = part == dev.slidegate.core.Settlement.Part.INPUT;
         return call -> {
-            for (Object argument : call.arguments()) {
-                CharSequence request = request(argument);
-                if (request != null) {
-                    return part == dev.slidegate.core.Settlement.Part.INPUT ? input(request) : output(request);
-                }
-            }
-            return part == dev.slidegate.core.Settlement.Part.INPUT ? 1 : DEFAULT_OUTPUT;
+            CharSequence request = requestOf(call);
+            return request == null ? (input ? 1 : DEFAULT_OUTPUT) : input ? input(request) : output(request);
         };
     }
 
@@ -108,19 +112,29 @@ final class LlmRequestEstimate implements CostResolver {
         return null;
     }
 
+    /** The service's {@code ObjectMapper} and the container it came from: looked up once per running application. */
+    private record Mapper(io.quarkus.arc.ArcContainer arc, com.fasterxml.jackson.databind.ObjectMapper mapper) {
+    }
+
+    private static volatile Mapper mapper;
+
     /** An object of the service's own, as its {@code ObjectMapper} writes it; {@code null} when it cannot. */
     private static CharSequence written(Object argument) {
         io.quarkus.arc.ArcContainer arc = io.quarkus.arc.Arc.container();
         if (arc == null) {
             return null;
         }
-        io.quarkus.arc.InstanceHandle<com.fasterxml.jackson.databind.ObjectMapper> mapper = arc
-                .instance(com.fasterxml.jackson.databind.ObjectMapper.class);
-        if (!mapper.isAvailable()) {
-            return null;
+        Mapper m = mapper;
+        if (m == null || m.arc() != arc) { // (an application started again, in tests, has a container of its own)
+            io.quarkus.arc.InstanceHandle<com.fasterxml.jackson.databind.ObjectMapper> found = arc
+                    .instance(com.fasterxml.jackson.databind.ObjectMapper.class);
+            if (!found.isAvailable()) {
+                return null;
+            }
+            mapper = m = new Mapper(arc, found.get());
         }
         try {
-            String json = mapper.get().writeValueAsString(argument);
+            String json = m.mapper().writeValueAsString(argument);
             return json.startsWith("{") ? json : null;
         } catch (com.fasterxml.jackson.core.JsonProcessingException | RuntimeException notJson) {
             return null;

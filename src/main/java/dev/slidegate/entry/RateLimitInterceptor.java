@@ -65,7 +65,8 @@ public class RateLimitInterceptor {
         // a call to an upstream: the request this service is answering is neither its key nor the answer it is told in
         RoutingContext rc = !mps.get(0).outgoing() && Arc.container().requestContext().isActive() ? currentRequest.getCurrent()
                 : null;
-        if (rc != null && UsageReports.fromAnswer(mps) && Exchanges.usageOf(rc) instanceof RequestUsage request) {
+        boolean readsAnswers = UsageReports.fromAnswer(mps); // usage-from=answer: once a call, for all that follows
+        if (rc != null && readsAnswers && Exchanges.usageOf(rc) instanceof RequestUsage request) {
             request.readAnswers(); // the answers of REST clients it calls count (one of a library's too)
         }
         Outcome.Admitted early = Decided.take(rc, ctx.getMethod()); // the request filter decided it before dispatch
@@ -73,8 +74,8 @@ public class RateLimitInterceptor {
             Object result = ctx.proceed();
             RoutingContext request = rc;
             return UsageReports.settles(mps)
-                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request),
-                            UsageReports.fromAnswer(mps), false)
+                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request), readsAnswers,
+                            false)
                     : result;
         }
         if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
@@ -89,7 +90,8 @@ public class RateLimitInterceptor {
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
-                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a, decided);
+                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a, readsAnswers,
+                        outgoing != null);
                 ended(a, result, null, false);
                 yield result;
             }
@@ -100,7 +102,8 @@ public class RateLimitInterceptor {
                             return Uni.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a, decided);
+                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a, readsAnswers,
+                                outgoing != null);
                         call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((item, failure, cancelled) -> ended(a, item, failure, cancelled));
@@ -112,7 +115,8 @@ public class RateLimitInterceptor {
                             return Multi.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a, decided);
+                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a,
+                                readsAnswers, outgoing != null);
                         // a stream is in flight until it ends, fails or is cancelled
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
@@ -125,7 +129,8 @@ public class RateLimitInterceptor {
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         CompletionStage<Object> call = stage(
-                                reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a, decided));
+                                reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a, readsAnswers,
+                                        outgoing != null));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
                         return !a.endMatters() ? call : call.whenComplete((r, error) -> ended(a, r, error, false));
                     })
@@ -195,12 +200,11 @@ public class RateLimitInterceptor {
      * the answer for a policy with {@code usage-from=answer}, except a REST client's answer that is no stream, which
      * {@link AnswerUsages} reads as the client reads it.
      */
-    private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted,
-            List<MethodPolicy> mps) {
+    private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted, boolean readsAnswers,
+            boolean client) {
         return admitted.settling() == null ? result
                 : UsageReports.reporting(result, kind, admitted.settling()::usage,
-                        (kind == MethodPolicy.Kind.MULTI || !mps.get(0).outgoing()) && UsageReports.fromAnswer(mps),
-                        mps.get(0).outgoing());
+                        (kind == MethodPolicy.Kind.MULTI || !client) && readsAnswers, client);
     }
 
     @SuppressWarnings("unchecked")

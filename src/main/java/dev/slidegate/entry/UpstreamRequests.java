@@ -14,6 +14,12 @@ import jakarta.ws.rs.ext.Provider;
 @Provider
 public class UpstreamRequests implements ClientRequestFilter {
 
+    private final io.quarkus.vertx.http.runtime.CurrentVertxRequest current;
+
+    UpstreamRequests(io.quarkus.vertx.http.runtime.CurrentVertxRequest current) {
+        this.current = current;
+    }
+
     @Override
     public void filter(ClientRequestContext request) {
         RestClients.Calling calling = RestClients.CALLING.get();
@@ -28,13 +34,12 @@ public class UpstreamRequests implements ClientRequestFilter {
     }
 
     /** The usage of the request being answered on this thread when its policies read answers, else {@code null}. */
-    private static Object readingRequest() {
+    private Object readingRequest() {
         io.quarkus.arc.ArcContainer arc = io.quarkus.arc.Arc.container();
         if (arc == null || !arc.requestContext().isActive()) {
             return null;
         }
-        io.vertx.ext.web.RoutingContext rc = arc.instance(io.quarkus.vertx.http.runtime.CurrentVertxRequest.class).get()
-                .getCurrent();
+        io.vertx.ext.web.RoutingContext rc = current.getCurrent();
         return rc != null && rc.get(Exchanges.USAGE) instanceof RequestUsage u && u.readsAnswers ? u : null;
     }
 }

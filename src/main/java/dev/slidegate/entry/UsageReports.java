@@ -50,9 +50,11 @@ final class UsageReports {
                 usage.get().report(r.used());
             }
         } else if (fromAnswer) {
-            AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.ITEMS);
-            if (read(answer, value instanceof jakarta.ws.rs.core.Response r ? r.getEntity()
-                    : value instanceof org.jboss.resteasy.reactive.RestResponse<?> r ? r.getEntity() : value)) {
+            Object text = text(value instanceof jakarta.ws.rs.core.Response r ? r.getEntity()
+                    : value instanceof org.jboss.resteasy.reactive.RestResponse<?> r ? r.getEntity() : value);
+            if (text != null) { // a reader only for an answer in text: a typed result allocates nothing
+                AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.ITEMS);
+                feed(answer, text);
                 new AnswerTally(client).add(answer.tokens(), usage.get());
             }
         }
@@ -70,7 +72,11 @@ final class UsageReports {
             return stream.invoke(item -> {
                 if (item instanceof ReportsUsage r) {
                     usage.get().add(r.used());
-                } else if (read(answer, item)) {
+                    return;
+                }
+                Object text = text(item);
+                if (text != null) {
+                    feed(answer, text);
                     tally.add(answer.tokens(), usage.get());
                 }
             });
@@ -124,24 +130,33 @@ final class UsageReports {
         }
     }
 
-    /** Reads {@code item} as the next item of {@code answer}; whether it was text the answer can be read from. */
-    private static boolean read(AnswerUsage answer, Object item) {
-        if (item instanceof CharSequence text) {
-            answer.item(text);
-        } else if (item instanceof byte[] bytes) {
-            answer.item(bytes, 0, bytes.length);
+    /**
+     * {@code item} as text an answer can be read from: a {@code CharSequence} or bytes (a Vert.x {@code Buffer}'s, a
+     * {@code JsonObject} written, a server-sent event's data), or {@code null} for anything else.
+     */
+    private static Object text(Object item) {
+        if (item instanceof CharSequence || item instanceof byte[]) {
+            return item;
         } else if (item instanceof io.vertx.core.buffer.Buffer buffer) {
-            answer.item(buffer.getBytes(), 0, buffer.length());
+            return buffer.getBytes();
         } else if (item instanceof io.vertx.mutiny.core.buffer.Buffer buffer) {
-            answer.item(buffer.getBytes(), 0, buffer.length());
+            return buffer.getBytes();
         } else if (item instanceof io.vertx.core.json.JsonObject json) {
-            answer.item(json.encode());
+            return json.encode();
         } else if (item instanceof jakarta.ws.rs.sse.InboundSseEvent event) { // (a REST client's SseEvent is one too)
-            answer.item(event.readData());
-        } else {
-            return false;
+            return event.readData();
         }
-        return true;
+        return null;
+    }
+
+    /** Reads {@code text} ({@link #text}) as the next item of {@code answer}. */
+    private static void feed(AnswerUsage answer, Object text) {
+        if (text instanceof CharSequence chars) {
+            answer.item(chars);
+        } else {
+            byte[] bytes = (byte[]) text;
+            answer.item(bytes, 0, bytes.length);
+        }
     }
 
     /** Whether any of {@code policies} reads its usage from the call's answer ({@code usage-from=answer}). */

@@ -19,14 +19,14 @@ public interface LlmClient {
 
     @GET
     @Path("{provider}")
-    @RateLimited(value = "llm-client", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
+    @RateLimited("llm-client")
     String complete(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out);
 
     /** As {@link #complete}, called outside any request (its policy is its own, so its window is the test's alone). */
     @GET
     @Path("{provider}")
-    @RateLimited(value = "llm-offline", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
+    @RateLimited("llm-offline")
     String completeOffline(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out);
 
@@ -34,7 +34,7 @@ public interface LlmClient {
     @GET
     @Path("{provider}-stream")
     @jakarta.ws.rs.Produces(jakarta.ws.rs.core.MediaType.SERVER_SENT_EVENTS)
-    @RateLimited(value = "llm-client", limits = "1000000/1m", strategy = "sliding-counter", cost = 500)
+    @RateLimited("llm-client")
     io.smallrye.mutiny.Multi<String> stream(@jakarta.ws.rs.PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out);
 }

@@ -26,7 +26,7 @@ public class LlmProxy {
     @Path("{provider}")
     @Blocking
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-proxy")
     public String complete(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
         return client.complete(provider, in, out);
     }
@@ -36,7 +36,7 @@ public class LlmProxy {
     @Path("{provider}/twice")
     @Blocking
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-proxy")
     public String twice(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
         client.complete(provider, in, out);
         return client.complete(provider, in, out);
@@ -47,7 +47,7 @@ public class LlmProxy {
     @Path("{provider}/stream")
     @Blocking
     @Produces(MediaType.TEXT_PLAIN)
-    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-proxy")
     public String stream(@PathParam("provider") String provider, @QueryParam("in") int in, @QueryParam("out") int out) {
         return String.join("\n", client.stream(provider, in, out).collect().asList().await()
                 .atMost(java.time.Duration.ofSeconds(10)));
@@ -58,7 +58,7 @@ public class LlmProxy {
     @Path("{provider}/relay")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-proxy", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-proxy")
     public io.smallrye.mutiny.Multi<String> relay(@PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out) {
         return client.stream(provider, in, out);

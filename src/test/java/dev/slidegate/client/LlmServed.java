@@ -24,7 +24,7 @@ public class LlmServed {
     @GET
     @Path("openai")
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public String openai(@QueryParam("in") int in, @QueryParam("out") int out) {
         return LlmStandIn.openai(in, out);
     }
@@ -32,7 +32,7 @@ public class LlmServed {
     @GET
     @Path("anthropic")
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public Uni<Response> anthropic(@QueryParam("in") int in, @QueryParam("out") int out) {
         return Uni.createFrom().item(Response.ok(LlmStandIn.anthropic(in, out).getBytes()).build());
     }
@@ -41,7 +41,7 @@ public class LlmServed {
     @Path("openai-stream")
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @RestStreamElementType(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public Multi<String> openaiStream(@QueryParam("in") int in, @QueryParam("out") int out) {
         return Multi.createFrom().iterable(LlmStandIn.openaiChunks(in, out));
     }
@@ -50,7 +50,7 @@ public class LlmServed {
     @GET
     @Path("anthropic-raw")
     @Produces(MediaType.TEXT_PLAIN)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public Multi<byte[]> anthropicRaw(@QueryParam("in") int in, @QueryParam("out") int out) {
         return Multi.createFrom().iterable(pieces(in, out, Integer.MAX_VALUE));
     }
@@ -62,7 +62,7 @@ public class LlmServed {
     @GET
     @Path("anthropic-cut")
     @Produces(MediaType.TEXT_PLAIN)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public Multi<byte[]> anthropicCut(@QueryParam("in") int in, @QueryParam("out") int out) {
         String sse = sse(in, out);
         int cut = sse.indexOf("\"output_tokens\":" + out) + "\"output_tokens\":".length() + 1;
@@ -96,7 +96,7 @@ public class LlmServed {
     @GET
     @Path("parts")
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-parts", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-parts")
     public String parts(@QueryParam("in") int in, @QueryParam("out") int out) {
         return LlmStandIn.openai(in, out);
     }
@@ -109,7 +109,7 @@ public class LlmServed {
     @Path("relayed")
     @io.smallrye.common.annotation.Blocking
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public String relayed(@QueryParam("in") int in, @QueryParam("out") int out) {
         return client.complete("openai", in, out);
     }
@@ -125,7 +125,7 @@ public class LlmServed {
     @Path("library")
     @io.smallrye.common.annotation.Blocking
     @Produces(MediaType.TEXT_PLAIN)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public String library(@QueryParam("in") int in, @QueryParam("out") int out) {
         io.vertx.core.json.JsonObject answer = new io.vertx.core.json.JsonObject(library.complete("anthropic", in, out));
         return answer.getJsonArray("content").getJsonObject(0).getString("text");
@@ -135,7 +135,7 @@ public class LlmServed {
     @GET
     @Path("lying")
     @Produces(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "llm-served", limits = "1000000/1m", strategy = "sliding-counter", key = "header:X-Api-Key", cost = 500)
+    @RateLimited("llm-served")
     public String lying() {
         return "{\"usage\":{\"prompt_tokens\":-900,\"completion_tokens\":2.5}}";
     }
