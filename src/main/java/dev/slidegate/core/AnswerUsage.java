@@ -160,6 +160,17 @@ public final class AnswerUsage {
         return c == ' ' || c == '\t' || c == '\n' || c == '\r';
     }
 
+    /**
+     * For {@link Framing#JSON}: the bytes that follow are another JSON document of the same answer (the data of a stream's
+     * next event, fed as it is read); what the documents before it reported is kept, the most of each part.
+     */
+    public void nextDocument() {
+        if (framing != Framing.JSON) {
+            throw new IllegalStateException("documents follow one another in an answer read as JSON, not " + framing);
+        }
+        json.reset();
+    }
+
     /** Reads the next bytes of the answer. */
     public void feed(byte[] bytes, int offset, int length) {
         for (int i = offset; i < offset + length; i++) {

@@ -23,12 +23,12 @@ import dev.slidegate.core.AnswerUsage;
  * what finding the usage needs), and what it reported is added to that usage ({@link UsageReports.AnswerTally}): during
  * a request, the request's, which settles every policy of that request that settles (a request that calls the provider
  * several times is charged them all); outside one, the call's own. An answer that reports nothing adds nothing. A stream
- * of server-sent events is read as its items pass, for a paced call ({@link UsageReports}). Returns at once for every
- * other call: one property read.
+ * of server-sent events is read event by event as the client reads them, whatever type the code reads them as (text,
+ * or a library's own classes): {@link Stream}. Returns at once for every other call: one property read.
  */
 @Provider
 @ConstrainedTo(RuntimeType.CLIENT)
-public class AnswerUsages implements ReaderInterceptor {
+public class AnswerUsages implements ReaderInterceptor, jakarta.ws.rs.client.ClientResponseFilter {
 
     private final boolean enabled;
 
@@ -38,12 +38,16 @@ public class AnswerUsages implements ReaderInterceptor {
 
     @Override
     public Object aroundReadFrom(ReaderInterceptorContext context) throws IOException {
-        if (!enabled || !(usageOf(context) instanceof Usage usage)) {
+        if (!enabled) {
             return context.proceed();
+        }
+        if (!(usageOf(context) instanceof Usage usage)) {
+            Stream stream = streamed ? Stream.current() : null;
+            return stream != null ? stream.read(context) : context.proceed();
         }
         MediaType type = context.getMediaType();
         if (type != null && type.isCompatible(MediaType.SERVER_SENT_EVENTS_TYPE)) {
-            return context.proceed(); // a stream of events: its items are read as the call's stream passes (UsageReports)
+            return context.proceed(); // a stream of events: its events are read one by one (Stream)
         }
         AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.JSON);
         context.setInputStream(new Read(context.getInputStream(), answer));
@@ -51,6 +55,67 @@ public class AnswerUsages implements ReaderInterceptor {
             return context.proceed();
         } finally {
             new UsageReports.AnswerTally(true).add(answer.tokens(), usage);
+        }
+    }
+
+    /**
+     * A response that is a stream of server-sent events, for a call whose answer is read: its events are read by this
+     * interceptor, on the Vert.x context of the call, with a context without properties (Quarkus REST Client 3.34). The
+     * call's {@link Stream} waits for them in that context's local data.
+     */
+    @Override
+    public void filter(jakarta.ws.rs.client.ClientRequestContext request,
+            jakarta.ws.rs.client.ClientResponseContext response) {
+        if (!enabled || !(request.getProperty(RestClients.USAGE) instanceof Usage usage)) {
+            return;
+        }
+        MediaType type = response.getMediaType();
+        if (type != null && type.isCompatible(MediaType.SERVER_SENT_EVENTS_TYPE)
+                && io.smallrye.common.vertx.VertxContext.isOnDuplicatedContext()) {
+            streamed = true;
+            io.smallrye.common.vertx.ContextLocals.put(Stream.KEY, new Stream(usage, io.vertx.core.Vertx.currentContext()));
+        }
+    }
+
+    /** Whether any answer was a stream of events read by this: until one was, a read without properties costs this read. */
+    private static volatile boolean streamed;
+
+    /**
+     * One call's stream of events: each event's data is one JSON document of the answer ({@link AnswerUsage#nextDocument}),
+     * read as the client reads it, and what the answer said so far is added to the call's usage as it grows: a stream's
+     * running totals (Anthropic's {@code message_start} then {@code message_delta}) count once.
+     */
+    private static final class Stream {
+        static final String KEY = "dev.slidegate.answer-stream";
+        private final Usage usage;
+        /** The call's context: a call the code makes from it inherits its local data, and is not this stream. */
+        private final io.vertx.core.Context context;
+        private final AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.JSON);
+        private final UsageReports.AnswerTally tally = new UsageReports.AnswerTally(true);
+
+        Stream(Usage usage, io.vertx.core.Context context) {
+            this.usage = usage;
+            this.context = context;
+        }
+
+        /** The stream whose events are read on this thread's Vert.x context, or {@code null}. */
+        static Stream current() {
+            io.vertx.core.Context ctx = io.vertx.core.Vertx.currentContext();
+            if (ctx == null || !io.smallrye.common.vertx.VertxContext.isDuplicatedContext(ctx)) {
+                return null;
+            }
+            return io.smallrye.common.vertx.ContextLocals.<Stream> get(KEY).filter(s -> s.context == ctx).orElse(null);
+        }
+
+        /** Reads the next event's data (the events of a call come one after another, on its context). */
+        Object read(ReaderInterceptorContext event) throws IOException {
+            answer.nextDocument();
+            event.setInputStream(new Read(event.getInputStream(), answer));
+            try {
+                return event.proceed();
+            } finally {
+                tally.add(answer.tokens(), usage);
+            }
         }
     }
 

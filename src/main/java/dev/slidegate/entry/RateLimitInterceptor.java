@@ -74,8 +74,7 @@ public class RateLimitInterceptor {
             Object result = ctx.proceed();
             RoutingContext request = rc;
             return UsageReports.settles(mps)
-                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request), readsAnswers,
-                            false)
+                    ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request), readsAnswers)
                     : result;
         }
         if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here
@@ -117,6 +116,7 @@ public class RateLimitInterceptor {
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a,
                                 readsAnswers, outgoing != null);
+                        call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
                         // a stream is in flight until it ends, fails or is cancelled
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
@@ -197,14 +197,13 @@ public class RateLimitInterceptor {
 
     /**
      * {@code result} reporting the usage it says it had, for a call that settles ({@link UsageReports#reporting}); read from
-     * the answer for a policy with {@code usage-from=answer}, except a REST client's answer that is no stream, which
+     * the answer for a policy with {@code usage-from=answer}, except a REST client's answer, whole or streamed, which
      * {@link AnswerUsages} reads as the client reads it.
      */
     private static Object reporting(Object result, MethodPolicy.Kind kind, Outcome.Admitted admitted, boolean readsAnswers,
             boolean client) {
         return admitted.settling() == null ? result
-                : UsageReports.reporting(result, kind, admitted.settling()::usage,
-                        (kind == MethodPolicy.Kind.MULTI || !client) && readsAnswers, client);
+                : UsageReports.reporting(result, kind, admitted.settling()::usage, !client && readsAnswers);
     }
 
     @SuppressWarnings("unchecked")
@@ -240,6 +239,18 @@ public class RateLimitInterceptor {
     private static RestClients.Calling calling(Object[] args, Outcome.Admitted a) {
         return new RestClients.Calling(args,
                 a.settling() != null && a.settling().readsAnswers() ? a.settling().usage() : null);
+    }
+
+    /** A REST client's {@code Multi}, subscribed to with the call's arguments at hand: it sends its request then. */
+    private static <T> Multi<T> subscribedWith(Multi<T> call, RestClients.Calling outgoing) {
+        return Multi.createFrom().publisher(subscriber -> {
+            RestClients.CALLING.set(outgoing);
+            try {
+                call.subscribe(subscriber);
+            } finally {
+                RestClients.CALLING.remove();
+            }
+        });
     }
 
     /** A REST client's {@code Uni}, subscribed to with the call's arguments at hand: it prepares its request then. */

@@ -20,29 +20,27 @@ final class UsageReports {
      * ({@code usage-from=answer}), a result that is an LLM provider's answer in text (a {@code CharSequence}, bytes, a
      * Vert.x {@code Buffer} or {@code JsonObject}, a server-sent event, or a {@code Response} or {@code RestResponse} with
      * such an entity) adds the usage the answer says to the call's ({@link AnswerTally}): a {@code Multi}'s items as one
-     * stream, read as they pass.
-     *
-     * @param client whether the call is a REST client's (its answer is the provider's); an endpoint's result is not read
-     *        when a REST client call of its request read an answer already (it relays that answer)
+     * stream, read as they pass. Such a result is an endpoint's or a bean method's: a REST client's answer is read as the
+     * client reads it ({@link AnswerUsages}), and an endpoint's result is not read when a REST client call of its request
+     * read an answer already (it relays that answer).
      */
-    static Object reporting(Object result, MethodPolicy.Kind kind, Supplier<Usage> usage, boolean fromAnswer,
-            boolean client) {
+    static Object reporting(Object result, MethodPolicy.Kind kind, Supplier<Usage> usage, boolean fromAnswer) {
         return switch (kind) {
-            case UNI -> ((io.smallrye.mutiny.Uni<?>) result).invoke(item -> report(item, usage, false, fromAnswer, client));
-            case MULTI -> fromAnswer ? readingTheAnswer((io.smallrye.mutiny.Multi<?>) result, usage, client)
-                    : ((io.smallrye.mutiny.Multi<?>) result).invoke(item -> report(item, usage, true, false, client));
+            case UNI -> ((io.smallrye.mutiny.Uni<?>) result).invoke(item -> report(item, usage, false, fromAnswer));
+            case MULTI -> fromAnswer ? readingTheAnswer((io.smallrye.mutiny.Multi<?>) result, usage)
+                    : ((io.smallrye.mutiny.Multi<?>) result).invoke(item -> report(item, usage, true, false));
             case STAGE -> ((java.util.concurrent.CompletionStage<?>) result).thenApply(value -> {
-                report(value, usage, false, fromAnswer, client);
+                report(value, usage, false, fromAnswer);
                 return value;
             });
             case PLAIN -> {
-                report(result, usage, false, fromAnswer, client);
+                report(result, usage, false, fromAnswer);
                 yield result;
             }
         };
     }
 
-    private static void report(Object value, Supplier<Usage> usage, boolean add, boolean fromAnswer, boolean client) {
+    private static void report(Object value, Supplier<Usage> usage, boolean add, boolean fromAnswer) {
         if (value instanceof ReportsUsage r) {
             if (add) {
                 usage.get().add(r.used());
@@ -55,7 +53,7 @@ final class UsageReports {
             if (text != null) { // a reader only for an answer in text: a typed result allocates nothing
                 AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.ITEMS);
                 feed(answer, text);
-                new AnswerTally(client).add(answer.tokens(), usage.get());
+                new AnswerTally(false).add(answer.tokens(), usage.get());
             }
         }
     }
@@ -64,11 +62,10 @@ final class UsageReports {
      * A stream whose items are an LLM provider's answer: each subscription reads its items as one stream of items
      * ({@link AnswerUsage.Framing#ITEMS}), and after each item the usage it said so far is added where it grew.
      */
-    private static io.smallrye.mutiny.Multi<?> readingTheAnswer(io.smallrye.mutiny.Multi<?> stream, Supplier<Usage> usage,
-            boolean client) {
+    private static io.smallrye.mutiny.Multi<?> readingTheAnswer(io.smallrye.mutiny.Multi<?> stream, Supplier<Usage> usage) {
         return io.smallrye.mutiny.Multi.createFrom().deferred(() -> {
             AnswerUsage answer = AnswerUsage.of(AnswerUsage.Framing.ITEMS);
-            AnswerTally tally = new AnswerTally(client);
+            AnswerTally tally = new AnswerTally(false);
             return stream.invoke(item -> {
                 if (item instanceof ReportsUsage r) {
                     usage.get().add(r.used());

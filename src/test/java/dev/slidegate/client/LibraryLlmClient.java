@@ -20,4 +20,11 @@ public interface LibraryLlmClient {
     @Path("{provider}")
     String complete(@PathParam("provider") String provider, @QueryParam("in") int in,
             @QueryParam("out") int out);
+
+    /** OpenAI's stream, its events' data as the library reads them (quarkus-langchain4j reads them as its own types). */
+    @GET
+    @Path("openai-stream")
+    @jakarta.ws.rs.Produces(jakarta.ws.rs.core.MediaType.SERVER_SENT_EVENTS)
+    @org.jboss.resteasy.reactive.RestStreamElementType(jakarta.ws.rs.core.MediaType.APPLICATION_JSON)
+    io.smallrye.mutiny.Multi<String> stream(@QueryParam("in") int in, @QueryParam("out") int out);
 }

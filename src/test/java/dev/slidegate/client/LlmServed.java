@@ -131,6 +131,18 @@ public class LlmServed {
         return answer.getJsonArray("content").getJsonObject(0).getString("text");
     }
 
+    /** The same, streamed: the library's client reads typed chunks of a stream of events; the endpoint answers the text. */
+    @GET
+    @Path("library-stream")
+    @Produces(MediaType.TEXT_PLAIN)
+    @RateLimited("llm-served")
+    public Uni<String> libraryStream(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return library.stream(in, out).map(chunk -> {
+            io.vertx.core.json.JsonArray choices = new io.vertx.core.json.JsonObject(chunk).getJsonArray("choices");
+            return choices.isEmpty() ? "" : choices.getJsonObject(0).getJsonObject("delta").getString("content");
+        }).collect().with(java.util.stream.Collectors.joining());
+    }
+
     /** An answer whose usage lies: negative input, fractional output. */
     @GET
     @Path("lying")

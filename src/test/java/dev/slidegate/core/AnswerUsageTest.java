@@ -107,6 +107,26 @@ class AnswerUsageTest {
                 read(Framing.SSE, "data: {\"usage\":\ndata: {\"input_tokens\":3,\"output_tokens\":4}}\n\n"));
     }
 
+    // a stream's events read one document at a time, as a REST client hands over each event's data (nextDocument):
+    // the same as the whole stream; a document cut short counts nothing of its own and does not spoil the next
+    @Test
+    void eventsReadAsDocumentsReadAsTheirStream() {
+        for (String stream : new String[] { OPENAI_STREAM, OPENAI_RESPONSES_STREAM, ANTHROPIC_STREAM }) {
+            AnswerUsage answer = AnswerUsage.of(Framing.JSON);
+            for (String event : stream.split("\n\n")) {
+                answer.nextDocument();
+                event.lines().filter(l -> l.startsWith("data: ")).forEach(
+                        l -> answer.feed(l.substring(6).getBytes(StandardCharsets.UTF_8)));
+            }
+            assertEquals(read(Framing.SSE, stream), answer.tokens(), stream);
+        }
+        AnswerUsage answer = AnswerUsage.of(Framing.JSON);
+        answer.feed("{\"usage\":{\"input_tokens\":3,\"output_tok".getBytes(StandardCharsets.UTF_8));
+        answer.nextDocument();
+        answer.feed("{\"usage\":{\"output_tokens\":4}}".getBytes(StandardCharsets.UTF_8));
+        assertEquals(new Tokens(-1, 4, -1), answer.tokens());
+    }
+
     // however the network splits an answer, it reads the same
     @Test
     void anAnswerSplitAnywhereReadsTheSame() {

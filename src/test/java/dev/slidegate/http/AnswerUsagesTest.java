@@ -142,6 +142,9 @@ class AnswerUsagesTest {
         String apiKey = newKey();
         assertEquals("Hello", get(apiKey, "/test/llm-served/library", 9, 13));
         CountWhenTest.awaitUsed("llm-served", "hdr:" + apiKey, 22);
+        String streaming = newKey();
+        assertEquals("Hello", get(streaming, "/test/llm-served/library-stream", 4, 3));
+        CountWhenTest.awaitUsed("llm-served", "hdr:" + streaming, 7);
     }
 
     // a REST client called outside any request (a scheduled job, a consumer of messages) settles its own call
