@@ -7,4 +7,7 @@ import io.quarkiverse.langchain4j.RegisterAiService;
 public interface Assistant {
 
     String chat(String question);
+
+    /** The same, streamed: the framework reads the provider's stream of events with its own client and types. */
+    io.smallrye.mutiny.Multi<String> chatStreamed(String question);
 }

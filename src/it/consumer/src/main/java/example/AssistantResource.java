@@ -25,4 +25,13 @@ public class AssistantResource {
     public String ask(@QueryParam("q") String q) {
         return assistant.chat(q);
     }
+
+    /** The model's text as it streams, each piece an event of this endpoint's own stream. */
+    @GET
+    @Path("stream")
+    @jakarta.ws.rs.Produces(jakarta.ws.rs.core.MediaType.SERVER_SENT_EVENTS)
+    @RateLimited("assistant-tokens")
+    public io.smallrye.mutiny.Multi<String> askStreamed(@QueryParam("q") String q) {
+        return assistant.chatStreamed(q);
+    }
 }

@@ -244,6 +244,19 @@ class ConsumerTest {
                 .header("RateLimit", containsString("\"assistant-tokens-1m\";r=482;"));
     }
 
+    // the same service streamed: the framework reads the provider's events as its own types with its own client, and the
+    // request is settled at the 18 tokens the last chunk reported
+    @Test
+    void aStreamingAiServiceOfQuarkusLangchain4jIsChargedWhatTheProviderReported() {
+        String events = given().header("X-Api-Key", "assistant-streaming").queryParam("q", "hi").get("/assistant/stream")
+                .then().statusCode(200).extract().asString();
+        assertEquals("Hello", events.lines().filter(l -> l.startsWith("data:")).map(l -> l.substring(5))
+                .collect(java.util.stream.Collectors.joining()));
+        // admitted against 500 tokens, settled at the 18 the provider's last chunk reported
+        given().header("X-Api-Key", "assistant-streaming").queryParam("q", "hi").get("/assistant/stream").then()
+                .statusCode(200).header("RateLimit", containsString("\"assistant-tokens-1m\";r=482;"));
+    }
+
     @Test
     void recipeLlmTokensPerMonth() {
         given().header("X-Api-Key", "tenant").queryParam("prompt", "hi").queryParam("max-tokens", 500)
