@@ -21,7 +21,9 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 
 /**
- * A chat endpoint that speaks OpenAI's chat completions (issue 60), answered by the demo's {@link FakeModel}: the
+ * A chat endpoint that speaks OpenAI's chat completions (issue 60), answered by the demo's {@link FakeModel}, or relayed
+ * to a provider when {@code quarkus.rest-client.model.url} names one ({@link ModelClient}, paced by what the provider
+ * publishes): the
  * {@code chat-tokens} policy (a monthly budget per API key) and {@code chat-burst} (a sliding minute) admit a request
  * together against the estimate its body gives ({@code cost-resolver=llm-request}) and settle it with the usage its
  * answer reports ({@code usage-from=answer}), as they would for an endpoint that relays a provider's answer. The
@@ -33,11 +35,19 @@ public class ChatResource {
     private final FakeModel model;
     private final Usage usage;
     private final ProblemMappers problems;
+    /** The provider relayed to, or {@code null} when none is configured (the fake model answers). */
+    private final ModelClient provider;
+    private final String authorization;
 
-    ChatResource(FakeModel model, Usage usage, ProblemMappers problems) {
+    ChatResource(FakeModel model, Usage usage, ProblemMappers problems,
+            @org.eclipse.microprofile.rest.client.inject.RestClient jakarta.enterprise.inject.Instance<ModelClient> provider,
+            @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.rest-client.model.url") java.util.Optional<String> url,
+            DemoConfig config) {
         this.model = model;
         this.usage = usage;
         this.problems = problems;
+        this.provider = url.filter(u -> !u.isBlank()).isPresent() ? provider.get() : null;
+        this.authorization = config.chat().modelKey().map(k -> "Bearer " + k).orElse(null);
     }
 
     /**
@@ -56,6 +66,9 @@ public class ChatResource {
         Chat chat = Chat.of(request);
         if (chat == null) {
             return badRequest();
+        }
+        if (provider != null) {
+            return provider.complete(relayed(request, false), authorization).onFailure().transform(this::providerFailed);
         }
         return model.complete(chat.prompt(), chat.max(), Duration.ZERO).collect().asList()
                 .map(tokens -> answer(tokens, chat.promptTokens()).encode());
@@ -78,6 +91,11 @@ public class ChatResource {
         Chat chat = Chat.of(request);
         if (chat == null) {
             return badRequest().toMulti();
+        }
+        if (provider != null) {
+            // the stream's answer (200, text/event-stream) is under way when the provider's fails: said in a last event
+            return provider.stream(relayed(request, true), authorization).onFailure()
+                    .recoverWithItem(failure -> errorEvent(providerFailed(failure)));
         }
         java.util.concurrent.atomic.AtomicInteger streamed = new java.util.concurrent.atomic.AtomicInteger();
         return model.complete(chat.prompt(), chat.max(), Duration.ofMillis(1))
@@ -142,6 +160,40 @@ public class ChatResource {
                         .put("message", new JsonObject().put("role", "assistant").put("content", String.join(" ", tokens)))
                         .put("finish_reason", "stop")))
                 .put("usage", usage(promptTokens, tokens.size()));
+    }
+
+    /** The request as the provider is asked it: streamed with its usage in a last chunk, or whole. */
+    private static String relayed(String request, boolean stream) {
+        JsonObject body = new JsonObject(request).put("stream", stream);
+        if (stream) {
+            body.put("stream_options", new JsonObject().put("include_usage", true));
+        } else {
+            body.remove("stream_options");
+        }
+        return body.encode();
+    }
+
+    /**
+     * What the caller is told when the provider did not answer: Slidegate's own refusal of the call (it would have waited
+     * longer than the policy's {@code max-wait}) as it is, an error the provider answered as 502 with a sentence. A call
+     * the provider never answered used nothing: its estimate comes back.
+     */
+    private Throwable providerFailed(Throwable failure) {
+        usage.report(0);
+        if (failure instanceof jakarta.ws.rs.WebApplicationException e && e.getResponse() != null) {
+            return new jakarta.ws.rs.WebApplicationException(problems.response(Problems.of(502, "Bad Gateway",
+                    "provider-failed", "The model's provider answered " + e.getResponse().getStatus() + ".")));
+        }
+        return failure;
+    }
+
+    /** A failure as the last event of a stream, as OpenAI streams an error: {@code {"error": {"message", "code"}}}. */
+    private static String errorEvent(Throwable failure) {
+        int status = failure instanceof jakarta.ws.rs.WebApplicationException e ? e.getResponse().getStatus()
+                : failure instanceof dev.slidegate.api.RateLimitExceededException ? 429 : 500;
+        String message = status == 429 ? "The model's provider is busy: " + failure.getMessage()
+                : status == 502 ? "The model's provider failed." : "The chat failed.";
+        return new JsonObject().put("error", new JsonObject().put("message", message).put("code", status)).encode();
     }
 
     private Uni<String> badRequest() {

@@ -11,6 +11,16 @@ public interface DemoConfig {
     /** Demo users for {@code POST /api/login}: {@code demo.users.<name>=<password>}. For demonstration only. */
     Map<String, String> users();
 
+    /** The chat's provider ({@link ModelClient}), when {@code quarkus.rest-client.model.url} names one. */
+    Chat chat();
+
+    interface Chat {
+
+        /** The key the provider is called with ({@code Authorization: Bearer <key>}), if it asks for one. */
+        @io.smallrye.config.WithName("model-key")
+        java.util.Optional<String> modelKey();
+    }
+
     /** The stand-in for the partner API the demo buys quotes from ({@link PartnerApi}). */
     Partner partner();
 

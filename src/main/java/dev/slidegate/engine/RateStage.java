@@ -87,12 +87,15 @@ final class RateStage {
 
     /**
      * Whether policy {@code a} is decided together with the call's other such policies, in one atomic step of the store
-     * ({@link Rates#acquireAll}): one that counts per window, enforces (not dry-run), is not an outgoing call's (paced by
-     * its upstream) and is not under an override that blocks or exempts its key. The others are decided on their own,
-     * before ({@link Chain#inOrder}).
+     * ({@link Rates#acquireAll}): one that counts per window, enforces (not dry-run) and is not under an override that
+     * blocks or exempts its key. The others are decided on their own, before ({@link Chain#inOrder}). An outgoing call's
+     * policies are decided together too: each is charged at the instant the call goes out, the one at which all have
+     * room (decided one after the other, a policy whose room came sooner was charged at its own instant while the call
+     * waited for another's: its upstream saw the call later than the window said, and a provider's quota of tokens
+     * beside its quota of requests was passed).
      */
     static boolean together(Ask a) {
-        return !a.policy().inFlight() && !a.policy().dryRun() && !a.mp().outgoing()
+        return !a.policy().inFlight() && !a.policy().dryRun()
                 && (a.override() == null || (!a.override().override().block() && !a.override().override().exempt()));
     }
 

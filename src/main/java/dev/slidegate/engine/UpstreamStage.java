@@ -22,29 +22,47 @@ final class UpstreamStage {
         this.upstreams = upstreams;
     }
 
-    /** Asks policy {@code i} of the call, an outgoing one under what the fleet learned of its upstream. */
+    /**
+     * Asks policy {@code i} of the call, an outgoing one under what the fleet learned of its upstream: what it learned of
+     * each policy decided with it ({@link RateStage#together}) is read first.
+     */
     void ask(Call call, int i) {
-        Ask a = call.asks[i];
-        if (!a.mp().outgoing()) {
+        if (!call.asks[i].mp().outgoing()) {
             chain.rate.ask(call, i);
             return;
         }
-        CompletionStage<Void> read;
-        try {
-            read = upstreams.refresh(a.configured(), a.key());
-        } catch (RuntimeException e) {
-            read = null; // decided under what this instance knows
+        int last = i;
+        while (last + 1 < call.asks.length && RateStage.together(call.asks[last])
+                && RateStage.together(call.asks[last + 1])) {
+            last++;
+        }
+        CompletionStage<Void> read = null;
+        for (int j = i; j <= last; j++) {
+            Ask a = call.asks[j];
+            CompletionStage<Void> one;
+            try {
+                one = upstreams.refresh(a.configured(), a.key());
+            } catch (RuntimeException e) {
+                one = null; // decided under what this instance knows
+            }
+            if (one != null) {
+                read = read == null ? one : read.thenCombine(one, (x, y) -> null);
+            }
         }
         if (read == null) {
             chain.rate.ask(call, i);
             return;
         }
+        int to = last;
         read.whenComplete((done, error) -> call.resume.execute(() -> {
-            try {
-                call.asks[i] = chain.ask(a.mp(), a.configured(), a.key(), a.cost(), a.maxWait());
-            } catch (RuntimeException e) {
-                call.end(Failures.of(e, a.mp(), call.made));
-                return;
+            for (int j = i; j <= to; j++) {
+                Ask a = call.asks[j];
+                try {
+                    call.asks[j] = chain.ask(a.mp(), a.configured(), a.key(), a.cost(), a.maxWait());
+                } catch (RuntimeException e) {
+                    call.end(Failures.of(e, a.mp(), call.made));
+                    return;
+                }
             }
             chain.rate.ask(call, i);
         }));

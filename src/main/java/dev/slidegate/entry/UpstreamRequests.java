@@ -25,11 +25,14 @@ public class UpstreamRequests implements ClientRequestFilter {
         RestClients.Calling calling = RestClients.CALLING.get();
         if (calling != null) {
             request.setProperty(RestClients.ARGUMENTS, calling.args());
-            if (calling.usage() != null) {
-                request.setProperty(RestClients.USAGE, calling.usage());
-            }
+            System.err.println("XXXSEND " + calling.args()[0].hashCode() + " " + System.currentTimeMillis());
+        }
+        if (calling != null && calling.usage() != null) {
+            request.setProperty(RestClients.USAGE, calling.usage()); // a paced call whose own policy reads its answer
         } else if (RequestUsage.anyReadsAnswers && readingRequest() instanceof RequestUsage usage) {
-            request.setProperty(RestClients.USAGE, usage); // a client no policy paces, called for a request that reads
+            // a call no policy of its own settles (a library's client, or one paced by what it costs when it is sent),
+            // made for a request that reads answers
+            request.setProperty(RestClients.USAGE, usage);
         }
     }
 

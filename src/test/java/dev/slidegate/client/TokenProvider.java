@@ -23,6 +23,7 @@ import io.vertx.core.json.JsonObject;
 public class TokenProvider {
 
     static final int TOKENS = 2000;
+    static final int REQUESTS = 12;
     static final long WINDOW_NANOS = 1_000_000_000L;
 
     /** What it served: {instant, tokens}, oldest first. */
@@ -48,12 +49,14 @@ public class TokenProvider {
                 SERVED.pollFirst();
             }
             used = SERVED.stream().mapToLong(s -> s[1]).sum();
-            if (used + counted > TOKENS) {
+            if (used + counted > TOKENS || SERVED.size() + 1 > REQUESTS) {
                 REFUSED.incrementAndGet();
                 REFUSALS.add(new long[] { now, counted });
                 return Response.status(429).header("x-ratelimit-limit-tokens", TOKENS)
                         .header("x-ratelimit-remaining-tokens", TOKENS - used).header("x-ratelimit-reset-tokens", "1s")
-                        .header("Retry-After", "1").build();
+                        .header("x-ratelimit-limit-requests", REQUESTS)
+                        .header("x-ratelimit-remaining-requests", REQUESTS - SERVED.size())
+                        .header("x-ratelimit-reset-requests", "1s").header("Retry-After", "1").build();
             }
             SERVED.addLast(new long[] { now, counted });
             LOG.add(new long[] { now, counted });
@@ -63,6 +66,9 @@ public class TokenProvider {
                 .put("usage", new JsonObject().put("prompt_tokens", in).put("completion_tokens", out)
                         .put("total_tokens", in + out))
                 .encode(), MediaType.APPLICATION_JSON).header("x-ratelimit-limit-tokens", TOKENS)
-                .header("x-ratelimit-remaining-tokens", TOKENS - used).header("x-ratelimit-reset-tokens", "1s").build();
+                .header("x-ratelimit-remaining-tokens", TOKENS - used).header("x-ratelimit-reset-tokens", "1s")
+                .header("x-ratelimit-limit-requests", REQUESTS)
+                .header("x-ratelimit-remaining-requests", REQUESTS - SERVED.size()).header("x-ratelimit-reset-requests", "1s")
+                .build();
     }
 }

@@ -21,6 +21,7 @@ public interface TokenProviderClient {
     @POST
     @Path("chat/completions")
     @Consumes(MediaType.APPLICATION_JSON)
-    @RateLimited(value = "provider-tokens", limits = "1000000/1s", strategy = "sliding-counter", maxWait = "3s")
+    @RateLimited(value = "provider-tokens", limits = "1000000/1s", maxWait = "3s")
+    @RateLimited(value = "provider-requests", limits = "1000000/1s", maxWait = "3s")
     String complete(String request);
 }

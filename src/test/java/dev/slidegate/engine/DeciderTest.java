@@ -299,6 +299,38 @@ class DeciderTest {
         assertEquals(1, waitStats.waited("w"));
     }
 
+    // an outgoing call of two policies (a provider's requests and tokens) is charged by both at the instant it goes
+    // out: when the quota of requests has room only in a second, the tokens are charged then too, not now (charged now,
+    // their window would end a second before the provider's, and the next calls would pass its quota of tokens)
+    @Test
+    void anOutgoingCallOfTwoPoliciesIsChargedByBothWhenItGoesOut() {
+        ManualTimers timers = new ManualTimers(clock);
+        Policy calls = new Policy("calls", List.of(Limit.parse("1/1s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(3_000_000);
+        Policy tokens = new Policy("tokens", List.of(Limit.parse("1000/1s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(3_000_000).withUnit("tokens");
+        MethodPolicy callsMp = new MethodPolicy(null, "DeciderTest#provider",
+                new dev.slidegate.config.PolicyRegistry.Resolved("calls", calls, new KeySource.Client(), Map.of(), 1, true,
+                        dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        MethodPolicy tokensMp = new MethodPolicy(null, "DeciderTest#provider",
+                new dev.slidegate.config.PolicyRegistry.Resolved("tokens", tokens, new KeySource.Client(), Map.of(), 60, true,
+                        dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        Decider d = waitingDecider(timers, 10);
+        Outcome first = join(d.decide(List.of(callsMp, tokensMp), new Object[0], null));
+        assertTrue(first.admitted(), first.toString());
+        CompletableFuture<Outcome> held = d.decide(List.of(callsMp, tokensMp), new Object[0], null).toCompletableFuture();
+        assertFalse(held.isDone(), "held for the quota of requests");
+        timers.advance(clock, 1_100_000);
+        Outcome o = held.join();
+        assertTrue(o.admitted(), o.toString());
+        assertEquals(2, o.decisions().size(), o.toString());
+        long callsWait = o.decisions().get(0).waitMicros();
+        assertTrue(callsWait >= 1_000_000, o.toString());
+        assertEquals(callsWait, o.decisions().get(1).waitMicros(), "the tokens charged when the call goes out: " + o);
+    }
+
     // a held call that wakes later than its permit's instant by more than the tolerance (a pause: both clocks jump)
     // does not run on that permit: it is decided again with what is left of its max-wait, here too little, so it is
     // refused; its first permit stays charged

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,7 @@ import dev.slidegate.testing.Leftovers;
 import dev.slidegate.testing.Ports;
 import dev.slidegate.testing.QuotaUpstream;
 import dev.slidegate.testing.RedisServer;
+import dev.slidegate.testing.TokenUpstream;
 
 /**
  * Issue 39 as a fleet runs it: three packaged instances of the demo on one Redis call a partner API of its own process
@@ -38,6 +40,10 @@ import dev.slidegate.testing.RedisServer;
  * <li>the upstream lowers N at run time and announces it: at most one 429 per instance at the change, none after;</li>
  * <li>a second client Slidegate cannot see hammers the upstream: its 429s hold every instance, at most one 429 per
  * instance per window.</li>
+ * <li>issue 60: the demo's chat relays to an LLM provider of its own process ({@link TokenUpstream}: T tokens and R
+ * requests in any second, counted as OpenAI counts them, said in {@code x-ratelimit-*}), 24 callers with random prompts
+ * and {@code max_tokens}, whole and streamed: no 429 from the provider once both quotas are learned (from the third
+ * second), and most of the quota that binds used.</li>
  * </ul>
  * The instances run with the shipped defaults (the margin of 50 ms included); the policy mirrors the upstream's quota,
  * as a user configures it.
@@ -56,9 +62,11 @@ class UpstreamFleetIT {
     @Test
     void theFleetUsesTheUpstreamsQuotaWithoutA429AndFollowsWhatItPublishes() throws Exception {
         int port = Ports.free();
+        int modelPort = Ports.free();
         try (RedisServer redis = RedisServer.start();
-                Upstream upstream = Upstream.start(port, N, W, "ietf");
-                ServiceProcess.Fleet instances = start(redis, port)) {
+                Upstream upstream = Upstream.start(port, QuotaUpstream.class, port, N, W, "ietf");
+                Upstream model = Upstream.start(modelPort, TokenUpstream.class, modelPort, TOKENS, REQUESTS);
+                ServiceProcess.Fleet instances = start(redis, port, modelPort)) {
             List<ServiceProcess> fleet = instances.instances();
             for (ServiceProcess s : fleet) {
                 assertEquals(200, s.get("/api/quotes/WARM").statusCode(), s.log());
@@ -137,10 +145,82 @@ class UpstreamFleetIT {
                 assertTrue(windows.stream().mapToLong(Window::otherGranted).sum() > 0, "the other client got nothing: "
                         + windows);
             }
+            theFleetKeepsInsideTheQuotasOfAProviderOfTokens(fleet, model);
             for (ServiceProcess s : fleet) {
                 assertEquals(0, s.log().lines().filter(l -> l.contains("ERROR")).count(), s.log());
             }
         }
+    }
+
+    /** The provider's quotas: tokens and requests in any second. */
+    private static final int TOKENS = 2_000;
+    private static final int REQUESTS = 12;
+
+    private static void theFleetKeepsInsideTheQuotasOfAProviderOfTokens(List<ServiceProcess> fleet, Upstream model)
+            throws Exception {
+        long start = System.currentTimeMillis();
+        Map<String, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> callers = new ArrayList<>();
+        for (int t = 0; t < CALLERS / 2; t++) {
+            ServiceProcess target = fleet.get(t % fleet.size());
+            String key = "caller-" + t;
+            boolean streamed = t % 2 == 1;
+            Thread th = new Thread(() -> {
+                java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+                while (System.currentTimeMillis() < start + 5_000) {
+                    String request = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "word ".repeat(1 + random.nextInt(40))
+                            + "\"}],\"max_tokens\":" + (1 + random.nextInt(300)) + "}";
+                    String status;
+                    try {
+                        HttpResponse<String> answer = HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                                + target.port + "/api/chat")).header("X-Api-Key", key)
+                                .header("Content-Type", "application/json")
+                                .header("Accept", streamed ? "text/event-stream" : "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(request)).build(),
+                                HttpResponse.BodyHandlers.ofString())
+                                .get(20, TimeUnit.SECONDS);
+                        status = (streamed ? "stream " : "whole ") + answer.statusCode()
+                                + (answer.body().contains("\"error\"") ? " error" : "");
+                    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                        failures.add(e.toString());
+                        status = (streamed ? "stream " : "whole ") + e.getClass().getSimpleName();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    statuses.computeIfAbsent(status, s -> new AtomicInteger()).incrementAndGet();
+                }
+            });
+            th.start();
+            callers.add(th);
+        }
+        for (Thread th : callers) {
+            th.join();
+        }
+        // steady from the third second: the first calls go out before any answer said the quotas
+        long steady = start + 2_000;
+        List<long[]> calls = model.get("/stats").lines().filter(l -> !l.isBlank()).map(l -> java.util.Arrays
+                .stream(l.split(" ")).limit(3).mapToLong(Long::parseLong).toArray()).toList();
+        long refused = calls.stream().filter(c -> c[0] >= steady && c[2] == 429).count();
+        List<long[]> served = calls.stream().filter(c -> c[0] >= steady && c[2] == 200).toList();
+        double seconds = (served.stream().mapToLong(c -> c[0]).max().orElse(steady) - steady) / 1000.0;
+        double tokens = served.stream().mapToLong(c -> c[1]).sum() / seconds;
+        double requests = served.size() / seconds;
+        System.out.printf("provider of %d tokens and %d requests a second: %d calls, %d refused (%d from the third second); "
+                + "from the third second %.0f tokens/s and %.1f requests/s; callers saw %s%n", TOKENS, REQUESTS,
+                calls.size(), calls.stream().filter(c -> c[2] == 429).count(), refused, tokens, requests, statuses);
+        for (ServiceProcess s : fleet) {
+            Files.writeString(Path.of("/tmp/inst-" + s.port + ".log"), s.log());
+        }
+        Files.writeString(Path.of("/tmp/provider.log"), model.get("/stats"));
+        System.out.println("provider's calls (ms from the start, tokens, status): " + calls.stream()
+                .map(c -> (c[0] - start) + " " + c[1] + " " + c[2]).collect(java.util.stream.Collectors.joining(", ")));
+        assertEquals(0, refused,
+                "the provider refused calls of the fleet once its quotas were known\n" + slidegateLines(fleet));
+        assertTrue(Math.max(tokens / TOKENS, requests / REQUESTS) >= 0.6, "the provider's quotas were barely used: " + tokens
+                + " tokens/s, " + requests + " requests/s");
+        assertEquals(Set.of("whole 200", "stream 200"), statuses.keySet(), "every chat answered: " + statuses + " "
+                + failures.stream().distinct().limit(5).toList());
     }
 
     /** Sleeps until the next window of the upstream begins (its clock is this machine's); returns that window's index. */
@@ -171,9 +251,12 @@ class UpstreamFleetIT {
         }
     }
 
-    private static ServiceProcess.Fleet start(RedisServer redis, int upstream) {
+    private static ServiceProcess.Fleet start(RedisServer redis, int upstream, int model) {
         return ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
                 "-Dquarkus.rest-client.quotes.url=http://127.0.0.1:" + upstream,
+                "-Dquarkus.rest-client.model.url=http://127.0.0.1:" + model,
+                // the provider counts per second, as OpenAI does per minute: the policies' windows mirror its own
+                "-Dslidegate.policies.model-requests.limits=10000/1s", "-Dslidegate.policies.model-tokens.limits=10000000/1s",
                 "-Dslidegate.policies.quotes.limits=" + N + "/" + W + "ms", "-Dslidegate.policies.quotes.max-wait=10s");
     }
 
@@ -225,12 +308,16 @@ class UpstreamFleetIT {
             this.port = port;
         }
 
-        static Upstream start(int port, int n, long w, String form) throws IOException {
+        static Upstream start(int port, Class<?> main, Object... args) throws IOException {
             Path log = Leftovers.tempFile("upstream-" + port, ".log");
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = Leftovers.process(new ProcessBuilder(java, "-cp", Path.of("target", "test-classes").toString(),
-                    QuotaUpstream.class.getName(), Integer.toString(port), Integer.toString(n), Long.toString(w), form)
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start());
+            List<String> command = new ArrayList<>(List.of(java, "-cp", Path.of("target", "test-classes").toString(),
+                    main.getName()));
+            for (Object a : args) {
+                command.add(a.toString());
+            }
+            Process p = Leftovers.process(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile())
+                    .start());
             Upstream upstream = new Upstream(p, port);
             Eventually.eventually(Duration.ofSeconds(30), () -> Files.readString(log), out -> out.contains("listening on"),
                     "the upstream to listen on " + port);
@@ -247,6 +334,11 @@ class UpstreamFleetIT {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(e);
             }
+        }
+
+        String get(String path) throws IOException, InterruptedException {
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
         }
 
         /** The windows the upstream counted from index {@code from} to before {@code to}. */
