@@ -38,7 +38,7 @@ final class Chain {
         this.upstreams = upstreams;
         this.ends = new CallEnds(leases, new Settlements(store, waits::nanoTime));
         this.wait = new WaitStage(this, waits, waitStats, admission);
-        this.upstream = new UpstreamStage(this, upstreams);
+        this.upstream = new UpstreamStage(this, upstreams, store);
         this.rate = new RateStage(this, store, store, store, overrides, admission, waitStats);
     }
 

@@ -16,10 +16,13 @@ final class UpstreamStage {
 
     private final Chain chain;
     private final Upstreams upstreams;
+    /** Where a permit placed under limits the upstream has since changed is given back. */
+    private final dev.slidegate.core.Rates rates;
 
-    UpstreamStage(Chain chain, Upstreams upstreams) {
+    UpstreamStage(Chain chain, Upstreams upstreams, dev.slidegate.core.Rates rates) {
         this.chain = chain;
         this.upstreams = upstreams;
+        this.rates = rates;
     }
 
     /**
@@ -82,22 +85,46 @@ final class UpstreamStage {
      * For a held outgoing call, before it goes out: whether its upstream's answer to another call held the key meanwhile
      * (on any instance), which voids the permit it waited for. Then it is decided again (placed after the hold, within
      * what is left of its max-wait) and this returns {@code true}; the one store read this costs is paid only by calls
-     * that waited. (A permit reserved before the upstream published lower limits stands: voiding every such permit, whose
-     * charge stays until a refund exists, would stall the key for as long again.)
+     * that waited. A call placed under limits its upstream has changed since (a call that waited from before the first
+     * answer said the provider's quotas: placed under the configured limits, it would go out into a window the quotas
+     * leave no room in) gives its permits back and is decided again, under what the upstream publishes now.
      */
     boolean heldMeanwhile(Call call) {
         Ask outgoing = null;
+        boolean changed = false;
         for (int j = 0; j < call.made.size(); j++) {
-            if (call.asks[j].mp().outgoing() && WaitStage.holds(call.made.get(j))) {
-                outgoing = call.asks[j];
+            Ask a = call.asks[j];
+            if (a.mp().outgoing() && WaitStage.holds(call.made.get(j))) {
+                outgoing = a;
+                changed |= !upstreams.paced(a.configured(), a.key()).limits()
+                        .equals(call.made.get(j).policy().limits());
             }
         }
         if (outgoing == null) {
             return false;
         }
+        if (changed) {
+            giveBack(call);
+            chain.wait.afterUpstreamRead(call, true);
+            return true;
+        }
         heldFor(outgoing).whenComplete((micros, error) -> call.resume.execute(() -> chain.wait.afterUpstreamRead(call,
                 error == null && micros > 0)));
         return true;
+    }
+
+    /** Gives back what each outgoing policy charged a call that is decided again before it goes out (settled at 0). */
+    private void giveBack(Call call) {
+        for (int j = 0; j < call.made.size(); j++) {
+            Ask a = call.asks[j];
+            Decision d = call.made.get(j);
+            if (a.mp().outgoing() && d.allowed() && !d.policy().dryRun()) {
+                try {
+                    rates.settle(d.policy(), a.key(), d.atMicros(), a.cost(), 0);
+                } catch (RuntimeException e) { // a permit not given back only slows the calls that follow
+                }
+            }
+        }
     }
 
     /** How long the upstream of {@code a} holds its key now (µs); a store that cannot say fails the stage. */

@@ -132,7 +132,6 @@ public class Upstreams {
         try {
             r = reader.read(headers, nowMillis * 1000);
         } catch (RuntimeException | StackOverflowError e) { // never expected: a call never fails for what its upstream says
-            e.printStackTrace();
             problem(policy, "header fields that could not be read (" + e.getClass().getSimpleName() + ")");
             r = new UpstreamHeaders.Reading(List.of(), -1, List.of());
         }

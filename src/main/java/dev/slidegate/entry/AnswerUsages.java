@@ -69,7 +69,8 @@ public class AnswerUsages implements ReaderInterceptor, jakarta.ws.rs.client.Cli
         if (!enabled || !(request.getProperty(RestClients.USAGE) instanceof Usage usage)) {
             return;
         }
-        MediaType type = response.getMediaType();
+        // (Quarkus REST Client 3.34 passes a response without headers for some calls that failed: no media type then)
+        MediaType type = response.getHeaders() == null ? null : response.getMediaType();
         if (type != null && type.isCompatible(MediaType.SERVER_SENT_EVENTS_TYPE)
                 && io.smallrye.common.vertx.VertxContext.isOnDuplicatedContext()) {
             streamed = true;

@@ -101,8 +101,6 @@ public class RateLimitInterceptor {
                             return Uni.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        if (outgoing != null)
-                            System.err.println("XXXADMIT " + outgoing[0].hashCode() + " " + System.currentTimeMillis());
                         Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a, readsAnswers,
                                 outgoing != null);
                         call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));

@@ -25,7 +25,6 @@ public class UpstreamRequests implements ClientRequestFilter {
         RestClients.Calling calling = RestClients.CALLING.get();
         if (calling != null) {
             request.setProperty(RestClients.ARGUMENTS, calling.args());
-            System.err.println("XXXSEND " + calling.args()[0].hashCode() + " " + System.currentTimeMillis());
         }
         if (calling != null && calling.usage() != null) {
             request.setProperty(RestClients.USAGE, calling.usage()); // a paced call whose own policy reads its answer

@@ -80,6 +80,9 @@ public class UpstreamResponses implements ClientResponseFilter {
 
     /** A header field's values by name, whatever the case the upstream wrote it in. */
     static Function<String, List<String>> fields(MultivaluedMap<String, String> headers) {
+        if (headers == null) { // (a response Quarkus REST Client made without any, for a call that failed)
+            return name -> null;
+        }
         return name -> {
             List<String> v = headers.get(name);
             if (v != null) {

@@ -16,11 +16,11 @@ import dev.slidegate.api.RateLimitExceededException;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * Issue 60, outgoing: a client of an LLM provider paced in tokens learns the provider's quota of tokens from its answers
- * ({@code x-ratelimit-limit-tokens}, far below the policy's own) and keeps inside it: 8 threads call for 4 s with random
- * prompts and {@code max_tokens}, each call charged what its request may use, as the provider counts it. The oracle is
- * the provider's own count: no 429 in steady state (from the third second), and, not over-cautious, most of its quota
- * used.
+ * Issue 60, outgoing: a client of an LLM provider paced in tokens and in requests learns the provider's quotas of both
+ * from its answers ({@code x-ratelimit-limit-tokens}, {@code -requests}, far below the policies' own) and keeps inside
+ * them: 8 threads call for 4 s with random prompts and {@code max_tokens}, each call charged what its request may use, as
+ * the provider counts it, by both policies at the instant it goes out. The oracle is the provider's own count: no 429 in
+ * steady state (from the third second), and, not over-cautious, most of the quota that binds used.
  */
 // a regression fails in seconds, never hangs the build
 @org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
@@ -72,17 +72,22 @@ class ProviderTokensTest {
         long steady = start + 2 * TokenProvider.WINDOW_NANOS;
         long lateRefusals = TokenProvider.REFUSALS.stream().filter(r -> r[0] >= steady).count();
         long served;
+        long calls;
         long last;
         synchronized (TokenProvider.LOG) {
             served = TokenProvider.LOG.stream().filter(s -> s[0] >= steady).mapToLong(s -> s[1]).sum();
+            calls = TokenProvider.LOG.stream().filter(s -> s[0] >= steady).count();
             last = TokenProvider.LOG.stream().mapToLong(s -> s[0]).max().orElse(steady);
         }
         double perSecond = served / ((last - steady) / 1e9);
-        System.out.printf("provider quota %d tokens/s: %d answered, %d refused by the provider (%d after the second second), "
-                + "%d refused here; after the second second %.0f tokens/s counted by the provider%n", TokenProvider.TOKENS,
-                answered.get(),
-                TokenProvider.REFUSED.get(), lateRefusals, refusedHere.get(), perSecond);
+        double callsPerSecond = calls / ((last - steady) / 1e9);
+        System.out.printf("provider quota %d tokens/s and " + TokenProvider.REQUESTS
+                + " requests/s: %d answered, %d refused by the provider (%d after the second second), "
+                + "%d refused here; after the second second %.0f tokens/s and %.1f requests/s counted by the provider%n",
+                TokenProvider.TOKENS, answered.get(), TokenProvider.REFUSED.get(), lateRefusals, refusedHere.get(), perSecond,
+                callsPerSecond);
         assertEquals(0, lateRefusals, "the provider refused calls once its quota of tokens was known");
-        assertTrue(perSecond >= 0.6 * TokenProvider.TOKENS, "the quota was barely used: " + perSecond + " tokens/s");
+        assertTrue(Math.max(perSecond / TokenProvider.TOKENS, callsPerSecond / TokenProvider.REQUESTS) >= 0.6,
+                "the quotas were barely used: " + perSecond + " tokens/s, " + callsPerSecond + " requests/s");
     }
 }

@@ -15,9 +15,11 @@ import io.vertx.core.json.JsonObject;
 /**
  * A stand-in of an LLM provider that limits its callers in tokens as OpenAI documents it: a request counts, when it
  * arrives, its characters / 4 plus the {@code max_tokens} it asks for, and at most {@value #TOKENS} are counted in any
- * second (a sliding log by its own clock); a request that would pass it is answered 429. Its answer's usage says what it
- * used, less: the prompt's words and half the {@code max_tokens}. Every answer says the quota in
- * {@code x-ratelimit-*-tokens}. Its own counts are the oracle: the 429s it answered and the tokens it counted.
+ * second, with at most {@value #REQUESTS} requests (sliding logs by its own clock); a request that would pass either is
+ * answered 429. Its answer's usage says what it
+ * used, less: the prompt's words and half the {@code max_tokens}. Every answer says both quotas in
+ * {@code x-ratelimit-*-tokens} and {@code -requests}. Its own counts are the oracle: the 429s it answered and the tokens it
+ * counted.
  */
 @Path("/test/token-provider")
 public class TokenProvider {

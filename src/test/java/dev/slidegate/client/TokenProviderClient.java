@@ -11,8 +11,9 @@ import dev.slidegate.api.RateLimited;
 
 /**
  * A client of {@link TokenProvider} paced in tokens as the provider counts them ({@code provider-tokens}: unit tokens,
- * each call charged what its request may use, llm-request, not settled, up to 3 s of waiting), which learns the
- * provider's quota of tokens from its answers; its configured limit is far above it.
+ * each call charged what its request may use, llm-request, not settled, up to 3 s of waiting) and in requests
+ * ({@code provider-requests}), which learn the provider's quotas from its answers; their configured limits are far above
+ * them.
  */
 @RegisterRestClient(configKey = "token-provider")
 @Path("/test/token-provider/v1")

@@ -331,6 +331,35 @@ class DeciderTest {
         assertEquals(callsWait, o.decisions().get(1).waitMicros(), "the tokens charged when the call goes out: " + o);
     }
 
+    // a call that waits for its upstream from before an answer said the upstream's quota (placed under the configured
+    // limits) gives its permit back and is decided again under the quota before it goes out
+    @Test
+    void aHeldOutgoingCallPlacedBeforeTheUpstreamSaidItsQuotaIsDecidedAgainUnderIt() {
+        ManualTimers timers = new ManualTimers(clock);
+        Policy calls = new Policy("provider", List.of(Limit.parse("2/1s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(3_000_000);
+        MethodPolicy callsMp = new MethodPolicy(null, "DeciderTest#provider",
+                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
+                        true, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        Upstreams upstreams = upstreams(memory);
+        Decider d = new Decider(new CallerKeys(), memory, call -> null, new Admission(new DecisionStats()),
+                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams,
+                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        clock::nanoTime, timers));
+        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), "held: the configured 2 per second are spread, one per 525 ms");
+        upstreams.learn(calls, "client:provider", 200, name -> name.equals("x-ratelimit-limit-requests") ? List.of("1")
+                : null).toCompletableFuture().join();
+        for (int i = 0; i < 30 && !held.isDone(); i++) {
+            timers.advance(clock, 100_000);
+        }
+        Outcome o = held.join();
+        assertTrue(o.admitted(), o.toString());
+        assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
+    }
+
     // a held call that wakes later than its permit's instant by more than the tolerance (a pause: both clocks jump)
     // does not run on that permit: it is decided again with what is left of its max-wait, here too little, so it is
     // refused; its first permit stays charged

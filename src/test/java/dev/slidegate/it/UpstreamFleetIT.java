@@ -168,7 +168,7 @@ class UpstreamFleetIT {
             boolean streamed = t % 2 == 1;
             Thread th = new Thread(() -> {
                 java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-                while (System.currentTimeMillis() < start + 5_000) {
+                while (System.currentTimeMillis() < start + 4_000) {
                     String request = "{\"messages\":[{\"role\":\"user\",\"content\":\"" + "word ".repeat(1 + random.nextInt(40))
                             + "\"}],\"max_tokens\":" + (1 + random.nextInt(300)) + "}";
                     String status;
@@ -200,7 +200,7 @@ class UpstreamFleetIT {
         // steady from the third second: the first calls go out before any answer said the quotas
         long steady = start + 2_000;
         List<long[]> calls = model.get("/stats").lines().filter(l -> !l.isBlank()).map(l -> java.util.Arrays
-                .stream(l.split(" ")).limit(3).mapToLong(Long::parseLong).toArray()).toList();
+                .stream(l.split(" ")).mapToLong(Long::parseLong).toArray()).toList();
         long refused = calls.stream().filter(c -> c[0] >= steady && c[2] == 429).count();
         List<long[]> served = calls.stream().filter(c -> c[0] >= steady && c[2] == 200).toList();
         double seconds = (served.stream().mapToLong(c -> c[0]).max().orElse(steady) - steady) / 1000.0;
@@ -209,18 +209,20 @@ class UpstreamFleetIT {
         System.out.printf("provider of %d tokens and %d requests a second: %d calls, %d refused (%d from the third second); "
                 + "from the third second %.0f tokens/s and %.1f requests/s; callers saw %s%n", TOKENS, REQUESTS,
                 calls.size(), calls.stream().filter(c -> c[2] == 429).count(), refused, tokens, requests, statuses);
-        for (ServiceProcess s : fleet) {
-            Files.writeString(Path.of("/tmp/inst-" + s.port + ".log"), s.log());
-        }
-        Files.writeString(Path.of("/tmp/provider.log"), model.get("/stats"));
         System.out.println("provider's calls (ms from the start, tokens, status): " + calls.stream()
                 .map(c -> (c[0] - start) + " " + c[1] + " " + c[2]).collect(java.util.stream.Collectors.joining(", ")));
         assertEquals(0, refused,
                 "the provider refused calls of the fleet once its quotas were known\n" + slidegateLines(fleet));
         assertTrue(Math.max(tokens / TOKENS, requests / REQUESTS) >= 0.6, "the provider's quotas were barely used: " + tokens
                 + " tokens/s, " + requests + " requests/s");
-        assertEquals(Set.of("whole 200", "stream 200"), statuses.keySet(), "every chat answered: " + statuses + " "
-                + failures.stream().distinct().limit(5).toList());
+        // the callers were answered, whole or streamed; a call the provider refused (before its quotas were known) is told
+        // so: 502 whole, an error event streamed, never a failure of the service
+        long told = statuses.entrySet().stream().filter(e -> !e.getKey().endsWith(" 200")).mapToLong(e -> e.getValue().get())
+                .sum();
+        assertTrue(statuses.keySet().stream().allMatch(k -> Set.of("whole 200", "stream 200", "whole 502", "stream 200 error")
+                .contains(k)), "a chat failed: " + statuses + " " + failures.stream().distinct().limit(5).toList());
+        assertTrue(told <= calls.stream().filter(c -> c[2] == 429).count(), "more errors than refusals by the provider: "
+                + statuses);
     }
 
     /** Sleeps until the next window of the upstream begins (its clock is this machine's); returns that window's index. */

@@ -86,7 +86,7 @@ public final class TokenUpstream {
                 used += counted;
                 calls++;
             }
-            log.add(System.currentTimeMillis() + " " + counted + " " + (ok ? 200 : 429) + " " + request.hashCode());
+            log.add(System.currentTimeMillis() + " " + counted + " " + (ok ? 200 : 429));
         }
         var h = x.getResponseHeaders();
         h.add("x-ratelimit-limit-tokens", Integer.toString(tokens));
