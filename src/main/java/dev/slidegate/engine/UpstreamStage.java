@@ -85,7 +85,7 @@ final class UpstreamStage {
      * For a held outgoing call, before it goes out: whether its upstream's answer to another call held the key meanwhile
      * (on any instance), which voids the permit it waited for. Then it is decided again (placed after the hold, within
      * what is left of its max-wait) and this returns {@code true}; the one store read this costs is paid only by calls
-     * that waited. A call placed under limits its upstream has changed since (a call that waited from before the first
+     * that waited. A call placed under limits its upstream has lowered since (a call that waited from before the first
      * answer said the provider's quotas: placed under the configured limits, it would go out into a window the quotas
      * leave no room in) gives its permits back and is decided again, under what the upstream publishes now.
      */
@@ -96,8 +96,7 @@ final class UpstreamStage {
             Ask a = call.asks[j];
             if (a.mp().outgoing() && WaitStage.holds(call.made.get(j))) {
                 outgoing = a;
-                changed |= !upstreams.paced(a.configured(), a.key()).limits()
-                        .equals(call.made.get(j).policy().limits());
+                changed |= lowered(upstreams.paced(a.configured(), a.key()), call.made.get(j).policy());
             }
         }
         if (outgoing == null) {
@@ -111,6 +110,21 @@ final class UpstreamStage {
         heldFor(outgoing).whenComplete((micros, error) -> call.resume.execute(() -> chain.wait.afterUpstreamRead(call,
                 error == null && micros > 0)));
         return true;
+    }
+
+    /**
+     * Whether {@code now} allows fewer permits than {@code decided} in a window both count (an upstream that said a lower
+     * quota since): a call placed under higher limits would pass it. Limits that rose do not matter.
+     */
+    private static boolean lowered(dev.slidegate.api.Policy now, dev.slidegate.api.Policy decided) {
+        for (dev.slidegate.api.Limit l : now.limits()) {
+            for (dev.slidegate.api.Limit d : decided.limits()) {
+                if (l.windowMicros() == d.windowMicros() && l.permits() < d.permits()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Gives back what each outgoing policy charged a call that is decided again before it goes out (settled at 0). */

@@ -360,6 +360,19 @@ class DeciderTest {
         assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
     }
 
+    // what one method of a REST client learned paces every method that names the policy (each holds an equal policy of
+    // its own): a client called whole and streamed keeps to the quota it learned
+    @Test
+    void whatOneMethodLearnedPacesAnotherMethodOfThePolicy() {
+        Upstreams upstreams = upstreams(memory);
+        Policy whole = new Policy("provider", List.of(Limit.parse("20/1s")), Strategy.SLIDING_LOG, "client", false);
+        Policy streamed = new Policy("provider", List.of(Limit.parse("20/1s")), Strategy.SLIDING_LOG, "client", false);
+        upstreams.learn(whole, "client:provider", 200, name -> name.equals("x-ratelimit-limit-requests") ? List.of("3")
+                : null).toCompletableFuture().join();
+        assertEquals(3, upstreams.paced(streamed, "client:provider").limits().get(0).permits());
+        assertEquals(3, upstreams.paced(whole, "client:provider").limits().get(0).permits());
+    }
+
     // a held call that wakes later than its permit's instant by more than the tolerance (a pause: both clocks jump)
     // does not run on that permit: it is decided again with what is left of its max-wait, here too little, so it is
     // refused; its first permit stays charged

@@ -182,6 +182,9 @@ class UpstreamFleetIT {
                                 .get(20, TimeUnit.SECONDS);
                         status = (streamed ? "stream " : "whole ") + answer.statusCode()
                                 + (answer.body().contains("\"error\"") ? " error" : "");
+                        if (answer.statusCode() >= 500 && answer.statusCode() != 502) {
+                            failures.add(answer.statusCode() + " " + answer.body());
+                        }
                     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                         failures.add(e.toString());
                         status = (streamed ? "stream " : "whole ") + e.getClass().getSimpleName();
@@ -197,17 +200,19 @@ class UpstreamFleetIT {
         for (Thread th : callers) {
             th.join();
         }
-        // steady from the third second: the first calls go out before any answer said the quotas
+        // steady from the third second to the end of the load: the first calls go out before any answer said the quotas,
+        // and the calls still waiting when the load ends go out with fewer callers behind them
         long steady = start + 2_000;
+        long end = start + 4_000;
         List<long[]> calls = model.get("/stats").lines().filter(l -> !l.isBlank()).map(l -> java.util.Arrays
                 .stream(l.split(" ")).mapToLong(Long::parseLong).toArray()).toList();
         long refused = calls.stream().filter(c -> c[0] >= steady && c[2] == 429).count();
-        List<long[]> served = calls.stream().filter(c -> c[0] >= steady && c[2] == 200).toList();
-        double seconds = (served.stream().mapToLong(c -> c[0]).max().orElse(steady) - steady) / 1000.0;
+        List<long[]> served = calls.stream().filter(c -> c[0] >= steady && c[0] < end && c[2] == 200).toList();
+        double seconds = (end - steady) / 1000.0;
         double tokens = served.stream().mapToLong(c -> c[1]).sum() / seconds;
         double requests = served.size() / seconds;
         System.out.printf("provider of %d tokens and %d requests a second: %d calls, %d refused (%d from the third second); "
-                + "from the third second %.0f tokens/s and %.1f requests/s; callers saw %s%n", TOKENS, REQUESTS,
+                + "from the third to the fourth second %.0f tokens/s and %.1f requests/s; callers saw %s%n", TOKENS, REQUESTS,
                 calls.size(), calls.stream().filter(c -> c[2] == 429).count(), refused, tokens, requests, statuses);
         System.out.println("provider's calls (ms from the start, tokens, status): " + calls.stream()
                 .map(c -> (c[0] - start) + " " + c[1] + " " + c[2]).collect(java.util.stream.Collectors.joining(", ")));
@@ -215,14 +220,14 @@ class UpstreamFleetIT {
                 "the provider refused calls of the fleet once its quotas were known\n" + slidegateLines(fleet));
         assertTrue(Math.max(tokens / TOKENS, requests / REQUESTS) >= 0.6, "the provider's quotas were barely used: " + tokens
                 + " tokens/s, " + requests + " requests/s");
-        // the callers were answered, whole or streamed; a call the provider refused (before its quotas were known) is told
-        // so: 502 whole, an error event streamed, never a failure of the service
-        long told = statuses.entrySet().stream().filter(e -> !e.getKey().endsWith(" 200")).mapToLong(e -> e.getValue().get())
-                .sum();
-        assertTrue(statuses.keySet().stream().allMatch(k -> Set.of("whole 200", "stream 200", "whole 502", "stream 200 error")
-                .contains(k)), "a chat failed: " + statuses + " " + failures.stream().distinct().limit(5).toList());
-        assertTrue(told <= calls.stream().filter(c -> c[2] == 429).count(), "more errors than refusals by the provider: "
-                + statuses);
+        // every caller was answered: the chat (whole or streamed), or a sentence: 502 when the provider refused (before its
+        // quotas were known), 429 when the call would have waited longer than its policy's max-wait, an error event when
+        // the stream's answer was under way; never a failure of the service
+        assertTrue(statuses.keySet().stream().allMatch(k -> Set.of("whole 200", "stream 200", "whole 502", "whole 429",
+                "stream 200 error").contains(k)), "a chat failed: " + statuses + " " + failures.stream().distinct().limit(5)
+                        .toList() + "\n"
+                        + String.join("\n", fleet.stream().flatMap(f -> log(f).lines()
+                                .filter(l -> l.contains("ERROR") || l.contains("Exception"))).limit(40).toList()));
     }
 
     /** Sleeps until the next window of the upstream begins (its clock is this machine's); returns that window's index. */
