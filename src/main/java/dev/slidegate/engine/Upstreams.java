@@ -126,6 +126,18 @@ public class Upstreams {
      * @return completes when a hold it made is in the store (never fails: a hold the store could not make is logged)
      */
     public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers) {
+        return learn(configured, key, status, headers, unit -> false);
+    }
+
+    /**
+     * As {@link #learn(Policy, String, int, Function)}, for one policy of a call that other policies pace too:
+     * {@code countedBeside} says whether another policy of the call counts a unit ({@code requests}, {@code tokens}). A
+     * quota of such a unit that is spent is that policy's to act on (its own count may explain it, or it holds the call),
+     * not this one's: a provider's quota of requests spent beside room in its tokens held the call's policy of tokens for
+     * the quota's whole reset, every window (UpstreamFleetIT: a second out of two unused).
+     */
+    public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers,
+            java.util.function.Predicate<String> countedBeside) {
         long nowMillis = clock.nowMicros() / 1000;
         String policy = configured.name();
         UpstreamHeaders.Reading r;
@@ -150,6 +162,9 @@ public class Upstreams {
         boolean refused = status == 429 || hold > 0;
         boolean ownCountMayExplain = true; // only a spent quota of calls, which the policy counts too
         for (UpstreamHeaders.Quota q : r.quotas()) {
+            if (!counts(q, configured) && countedBeside.test(q.unit() == null ? Policy.REQUESTS : q.unit())) {
+                continue; // another policy of the call counts it
+            }
             if (q.exhausted() && q.resetMicros() > hold) {
                 hold = q.resetMicros();
                 because = "published no " + q.unit() + " left of quota '" + q.name() + "' until its reset";

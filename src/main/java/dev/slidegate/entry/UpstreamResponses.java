@@ -71,11 +71,23 @@ public class UpstreamResponses implements ClientResponseFilter {
         for (MethodPolicy mp : paced) {
             try {
                 Policy configured = mp.policyFor(plans, arguments, null);
-                upstreams.learn(configured, keys.resolve(mp, arguments, null), response.getStatus(), headers);
+                upstreams.learn(configured, keys.resolve(mp, arguments, null), response.getStatus(), headers,
+                        paced.size() == 1 ? unit -> false : unit -> countedBy(paced, mp, unit));
             } catch (RuntimeException e) { // the call was decided under this key a moment ago: nothing here should fail
                 LOG.debugf(e, "%s: the answer of the upstream could not be read for policy '%s'", mp.where(), mp.name());
             }
         }
+    }
+
+    /** Whether a policy of {@code paced} other than {@code mp} counts {@code unit}. */
+    private static boolean countedBy(List<MethodPolicy> paced, MethodPolicy mp, String unit) {
+        for (MethodPolicy other : paced) {
+            String counts = other.policy().unit() == null ? Policy.REQUESTS : other.policy().unit();
+            if (other != mp && counts.equals(unit)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A header field's values by name, whatever the case the upstream wrote it in. */

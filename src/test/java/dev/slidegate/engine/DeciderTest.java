@@ -373,6 +373,28 @@ class DeciderTest {
         assertEquals(3, upstreams.paced(whole, "client:provider").limits().get(0).permits());
     }
 
+    // a provider's quota of requests spent, its tokens not: the call's policy of tokens leaves it to the call's policy of
+    // requests (which counts it), and is not held for the quota's reset; alone, it is
+    @Test
+    void aSpentQuotaAnotherPolicyOfTheCallCountsDoesNotHoldThisOne() {
+        Upstreams upstreams = upstreams(memory);
+        Policy tokens = new Policy("tokens", List.of(Limit.parse("100000/1s")), Strategy.SLIDING_LOG, "client", false)
+                .withUnit("tokens");
+        java.util.function.Function<String, List<String>> spent = name -> switch (name) {
+            case "x-ratelimit-limit-requests" -> List.of("12");
+            case "x-ratelimit-remaining-requests" -> List.of("0");
+            case "x-ratelimit-reset-requests" -> List.of("1s");
+            case "x-ratelimit-limit-tokens" -> List.of("2000");
+            case "x-ratelimit-remaining-tokens" -> List.of("1500");
+            case "x-ratelimit-reset-tokens" -> List.of("1s");
+            default -> null;
+        };
+        upstreams.learn(tokens, "client:beside", 200, spent, unit -> unit.equals("requests")).toCompletableFuture().join();
+        assertEquals(0L, upstreams.heldFor(tokens, "client:beside").toCompletableFuture().join());
+        upstreams.learn(tokens, "client:alone", 200, spent).toCompletableFuture().join();
+        assertTrue(upstreams.heldFor(tokens, "client:alone").toCompletableFuture().join() > 0);
+    }
+
     // a held call that wakes later than its permit's instant by more than the tolerance (a pause: both clocks jump)
     // does not run on that permit: it is decided again with what is left of its max-wait, here too little, so it is
     // refused; its first permit stays charged
