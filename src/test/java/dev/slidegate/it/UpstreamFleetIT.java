@@ -35,7 +35,8 @@ import dev.slidegate.testing.TokenUpstream;
  * ({@link QuotaUpstream}: N per fixed window W, exactly) through the {@code quotes} REST client, 48 callers flat out.
  * The upstream's own counts are the oracle: its 429s, and what it granted per window.
  * <ul>
- * <li>for each form the upstream publishes its quota in (IETF, legacy, LLM): no 429, and at least 90% of N granted in
+ * <li>for each form the upstream publishes its quota in (IETF, legacy, LLM), a window each: no 429, and at least 90% of N
+ * granted in
  * every window;</li>
  * <li>the upstream lowers N at run time and announces it: at most one 429 per instance at the change, none after;</li>
  * <li>a second client Slidegate cannot see hammers the upstream: its 429s hold every instance, at most one 429 per
@@ -78,7 +79,7 @@ class UpstreamFleetIT {
                 for (String form : List.of("ietf", "legacy", "llm")) {
                     nextWindow(from);
                     upstream.control("form=" + form);
-                    long to = nextWindow(from + 2);
+                    long to = nextWindow(from + 1); // one whole window per form
                     List<Window> windows = upstream.windows(from, to);
                     from = to;
                     System.out.printf("upstream %s: %s; callers saw %s%n", form, windows, load.statuses);
