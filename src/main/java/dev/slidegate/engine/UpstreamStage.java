@@ -16,7 +16,7 @@ final class UpstreamStage {
 
     private final Chain chain;
     private final Upstreams upstreams;
-    /** Where a permit placed under limits the upstream has since changed is given back. */
+    /** Where a permit placed under limits the upstream has lowered since is given back. */
     private final dev.slidegate.core.Rates rates;
 
     UpstreamStage(Chain chain, Upstreams upstreams, dev.slidegate.core.Rates rates) {
