@@ -141,15 +141,18 @@ public class MethodPolicies {
         for (Endpoint e : overloads) {
             if (Arrays.equals(e.parameters(), parameters)) {
                 return e.early() != null || e.knownWhenLooked() == bySignature.size() ? e.early()
-                        : lookUp(type, name, parameters);
+                        : lookUp(type, name, parameters, false);
             }
         }
-        return lookUp(type, name, parameters);
+        return lookUp(type, name, parameters, true);
     }
 
-    private List<MethodPolicy> lookUp(Class<?> type, String name, Class<?>[] parameters) {
-        int known = bySignature.size();
+    private List<MethodPolicy> lookUp(Class<?> type, String name, Class<?>[] parameters, boolean first) {
         List<MethodPolicy> policies = bySignature.get(new Signature(type, name, List.of(parameters)));
+        if (policies == null && first) {
+            policies = annotated(type, name, parameters);
+        }
+        int known = bySignature.size();
         Endpoint found = new Endpoint(parameters.clone(),
                 policies != null && policies.stream().allMatch(mp -> mp.fromRequestAlone(plans)) ? policies : null, known);
         endpoints.get(type).compute(name, (n, overloads) -> {
@@ -161,6 +164,28 @@ public class MethodPolicies {
             return List.copyOf(updated);
         });
         return found.early();
+    }
+
+    /**
+     * The policies of an endpoint the interceptor has not met yet, from its annotations, so that its first request is
+     * decided before dispatch as every later one is: a streamed answer's headers are written when its stream is
+     * subscribed, before a decision the interceptor makes inside it, and the first call of a streamed endpoint went out
+     * without its RateLimit fields. Only where the annotations say the bindings plainly (on the method or on the class,
+     * not both); {@code null} otherwise, and where the class cannot be inspected (a native image lists the methods of
+     * registered classes only): the interceptor decides it, as before.
+     */
+    private List<MethodPolicy> annotated(Class<?> type, String name, Class<?>[] parameters) {
+        try {
+            Method m = type.getDeclaredMethod(name, parameters);
+            RateLimited[] own = m.getAnnotationsByType(RateLimited.class);
+            RateLimited[] onClass = type.getAnnotationsByType(RateLimited.class);
+            if ((own.length > 0) == (onClass.length > 0)) {
+                return null; // none, or on both: the interceptor's bindings say which apply
+            }
+            return of(m, List.of(own.length > 0 ? own : onClass));
+        } catch (NoSuchMethodException | RuntimeException | LinkageError e) {
+            return null;
+        }
     }
 
     /**

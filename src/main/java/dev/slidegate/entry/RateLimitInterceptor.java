@@ -73,8 +73,14 @@ public class RateLimitInterceptor {
         if (early != null && !decider.late(early)) {
             Object result = ctx.proceed();
             RoutingContext request = rc;
-            return UsageReports.settles(mps)
+            result = UsageReports.settles(mps)
                     ? UsageReports.reporting(result, mps.get(0).kind(), () -> Exchanges.usageOf(request), readsAnswers)
+                    : result;
+            // a stream ends when it terminates: one that fails is cut without its response ever ending, which would
+            // have kept its leases and its settlement waiting for the client to close the connection
+            return mps.get(0).kind() == MethodPolicy.Kind.MULTI && early.endMatters()
+                    ? ((Multi<?>) result).onTermination().invoke((failure, cancelled) -> ended(early, null, failure,
+                            cancelled))
                     : result;
         }
         if (early != null) { // this thread took it up too late for its permit (held or not): decided again, here

@@ -46,6 +46,16 @@ public class LlmServed {
         return Multi.createFrom().iterable(LlmStandIn.openaiChunks(in, out));
     }
 
+    /** OpenAI's stream, for one test alone: the first call of a streamed endpoint. */
+    @GET
+    @Path("first-stream")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)
+    @RateLimited("llm-served")
+    public Multi<String> firstStream(@QueryParam("in") int in, @QueryParam("out") int out) {
+        return Multi.createFrom().iterable(LlmStandIn.openaiChunks(in, out));
+    }
+
     /** Anthropic's stream as the raw bytes of its {@code text/event-stream}, cut into pieces that split lines and JSON. */
     @GET
     @Path("anthropic-raw")
