@@ -76,11 +76,14 @@ public class ChatResource {
 
     /**
      * The same completion streamed, as OpenAI streams one to a client that asks for {@code text/event-stream}: a chunk per
-     * token, then one with the usage ({@code stream_options.include_usage}), each an event's data. Read as it passes.
+     * token, then one with the usage ({@code stream_options.include_usage}), each an event's data. Read as it passes. On a
+     * worker thread, so that it is decided before its stream starts: a refusal is a 429, an admission carries the
+     * RateLimit fields.
      */
     @POST
     @RateLimited("chat-tokens")
     @RateLimited("chat-burst")
+    @io.smallrye.common.annotation.Blocking // decided before the stream is returned (its cost is read from its body)
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.SERVER_SENT_EVENTS)
     @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)

@@ -113,20 +113,30 @@ public class RateLimitInterceptor {
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((item, failure, cancelled) -> ended(a, item, failure, cancelled));
                     });
-            case MULTI -> Multi.createFrom().completionStage(asking(early, decided, args, rc))
-                    .onItem().transformToMultiAndConcatenate(v -> {
-                        HttpOutcomes.record(v, rc);
-                        if (!v.admitted()) {
-                            return Multi.createFrom().failure(v.failure());
-                        }
-                        Outcome.Admitted a = (Outcome.Admitted) v;
-                        Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a,
-                                readsAnswers, outgoing != null);
-                        call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
-                        // a stream is in flight until it ends, fails or is cancelled
-                        return !a.endMatters() ? call
-                                : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
-                    });
+            case MULTI -> {
+                java.util.function.Function<Outcome.Admitted, Multi<?>> run = a -> {
+                    Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a, readsAnswers,
+                            outgoing != null);
+                    call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
+                    // a stream is in flight until it ends, fails or is cancelled
+                    return !a.endMatters() ? call
+                            : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
+                };
+                if (rc != null && io.quarkus.runtime.BlockingOperationControl.isBlockingAllowed()) {
+                    // an endpoint's stream on a worker thread: decided before it is returned, as a plain call is, so that
+                    // its answer (written when the stream is subscribed) is its decision: a refusal's 429, or a 200 with
+                    // the RateLimit fields
+                    Outcome o = early == null ? decider.decideAndWait(mps, args, exchanges.of(rc)) : decider.startingNow(early);
+                    HttpOutcomes.record(o, rc);
+                    o.orThrow();
+                    yield run.apply((Outcome.Admitted) o);
+                }
+                yield Multi.createFrom().completionStage(asking(early, decided, args, rc))
+                        .onItem().transformToMultiAndConcatenate(v -> {
+                            HttpOutcomes.record(v, rc);
+                            return v.admitted() ? run.apply((Outcome.Admitted) v) : Multi.createFrom().failure(v.failure());
+                        });
+            }
             case STAGE -> asking(early, decided, args, rc).get()
                     .thenCompose(v -> {
                         HttpOutcomes.record(v, rc);

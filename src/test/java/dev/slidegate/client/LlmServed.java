@@ -56,6 +56,20 @@ public class LlmServed {
         return Multi.createFrom().iterable(LlmStandIn.openaiChunks(in, out));
     }
 
+    /**
+     * A stream keyed by an argument, so the interceptor decides it; on a worker thread, before the stream is returned:
+     * one call a minute per key.
+     */
+    @GET
+    @io.smallrye.common.annotation.Blocking
+    @Path("keyed-stream/{who}")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @org.jboss.resteasy.reactive.RestStreamElementType(MediaType.APPLICATION_JSON)
+    @RateLimited(value = "keyed-stream", limits = "1/1m")
+    public Multi<String> keyedStream(@dev.slidegate.api.RateLimitKey @jakarta.ws.rs.PathParam("who") String who) {
+        return Multi.createFrom().iterable(LlmStandIn.openaiChunks(1, 1));
+    }
+
     /** Anthropic's stream as the raw bytes of its {@code text/event-stream}, cut into pieces that split lines and JSON. */
     @GET
     @Path("anthropic-raw")

@@ -158,6 +158,19 @@ class AnswerUsagesTest {
                 .then().statusCode(200).header("RateLimit", org.hamcrest.Matchers.containsString("\"llm-served-1m\";r="));
     }
 
+    // a stream the interceptor decides (keyed by an argument): admitted, its answer carries its RateLimit fields;
+    // refused, it is a 429 with its problem, not a 200 cut short
+    @Test
+    void aStreamDecidedByTheInterceptorAnswersItsDecision() {
+        String who = newKey();
+        String events = given().get("/test/llm-served/keyed-stream/" + who).then().statusCode(200)
+                .header("RateLimit", org.hamcrest.Matchers.containsString("\"keyed-stream-1m\";r=0;")).extract().asString();
+        assertEquals(LlmStandIn.openaiChunks(1, 1).size(), events.lines().filter(l -> l.startsWith("data:")).count());
+        given().get("/test/llm-served/keyed-stream/" + who).then().statusCode(429)
+                .contentType(org.hamcrest.Matchers.startsWith("application/problem+json"))
+                .header("Retry-After", org.hamcrest.Matchers.notNullValue());
+    }
+
     // a REST client called outside any request (a scheduled job, a consumer of messages) settles its own call
     @Test
     void aClientCalledOutsideARequestIsSettledWithWhatTheAnswerSaid() {

@@ -127,7 +127,8 @@ class DemoApiIT {
         String key = "chat-" + UUID.randomUUID();
         String request = "{\"messages\":[{\"role\":\"user\",\"content\":\"stream it\"}],\"max_tokens\":30}";
         String events = given().header("X-Api-Key", key).contentType("application/json").accept("text/event-stream")
-                .body(request).post("/api/chat").then().statusCode(200).extract().asString();
+                .body(request).post("/api/chat").then().statusCode(200)
+                .header("RateLimit", org.hamcrest.Matchers.containsString("\"chat-tokens-month\";r=")).extract().asString();
         List<String> data = events.lines().filter(l -> l.startsWith("data:")).toList();
         java.util.regex.Matcher total = java.util.regex.Pattern.compile("\"total_tokens\":(\\d+)")
                 .matcher(data.get(data.size() - 1));
