@@ -104,16 +104,6 @@ public final class Settlements {
             return false;
         }
 
-        /** Whether a policy of the call reads its usage from the call's answer ({@code usage-from=answer}). */
-        public boolean readsAnswers() {
-            for (Admission a : admissions) {
-                if (a.settlement().fromAnswer()) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
         private boolean readsHeader() {
             for (Admission a : admissions) {
                 if (a.settlement().usageHeader() != null) {

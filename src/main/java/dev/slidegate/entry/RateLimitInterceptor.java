@@ -95,7 +95,7 @@ public class RateLimitInterceptor {
                 HttpOutcomes.record(o, rc);
                 o.orThrow();
                 Outcome.Admitted a = (Outcome.Admitted) o;
-                Object result = reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.PLAIN, a, readsAnswers,
+                Object result = reporting(proceed(ctx, outgoing, a, readsAnswers), MethodPolicy.Kind.PLAIN, a, readsAnswers,
                         outgoing != null);
                 ended(a, result, null, false);
                 yield result;
@@ -107,17 +107,19 @@ public class RateLimitInterceptor {
                             return Uni.createFrom().failure(v.failure());
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
-                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.UNI, a, readsAnswers,
+                        Uni<?> call = (Uni<?>) reporting(proceed(ctx, outgoing, a, readsAnswers), MethodPolicy.Kind.UNI, a,
+                                readsAnswers,
                                 outgoing != null);
-                        call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
+                        call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a, readsAnswers));
                         return !a.endMatters() ? call
                                 : call.onTermination().invoke((item, failure, cancelled) -> ended(a, item, failure, cancelled));
                     });
             case MULTI -> {
                 java.util.function.Function<Outcome.Admitted, Multi<?>> run = a -> {
-                    Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.MULTI, a, readsAnswers,
+                    Multi<?> call = (Multi<?>) reporting(proceed(ctx, outgoing, a, readsAnswers), MethodPolicy.Kind.MULTI, a,
+                            readsAnswers,
                             outgoing != null);
-                    call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a));
+                    call = outgoing == null ? call : subscribedWith(call, calling(outgoing, a, readsAnswers));
                     // a stream is in flight until it ends, fails or is cancelled
                     return !a.endMatters() ? call
                             : call.onTermination().invoke((failure, cancelled) -> ended(a, null, failure, cancelled));
@@ -145,7 +147,7 @@ public class RateLimitInterceptor {
                         }
                         Outcome.Admitted a = (Outcome.Admitted) v;
                         CompletionStage<Object> call = stage(
-                                reporting(proceed(ctx, outgoing, a), MethodPolicy.Kind.STAGE, a, readsAnswers,
+                                reporting(proceed(ctx, outgoing, a, readsAnswers), MethodPolicy.Kind.STAGE, a, readsAnswers,
                                         outgoing != null));
                         // in flight until its own stage completes (cancelling a stage returned to the caller stops no work)
                         return !a.endMatters() ? call : call.whenComplete((r, error) -> ended(a, r, error, false));
@@ -161,9 +163,10 @@ public class RateLimitInterceptor {
     }
 
     /** {@link #proceed(InvocationContext, Object[])} for an admitted call: a call that throws is done, and its leases end. */
-    private static Object proceed(InvocationContext ctx, Object[] outgoing, Outcome.Admitted admitted) {
+    private static Object proceed(InvocationContext ctx, Object[] outgoing, Outcome.Admitted admitted,
+            boolean readsAnswers) {
         try {
-            return proceed(ctx, outgoing == null ? null : calling(outgoing, admitted));
+            return proceed(ctx, outgoing == null ? null : calling(outgoing, admitted, readsAnswers));
         } catch (RuntimeException e) {
             ended(admitted, null, e, false);
             throw e;
@@ -250,11 +253,10 @@ public class RateLimitInterceptor {
 
     /**
      * An outgoing call with {@code args}, admitted as {@code a}: what its REST client's request carries (the usage its
-     * answer is added to, when a policy of the call reads it).
+     * answer is added to, when a policy of the call reads it: {@code readsAnswers}, as the call's policies said).
      */
-    private static RestClients.Calling calling(Object[] args, Outcome.Admitted a) {
-        return new RestClients.Calling(args,
-                a.settling() != null && a.settling().readsAnswers() ? a.settling().usage() : null);
+    private static RestClients.Calling calling(Object[] args, Outcome.Admitted a, boolean readsAnswers) {
+        return new RestClients.Calling(args, readsAnswers && a.settling() != null ? a.settling().usage() : null);
     }
 
     /** A REST client's {@code Multi}, subscribed to with the call's arguments at hand: it sends its request then. */
