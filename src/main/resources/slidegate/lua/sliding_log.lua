@@ -8,7 +8,16 @@
 --          in force that counts nothing is forgotten, instants older than the longest window of the
 --          slots are dropped, and the charge keeps the newest max(N) of them. A permit reserved for a later
 --          instant (a call that waits) is a member '<instant>:r<m>' (m zero-padded to 12 digits): no call is placed before it.
--- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views); or
+--          'a<cost>,<most>,<usable us>': permits taken ahead (docs/strategies.md, "Hot keys"): a batch of cost to most
+--          permits, as many as every limit has room for now, which the instance admits calls from until now + usable.
+--          Each is a member '<now>:b<j>' (j zero-padded to 12 digits) at score now + usable, the last instant it may
+--          be used at: every later call counts it until then plus its window, so no window holds more than N however
+--          the batch is used. Taken only at once (never while a call waits or the key is held); fewer than cost
+--          permits is a refusal. The reply says, after the limits, how many were taken and that score.
+--          While batch members lie ahead of the key's clock, the slots member carries '!<L>,<E>,<R>' after the slots:
+--          L the last instant given to a call or a batch here (calls get later ones), E the last score of a batch,
+--          R the last instant reserved for a call that waits (0: none): the newest member no longer says them.
 -- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused here (the largest N of the policy: the slots say what to keep)
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
@@ -22,9 +31,18 @@
 -- in [t, t + 1)), so a call of cost c passes limit N/W iff the (N - c + 1)-th newest entry is more
 -- than W old.
 local key = KEYS[1]
-local cost = tonumber(ARGV[1])
+local cost, ahead, usable = ARGV[1], 0, 0
+if string.sub(cost, 1, 1) == 'a' then
+  local c1 = string.find(cost, ',', 1, true)
+  local c2 = string.find(cost, ',', c1 + 1, true)
+  ahead, usable = tonumber(string.sub(cost, c1 + 1, c2 - 1)), tonumber(string.sub(cost, c2 + 1))
+  cost = tonumber(string.sub(cost, 2, c1 - 1))
+else
+  cost = tonumber(cost)
+end
 --#include decision_flags.lua
 local nlimits = (#ARGV - 3) / 2
+local taken = 0 -- a batch's permits (see ARGV[1])
 
 -- One clock read per call: on Redis 7.0 TIME is not frozen inside a script.
 local time = redis.call('TIME')
@@ -33,25 +51,44 @@ local clock = tonumber(time[1]) * 1000000 + tonumber(time[2])
 -- Calls are placed in order of arrival: while a permit is reserved for a later instant, a call is decided
 -- at that instant. Else time never steps backwards for a key (a new primary's clock may be behind after a
 -- failover), and every call gets an instant of its own, so two calls in one microsecond are two entries.
-local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-local last = newest[2] and tonumber(newest[2]) or 0
-local queued = last > clock and string.find(newest[1], ':r', 1, true) ~= nil
-if not queued and last > 0 and clock <= last then clock = last + 1 end
-local now = clock
-if queued then now = last end
-
--- the slots: the limits in force, then the kept ones the meta member names; after them, '@<instant>' a hold
--- (hold.lua): no call is placed before it either
+-- the slots: the limits in force, then the kept ones the meta member names; after them, '!<L>,<E>,<R>' while batch
+-- members lie ahead (see ARGV[1]), and '@<instant>' a hold (hold.lua): no call is placed before it either
 local meta = redis.call('ZRANGEBYSCORE', key, 0, 0)[1]
 local meta_slots, hold = meta, 0
+local a_last, a_end, a_reserved = 0, 0, 0
 if meta then
   local at = string.find(meta, '@', 1, true)
   if at then
     hold = tonumber(string.sub(meta, at + 1))
     meta_slots = string.sub(meta, 1, at - 1)
-    if hold > now then now = hold end
+  end
+  local bang = string.find(meta_slots, '!', 1, true)
+  if bang then
+    local c1 = string.find(meta_slots, ',', bang, true)
+    local c2 = string.find(meta_slots, ',', c1 + 1, true)
+    a_last = tonumber(string.sub(meta_slots, bang + 1, c1 - 1))
+    a_end = tonumber(string.sub(meta_slots, c1 + 1, c2 - 1))
+    a_reserved = tonumber(string.sub(meta_slots, c2 + 1))
+    meta_slots = string.sub(meta_slots, 1, bang - 1)
   end
 end
+-- batch members ahead of the clock: the marker says what the newest member would (once they are all behind, the
+-- newest member says it again, and the next charge drops the marker)
+local marked = a_end >= clock
+local newest, last, queued, top
+if marked then
+  last, queued = a_last, a_reserved > clock
+  top = math.max(a_last, a_end, a_reserved)
+else
+  newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  last = newest[2] and tonumber(newest[2]) or 0
+  queued = last > clock and string.find(newest[1], ':r', 1, true) ~= nil
+  top = last
+end
+if not queued and last > 0 and clock <= last then clock = last + 1 end
+local now = clock
+if queued then now = marked and a_reserved or last end
+if hold > now then now = hold end
 if not_before > now then now = not_before end
 local slots, in_force = {}, {}
 for i = 1, nlimits do
@@ -85,7 +122,7 @@ if meta and last > 0 then
   for spec, _ in pairs(in_force) do
     if not before[spec] then comes = true end
   end
-  stale = comes and last + longest_before + 1 <= now
+  stale = comes and top + longest_before + 1 <= now
 end
 
 -- The first tick at which a permit recorded at tick t no longer counts in a window of w.
@@ -128,7 +165,7 @@ local function charge()
   local kept, capacity, longest = {}, 0, 0
   for _, spec in ipairs(slots) do
     local n, w = parts(spec)
-    if in_force[spec] or (last > 0 and free_at(last, w) > now) then
+    if in_force[spec] or (top > 0 and free_at(top, w) > now) then
       kept[#kept + 1] = spec
       if n > capacity then capacity = n end
       if w > longest then longest = w end
@@ -141,27 +178,43 @@ local function charge()
   -- refused attempts charged there), numbered on from the highest number at it: the numbers are zero-padded so
   -- that they sort as numbers, the newest member holds the highest, and a number trimmed away is never given
   -- again (a count of the members at the instant would give the name of one still there: a lost permit)
-  local mark, first = ':', 0
-  if now > clock then
+  local mark, first, score, count = ':', 0, stamp, cost
+  if ahead > 0 then -- a batch: scored at the last instant its permits may be used at
+    mark, score, count = ':b', string.format('%d', now + usable), taken
+  elseif now > clock then
     mark = ':r'
-    if last == now then
+    if marked and a_reserved == now then
+      local top_at = redis.call('ZREVRANGEBYSCORE', key, stamp, stamp, 'LIMIT', 0, 1)[1]
+      local at = top_at and string.find(top_at, ':r', 1, true)
+      first = at and tonumber(string.sub(top_at, at + 2)) or 0
+    elseif not marked and last == now then
       local at = string.find(newest[1], ':r', 1, true)
       first = at and tonumber(string.sub(newest[1], at + 2)) or 0
     end
   end
   local j = 1
-  while j <= cost do
+  while j <= count do
     local args = {}
-    local upto = math.min(cost, j + 499)
+    local upto = math.min(count, j + 499)
     for m = j, upto do
-      args[#args + 1] = stamp
+      args[#args + 1] = score
       args[#args + 1] = stamp .. mark .. string.format('%012d', first + m)
     end
     redis.call('ZADD', key, unpack(args))
     j = upto + 1
   end
+  -- the marker, while batch members lie ahead of the clock
+  if ahead > 0 then
+    marked, a_last, a_end = true, now, math.max(a_end, now + usable)
+  elseif marked then
+    if mark == ':r' then a_reserved = math.max(a_reserved, now) else a_last = math.max(a_last, now) end
+  end
   -- a hold stays said until it ends (a call that waited asks for it before it goes out: hold.lua)
   local spec = '#' .. table.concat(kept, ',')
+  if marked then
+    spec = spec .. '!' .. string.format('%d', a_last) .. ',' .. string.format('%d', a_end) .. ','
+        .. string.format('%d', a_reserved)
+  end
   if hold > clock then spec = spec .. '@' .. string.format('%d', hold) end
   if spec ~= meta then
     if meta then redis.call('ZREM', key, meta) end
@@ -171,7 +224,9 @@ local function charge()
   if entries > capacity then
     redis.call('ZREMRANGEBYRANK', key, 1, entries - capacity)
   end
-  redis.call('PEXPIRE', key, math.floor((longest + now - clock) / 1000) + 1)
+  local until_ = now
+  if marked and a_end > until_ then until_ = a_end end
+  redis.call('PEXPIRE', key, math.floor((longest + until_ - clock) / 1000) + 1)
 end
 
 local possible = true
@@ -194,8 +249,19 @@ end
 local tripped, retry = waits()
 local allowed = tripped < 0
 local wait = now - clock + retry
+-- a batch: as many as every limit has room for now, cost at least, most at most
+if ahead > 0 then
+  count_rejected, max_wait, taken = false, 0, ahead
+  if now == clock then
+    for i = 1, nlimits do
+      local left = standing(i)
+      if left < taken then taken = left end
+    end
+  end
+  if taken < cost then taken = 0 end
+end
 if cost > 0 then
-  allowed = possible and wait <= max_wait
+  allowed = possible and wait <= max_wait and (ahead == 0 or taken > 0)
   if allowed then
     now = clock + wait -- at once, or at the instant every limit has room: a reservation
     tripped, retry = -1, 0
@@ -225,5 +291,9 @@ for i = 1, nlimits do
   local left, reset = standing(i)
   out[#out + 1] = left
   out[#out + 1] = reset + early
+end
+if ahead > 0 then
+  out[#out + 1] = allowed and taken or 0
+  out[#out + 1] = now + usable
 end
 return out

@@ -58,6 +58,9 @@ final class DecisionScripts {
     /** Gives back a sliding log's permits charged at one instant ({@code refund_sliding_log.lua}). */
     static final LuaScript REFUND_LOG = LuaScript.load("refund_sliding_log.lua");
 
+    /** Gives back the permits of a batch its instance did not use ({@code give_back_sliding_log.lua}). */
+    static final LuaScript GIVE_BACK_LOG = LuaScript.load("give_back_sliding_log.lua");
+
     /** Holds a key, or reads how long it is held ({@code hold.lua}). */
     static final LuaScript HOLD = LuaScript.load("hold.lua");
 
@@ -92,7 +95,8 @@ final class DecisionScripts {
 
     /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
     static final List<LuaScript> ALL = java.util.stream.Stream.concat(java.util.stream.Stream.of(SLIDING_LOG, FIXED_WINDOW,
-            SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH, GROUP, REFUND_LOG, HOLD, LEARNED, LEASE, SLOT_WAIT),
+            SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH, GROUP, REFUND_LOG, GIVE_BACK_LOG, HOLD, LEARNED, LEASE,
+            SLOT_WAIT),
             SETTLES.values().stream())
             .toList();
 
@@ -232,6 +236,16 @@ final class DecisionScripts {
                 case SLIDING_COUNTER -> new Shape(SLIDING_COUNTER, List.of(":sc"), Integer.toString(policy.cells()), limits);
                 case TOKEN_BUCKET -> new Shape(TOKEN_BUCKET, List.of(":tb"), "0", List.copyOf(limits));
             };
+        }
+
+        /**
+         * {@code EVALSHA} arguments of a batch of permits taken ahead ({@code sliding_log.lua}, ARGV[1] {@code a...}):
+         * {@code cost} to {@code most} permits, usable for {@code usableMicros}.
+         */
+        String[] takeAhead(String keyPrefix, int cost, int most, long usableMicros) {
+            String[] cmd = evalsha(keyPrefix, cost, false, 0);
+            cmd[2 + keySuffixes.size()] = "a" + cost + "," + most + "," + usableMicros;
+            return cmd;
         }
 
         /** {@code EVALSHA} arguments: SHA, key count, KEYS, ARGV, the calendar periods around {@code nowMicros}. */
@@ -442,6 +456,23 @@ final class DecisionScripts {
      */
     static String keyPrefix(Policy policy, String key) {
         return "slidegate:{" + policy.name() + ":" + DecisionStore.checkKey(key) + "}";
+    }
+
+    /**
+     * What a reply to {@link Shape#takeAhead} says: the decision (an admission of the call's cost, or its refusal), how
+     * many permits the batch holds and the last instant they may be used at.
+     */
+    static dev.slidegate.core.PermitsAhead.Taken taken(Policy policy, Response r) {
+        Decision d = decode(policy, r);
+        int at = HEAD + 2 * policy.limits().size();
+        return new dev.slidegate.core.PermitsAhead.Taken(d, d.allowed() ? r.get(at).toInteger() : 0,
+                r.get(at + 1).toLong());
+    }
+
+    /** {@code EVALSHA} arguments of {@link #GIVE_BACK_LOG}: members {@code from} to {@code to} of the batch taken at. */
+    static String[] giveBack(String keyPrefix, long takenAtMicros, int from, int to) {
+        return new String[] { GIVE_BACK_LOG.sha1(), "1", keyPrefix + ":log", Long.toString(takenAtMicros),
+                Integer.toString(from), Integer.toString(to) };
     }
 
     /** The decision a reply says, for {@code policy}. */

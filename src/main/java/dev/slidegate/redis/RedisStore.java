@@ -37,7 +37,7 @@ import io.vertx.redis.client.Response;
  * <li>{@link RedisKeyspace}: the admin's listings, counts and resets.</li>
  * </ul>
  */
-public final class RedisStore implements LimiterStore, AutoCloseable {
+public final class RedisStore implements LimiterStore, dev.slidegate.core.PermitsAhead, AutoCloseable {
 
     /** How long a decision waits, at most, for a Redis that keeps answering others, when none is configured. */
     public static final Duration DEFAULT_LATE_LIMIT = Duration.ofSeconds(2);
@@ -320,6 +320,28 @@ public final class RedisStore implements LimiterStore, AutoCloseable {
         DecisionStore.checkMaxWait(maxWaitMicros); // a slot frees when a call ends: nothing is reserved for later
         InFlightSlots.checkInFlight(policy);
         return decide(policy, key, 1, false, 0);
+    }
+
+    @Override
+    public CompletionStage<dev.slidegate.core.PermitsAhead.Taken> takeAhead(Policy policy, String key, int cost, int most,
+            long usableMicros) {
+        if (policy.strategy() != dev.slidegate.api.Strategy.SLIDING_LOG || cost < 1 || most < cost || usableMicros < 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("permits are taken ahead for a sliding "
+                    + "log only, at least 1 and no fewer than the call's cost, usable for 0 microseconds or more"));
+        }
+        DecisionScripts.Shape shape = prepared(policy).shape();
+        String[] cmd = shape.takeAhead(DecisionScripts.keyPrefix(policy, key), cost, most, usableMicros);
+        Lateness.Call<dev.slidegate.core.PermitsAhead.Taken> call = lateness.start(shape.script(), 0);
+        calls.call(shape.script(), cmd, call, reply -> call.complete(reply, r -> DecisionScripts.taken(policy, r)));
+        return call.result;
+    }
+
+    @Override
+    public CompletionStage<Integer> giveBack(Policy policy, String key, long takenAtMicros, int from, int to) {
+        String[] cmd = DecisionScripts.giveBack(DecisionScripts.keyPrefix(policy, key), takenAtMicros, from, to);
+        Lateness.Call<Integer> call = lateness.start(DecisionScripts.GIVE_BACK_LOG);
+        calls.call(DecisionScripts.GIVE_BACK_LOG, cmd, call, reply -> call.complete(reply, r -> r.toInteger()));
+        return call.result;
     }
 
     /** A read-only decision: the script with cost 0 writes nothing. */

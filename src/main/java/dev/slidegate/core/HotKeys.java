@@ -1,0 +1,484 @@
+package dev.slidegate.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.LimitState;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+
+/**
+ * Hot keys at memory speed (issue 61): a decorator of a shared store that, for a key this instance sees hot, takes a
+ * batch of permits ahead in one store call ({@link PermitsAhead}) and admits the key's calls from it, in memory, until
+ * the batch is used or its time is up; what was not used it gives back. Exact: the store counts every permit of a batch
+ * in every window its use could fall in (docs/strategies.md, "Hot keys").
+ *
+ * <p>
+ * A key is hot by its own rate, on this instance: {@value #HOT_CALLS} calls or more within one tick of
+ * {@value #TICK_MILLIS} ms; cold again below a quarter of that for two ticks. Cold keys go to the store as before, at the
+ * cost of one count in a small table. Only sliding-log policies that count per window, refuse at once what they refuse
+ * (no {@code count-rejected}) and enforce (no dry-run), with every window at least {@value #WINDOW_SHARE} ms long, unless
+ * their {@code take-ahead} is off. A call that may wait and finds no permit here goes to the store as before, and so do
+ * calls of several policies.
+ *
+ * <p>
+ * A batch is usable for {@code min(100 ms, shortest window / 20)}: its permits count that much longer than a call's,
+ * which is the under-admission it costs under a flood (about 5% at most). Its size follows the key's rate here (the
+ * permits of one and a half times its usable time), at most a quarter of the smallest N shared among the instances on
+ * the store, so that instances sharing a key share its room.
+ */
+public final class HotKeys extends ForwardingStore {
+
+    /** Calls of one key within one tick that make it hot on this instance. */
+    public static final int HOT_CALLS = 16;
+    static final int TICK_MILLIS = 50;
+    static final long TICK_NANOS = TICK_MILLIS * 1_000_000L;
+    /** The longest time a batch is usable for. */
+    public static final long MAX_USABLE_MICROS = 100_000;
+    /** A batch is usable for at most this share of the shortest window (1/20); windows shorter than 20 ms take none. */
+    static final int WINDOW_SHARE = 20;
+    /** The most permits in one batch. */
+    public static final int MAX_BATCH = 10_000;
+    /** The most keys hot at once on this instance; more are decided by the store one call at a time. */
+    static final int MAX_HOT = 1024;
+    private static final int SKETCH = 4096;
+
+    private final PermitsAhead ahead;
+    private final LongSupplier nanoTime;
+    private final IntSupplier instances;
+    private final Predicate<String> off;
+    /** The hot keys, by policy name and key. */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Hot>> hot = new ConcurrentHashMap<>();
+    private final AtomicInteger hotCount = new AtomicInteger();
+    /** Calls per key and tick, for keys not hot: fingerprint (24 bits), tick (24), calls (16). */
+    private final AtomicLongArray sketch = new AtomicLongArray(SKETCH);
+    private final AtomicLong lastSweep = new AtomicLong();
+    /** Counts resets: a batch taken across one is not used. */
+    private final AtomicLong resets = new AtomicLong();
+    private final LongAdder takes = new LongAdder();
+    private final LongAdder taken = new LongAdder();
+    private final LongAdder used = new LongAdder();
+    private final LongAdder givenBack = new LongAdder();
+
+    /**
+     * @param store the shared store, beneath
+     * @param ahead the same store's batches
+     * @param nanoTime the instance's monotonic clock
+     * @param instances how many instances share the store
+     * @param off the policies whose {@code take-ahead} is off
+     */
+    public HotKeys(DecisionStore store, PermitsAhead ahead, LongSupplier nanoTime, IntSupplier instances,
+            Predicate<String> off) {
+        super(store);
+        this.ahead = ahead;
+        this.nanoTime = nanoTime;
+        this.instances = instances;
+        this.off = off;
+        this.lastSweep.set(nanoTime.getAsLong());
+    }
+
+    /** Whether calls of {@code policy} may be admitted from permits taken ahead. */
+    boolean eligible(Policy policy) {
+        return policy.strategy() == Strategy.SLIDING_LOG && !policy.countRejected() && !policy.dryRun()
+                && shortestWindowMicros(policy) >= WINDOW_SHARE * 1000L && !off.test(policy.name());
+    }
+
+    private static long shortestWindowMicros(Policy policy) {
+        long w = Long.MAX_VALUE;
+        for (Limit l : policy.limits()) {
+            w = Math.min(w, l.windowMicros());
+        }
+        return w;
+    }
+
+    /** How long a batch of {@code policy} is usable for. */
+    static long usableMicros(Policy policy) {
+        return Math.min(MAX_USABLE_MICROS, shortestWindowMicros(policy) / WINDOW_SHARE);
+    }
+
+    @Override
+    public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
+        if (!eligible(policy)) {
+            return delegate.acquire(policy, key, cost, maxWaitMicros);
+        }
+        long now = nanoTime.getAsLong();
+        sweep(now);
+        ConcurrentHashMap<String, Hot> ofPolicy = hot.get(policy.name());
+        Hot h = ofPolicy == null ? null : ofPolicy.get(key);
+        if (h == null) {
+            if (!counted(policy, key, now) || hotCount.get() >= MAX_HOT) {
+                return delegate.acquire(policy, key, cost, maxWaitMicros);
+            }
+            ofPolicy = hot.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
+            h = ofPolicy.computeIfAbsent(key, k -> {
+                hotCount.incrementAndGet();
+                return new Hot(k, policy, now);
+            });
+        }
+        return h.acquire(policy, cost, maxWaitMicros, now);
+    }
+
+    /** Counts a call of a key not hot; whether the key is hot now. */
+    private boolean counted(Policy policy, String key, long now) {
+        int hash = policy.name().hashCode() * 31 + key.hashCode();
+        hash ^= hash >>> 16;
+        hash *= 0x45d9f3b;
+        hash ^= hash >>> 16;
+        int slot = hash & (SKETCH - 1);
+        long fingerprint = (hash >>> 8) & 0xFFFFFFL;
+        long tick = (now / TICK_NANOS) & 0xFFFFFFL;
+        while (true) {
+            long v = sketch.get(slot);
+            long calls = (v >>> 40) == fingerprint && ((v >>> 16) & 0xFFFFFFL) == tick ? (v & 0xFFFF) + 1 : 1;
+            long next = fingerprint << 40 | tick << 16 | Math.min(calls, 0xFFFF);
+            if (sketch.compareAndSet(slot, v, next)) {
+                return calls >= HOT_CALLS;
+            }
+        }
+    }
+
+    /** At most once a tick: keys that had no call for two ticks go cold, giving back what they hold. */
+    private void sweep(long now) {
+        long last = lastSweep.get();
+        if (now - last < TICK_NANOS || !lastSweep.compareAndSet(last, now)) {
+            return;
+        }
+        for (ConcurrentHashMap<String, Hot> ofPolicy : hot.values()) {
+            for (Hot h : ofPolicy.values()) {
+                if (now - h.lastCallNanos() > 2 * TICK_NANOS) {
+                    h.cool();
+                }
+            }
+        }
+    }
+
+    /** A reset (here or on any instance): every batch is dropped unused, its permits gone with the key. */
+    public void forgetAll() {
+        resets.incrementAndGet();
+        for (ConcurrentHashMap<String, Hot> ofPolicy : hot.values()) {
+            for (Hot h : ofPolicy.values()) {
+                h.drop();
+            }
+        }
+    }
+
+    @Override
+    public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
+        stopUsing(policy, key); // no call goes out of this instance's batch before the hold ends either
+        return delegate.hold(policy, key, forMicros);
+    }
+
+    @Override
+    public CompletionStage<Long> block(Policy policy, String key, long forMicros) {
+        stopUsing(policy, key);
+        return delegate.block(policy, key, forMicros);
+    }
+
+    private void stopUsing(Policy policy, String key) {
+        ConcurrentHashMap<String, Hot> ofPolicy = hot.get(policy.name());
+        Hot h = ofPolicy == null ? null : ofPolicy.get(key);
+        if (h != null) {
+            h.retire();
+        }
+    }
+
+    /** Batches taken from the store. */
+    public long takes() {
+        return takes.sum();
+    }
+
+    /** Permits taken ahead, every batch's. */
+    public long taken() {
+        return taken.sum();
+    }
+
+    /** Permits of batches that admitted a call. */
+    public long used() {
+        return used.sum();
+    }
+
+    /** Permits given back unused. */
+    public long givenBack() {
+        return givenBack.sum();
+    }
+
+    /** Keys hot on this instance now. */
+    public int hotKeys() {
+        return hotCount.get();
+    }
+
+    /** A call waiting for the batch a take will bring. */
+    private record Pending(int cost, long maxWaitMicros, CompletableFuture<Decision> answer) {
+    }
+
+    /** A batch: what the store said, when it was asked, how much of it admitted calls. */
+    private static final class Batch {
+        final PermitsAhead.Taken taken;
+        final long sentNanos;
+        final long deadlineNanos;
+        int used;
+
+        Batch(PermitsAhead.Taken taken, long sentNanos, long usableMicros, int used) {
+            this.taken = taken;
+            this.sentNanos = sentNanos;
+            // by this instance's clock from before the store took it: never later than the store's last use instant
+            this.deadlineNanos = sentNanos + usableMicros * 1000;
+            this.used = used;
+        }
+
+        int left() {
+            return taken.permits() - used;
+        }
+
+        /** A call admitted from this batch at {@code now}: the limits as the take said them, with what is left here. */
+        Decision admit(Policy policy, int cost, long now) {
+            used += cost;
+            long elapsed = Math.max(0, (now - sentNanos) / 1000);
+            Decision d = taken.decision();
+            List<LimitState> states = new ArrayList<>(d.states().size());
+            for (LimitState s : d.states()) {
+                states.add(new LimitState(s.limit(), Math.min(s.limit().permits(), s.remaining() + left()),
+                        Math.max(0, s.resetMicros() - elapsed)));
+            }
+            return new Decision(policy, true, -1, 0, d.atMicros() + elapsed, states, false, 0);
+        }
+    }
+
+    /** One hot key of one policy on this instance. */
+    private final class Hot {
+        private final String key;
+        private Policy policy;
+        private Batch batch;
+        /** The calls waiting for a take in flight; null when none is. */
+        private List<Pending> pending;
+        private long tick;
+        private final long hotSince;
+        private int permitsThisTick;
+        private int permitsLastTick;
+        private volatile long lastCallNanos;
+        private boolean gone;
+
+        Hot(String key, Policy policy, long now) {
+            this.key = key;
+            this.policy = policy;
+            this.tick = now / TICK_NANOS;
+            this.hotSince = tick;
+            this.permitsThisTick = HOT_CALLS;
+            this.lastCallNanos = now;
+        }
+
+        long lastCallNanos() {
+            return lastCallNanos;
+        }
+
+        CompletionStage<Decision> acquire(Policy asked, int cost, long maxWaitMicros, long now) {
+            Batch retired = null;
+            boolean ordinary = false;
+            int most = 0;
+            CompletableFuture<Decision> waiting = null;
+            synchronized (this) {
+                lastCallNanos = now;
+                long t = now / TICK_NANOS;
+                if (t != tick) {
+                    permitsLastTick = t == tick + 1 ? permitsThisTick : 0;
+                    permitsThisTick = 0;
+                    tick = t;
+                }
+                permitsThisTick += cost;
+                if (!asked.equals(policy)) { // an override or a plan changed its limits: a batch of the old ones is done
+                    retired = batch;
+                    batch = null;
+                    policy = asked;
+                }
+                Batch b = batch;
+                if (b != null && now - b.deadlineNanos < 0 && b.left() >= cost && !gone) {
+                    used.add(cost);
+                    return CompletableFuture.completedFuture(b.admit(asked, cost, now));
+                }
+                if (b != null) {
+                    retired = b;
+                    batch = null;
+                }
+                // cold again: fewer than a quarter of the hot rate in the whole tick before this one
+                if (gone || (tick > hotSince + 1 && permitsLastTick < HOT_CALLS / 4)) {
+                    ordinary = true;
+                    if (!gone) {
+                        leave();
+                    }
+                } else if (pending != null) {
+                    if (maxWaitMicros > 0) {
+                        ordinary = true;
+                    } else {
+                        waiting = new CompletableFuture<>();
+                        pending.add(new Pending(cost, maxWaitMicros, waiting));
+                    }
+                } else {
+                    pending = new ArrayList<>();
+                    most = size(asked, cost);
+                }
+            }
+            giveBack(retired);
+            if (ordinary) {
+                return delegate.acquire(asked, key, cost, maxWaitMicros);
+            }
+            if (waiting != null) {
+                return waiting;
+            }
+            return take(asked, cost, most, maxWaitMicros, now);
+        }
+
+        /** The permits of one and a half usable times at the key's rate here, within the batch's bounds. */
+        private int size(Policy p, int cost) {
+            long perTick = Math.max(permitsThisTick, permitsLastTick);
+            long wanted = (long) Math.ceil(perTick * 1.5 * usableMicros(p) / (TICK_MILLIS * 1000.0));
+            int smallest = Integer.MAX_VALUE;
+            for (Limit l : p.limits()) {
+                smallest = Math.min(smallest, l.permits());
+            }
+            long share = Math.max(1, smallest / (4L * Math.max(1, instances.getAsInt())));
+            return (int) Math.max(cost, Math.min(Math.min(wanted, share), MAX_BATCH));
+        }
+
+        private CompletionStage<Decision> take(Policy p, int cost, int most, long maxWaitMicros, long sent) {
+            long generation = resets.get();
+            long usable = usableMicros(p);
+            CompletionStage<PermitsAhead.Taken> asked;
+            try {
+                asked = ahead.takeAhead(p, key, cost, most, usable);
+            } catch (RuntimeException e) {
+                asked = CompletableFuture.failedFuture(e);
+            }
+            takes.increment();
+            return asked.handle((t, error) -> {
+                List<Pending> waiting;
+                Batch retired = null;
+                List<Pending> admitted = new ArrayList<>();
+                List<Decision> answers = new ArrayList<>();
+                Decision first = null;
+                synchronized (this) {
+                    waiting = pending;
+                    pending = null;
+                    if (error == null && t.permits() > 0) {
+                        taken.add(t.permits());
+                        used.add(cost);
+                        Batch b = new Batch(t, sent, usable, 0);
+                        first = b.admit(p, cost, sent);
+                        for (Pending w : waiting) {
+                            if (b.left() >= w.cost() && !gone) {
+                                used.add(w.cost());
+                                answers.add(b.admit(p, w.cost(), nanoTime.getAsLong()));
+                                admitted.add(w);
+                            }
+                        }
+                        if (gone || generation != resets.get() || !p.equals(policy)) {
+                            retired = generation == resets.get() ? b : null; // a reset took its permits already
+                        } else {
+                            retired = batch;
+                            batch = b;
+                        }
+                    }
+                }
+                giveBack(retired);
+                for (int i = 0; i < admitted.size(); i++) {
+                    admitted.get(i).answer().complete(answers.get(i));
+                }
+                for (Pending w : waiting) {
+                    if (admitted.contains(w)) {
+                        continue;
+                    }
+                    if (error != null) {
+                        w.answer().completeExceptionally(error);
+                    } else if (!t.decision().allowed() && w.cost() >= cost) { // refused for less: refused for as much
+                        w.answer().complete(t.decision());
+                    } else {
+                        delegate.acquire(p, key, w.cost(), w.maxWaitMicros()).whenComplete((d, e) -> {
+                            if (e != null) {
+                                w.answer().completeExceptionally(e);
+                            } else {
+                                w.answer().complete(d);
+                            }
+                        });
+                    }
+                }
+                if (error != null) {
+                    return CompletableFuture.<Decision> failedFuture(error);
+                }
+                if (!t.decision().allowed() && maxWaitMicros > 0) {
+                    return delegate.acquire(p, key, cost, maxWaitMicros);
+                }
+                return CompletableFuture.completedFuture(first != null ? first : t.decision());
+            }).thenCompose(s -> s);
+        }
+
+        /** Stops using its batch and gives back what is left. */
+        void retire() {
+            Batch b;
+            synchronized (this) {
+                b = batch;
+                batch = null;
+            }
+            giveBack(b);
+        }
+
+        /** The key went cold: gone from the hot keys, its batch given back. */
+        void cool() {
+            synchronized (this) {
+                if (!gone) {
+                    leave();
+                }
+            }
+            retire();
+        }
+
+        /** A reset: its batch dropped without a give-back. */
+        synchronized void drop() {
+            batch = null;
+        }
+
+        /** (Holding the lock.) Gone from the hot keys: later calls count from 0 again. */
+        private void leave() {
+            gone = true;
+            ConcurrentHashMap<String, Hot> ofPolicy = hot.get(policy.name());
+            if (ofPolicy != null && ofPolicy.remove(key, this)) {
+                hotCount.decrementAndGet();
+            }
+        }
+
+        private void giveBack(Batch b) {
+            if (b == null) {
+                return;
+            }
+            int from;
+            int to;
+            synchronized (this) {
+                from = b.used + 1;
+                to = b.taken.permits();
+                b.used = to; // nothing more is admitted from it
+            }
+            if (from > to) {
+                return;
+            }
+            try {
+                ahead.giveBack(policy, key, b.taken.takenAtMicros(), from, to).whenComplete((n, e) -> {
+                    if (n != null) {
+                        givenBack.add(n);
+                    }
+                });
+            } catch (RuntimeException e) {
+                // the permits stay counted until their windows pass: fewer admitted, never more
+            }
+        }
+    }
+}
