@@ -108,12 +108,33 @@ public class RedisStackFactory implements RedisStacks {
                 .withClock(clock);
         decisions = new RedisStore(redis, nodes, options);
         owned.add(decisions);
+        IntSupplier instances = instances(config, clock, owned);
         DecisionStore remote = decisions;
+        dev.slidegate.core.HotKeys hot = null;
+        if (config.redis().takeAhead()) { // hot keys admit from permits taken ahead: RefusalCache(HotKeys(Redis))
+            java.util.function.Predicate<String> off = name -> {
+                SlidegateConfig.PolicyConfig p = config.policies().get(name);
+                return p != null && !p.takeAhead().orElse(true);
+            };
+            hot = new dev.slidegate.core.HotKeys(decisions, decisions, clock::nanoTime, instances, off);
+            remote = hot;
+            registerHotKeys(hot, metrics);
+        }
+        dev.slidegate.core.HotKeys hotKeys = hot;
+        Runnable forgetHot = () -> {
+            if (hotKeys != null) {
+                hotKeys.forgetAll();
+            }
+        };
         RefusalCache refusals = null;
         if (config.redis().refusalCacheSize() > 0) {
-            refusals = new RefusalCache(decisions, config.redis().refusalCacheSize(), clock::nanoTime);
-            // a reset on any instance (or a wiped Redis) drops what every instance remembers
-            owned.add(decisions.watchResets(vertx.get().getDelegate(), StoreProducer.RESET_POLL, refusals::forgetAll));
+            refusals = new RefusalCache(remote, config.redis().refusalCacheSize(), clock::nanoTime);
+            RefusalCache forget = refusals;
+            // a reset on any instance (or a wiped Redis) drops what every instance remembers and the batches it holds
+            owned.add(decisions.watchResets(vertx.get().getDelegate(), StoreProducer.RESET_POLL, () -> {
+                forgetHot.run();
+                forget.forgetAll();
+            }));
             if (metrics.isResolvable()) {
                 io.micrometer.core.instrument.FunctionCounter.builder("slidegate.refusals.local", refusals,
                         RefusalCache::answeredLocally)
@@ -122,8 +143,10 @@ public class RedisStackFactory implements RedisStacks {
                         .register(metrics.get());
             }
             remote = refusals;
+        } else if (hot != null) {
+            owned.add(decisions.watchResets(vertx.get().getDelegate(), StoreProducer.RESET_POLL, forgetHot));
         }
-        FallbackStore fallback = fallback(config, clock, remote, redis, metrics, owned);
+        FallbackStore fallback = fallback(config, clock, remote, instances, metrics);
         DecisionStore store = fallback;
         if (metrics.isResolvable()) {
             store = new MeteredStore(store, metrics.get(), clock::nanoTime);
@@ -149,6 +172,7 @@ public class RedisStackFactory implements RedisStacks {
         RefusalCache remembered = refusals;
         StoreInspection inspection = new ResetHooks(admin, (policy, key) -> {
             fallback.forget(policy, key);
+            forgetHot.run();
             if (remembered != null) {
                 remembered.forgetAll();
             }
@@ -179,14 +203,44 @@ public class RedisStackFactory implements RedisStacks {
         }
     }
 
+    /** How many instances share Redis: learned through Redis itself, or configured. */
+    private IntSupplier instances(SlidegateConfig config, Clock clock, List<AutoCloseable> owned) {
+        if (config.fallback().instances().isPresent()) {
+            int fixed = config.fallback().instances().get();
+            return () -> fixed;
+        }
+        InstanceRegistry registry = new InstanceRegistry(source, vertx.get(), Duration.ofSeconds(1), Duration.ofSeconds(3),
+                Duration.ofSeconds(1), clock::nanoTime);
+        owned.add(registry);
+        return registry;
+    }
+
+    /** With metrics: what hot keys took ahead, used and gave back ({@code slidegate_ahead_permits_total{what}}). */
+    private static void registerHotKeys(dev.slidegate.core.HotKeys hot, Instance<MeterRegistry> metrics) {
+        if (!metrics.isResolvable()) {
+            return;
+        }
+        MeterRegistry registry = metrics.get();
+        String description = "Permits of hot keys taken ahead from Redis in batches, used by calls, given back unused";
+        io.micrometer.core.instrument.FunctionCounter.builder("slidegate.ahead.permits", hot,
+                dev.slidegate.core.HotKeys::taken).description(description).tag("what", "taken").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("slidegate.ahead.permits", hot,
+                dev.slidegate.core.HotKeys::used).description(description).tag("what", "used").register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("slidegate.ahead.permits", hot,
+                dev.slidegate.core.HotKeys::givenBack).description(description).tag("what", "given-back")
+                .register(registry);
+        io.micrometer.core.instrument.Gauge.builder("slidegate.ahead.hot.keys", hot, h -> h.hotKeys())
+                .description("Keys hot on this instance, admitted from permits taken ahead").register(registry);
+    }
+
     /**
      * {@code Fallback(Redis, Memory, Breaker)} with the instance count learned through Redis (or configured). With
      * metrics, store errors and fail-mode transitions are counted: {@code slidegate_store_errors_total{store}} and
      * {@code slidegate_failmode_transitions_total{to}} ({@code to="fail-mode"} when Redis starts being skipped,
      * {@code to="store"} when it is used again). What it creates that must be closed is added to {@code owned}.
      */
-    private FallbackStore fallback(SlidegateConfig config, Clock clock, DecisionStore redis, ReactiveRedisDataSource source,
-            Instance<MeterRegistry> metrics, List<AutoCloseable> owned) {
+    private FallbackStore fallback(SlidegateConfig config, Clock clock, DecisionStore redis, IntSupplier instances,
+            Instance<MeterRegistry> metrics) {
         Consumer<Breaker.State> transitions = s -> {
         };
         Consumer<Throwable> errors = e -> {
@@ -202,16 +256,6 @@ public class RedisStackFactory implements RedisStacks {
                     .description("Switches between the store and the fail modes").tag("to", "store").register(registry);
             transitions = s -> (s == Breaker.State.OPEN ? toFailMode : toStore).increment();
             errors = e -> errorCount.increment();
-        }
-        IntSupplier instances;
-        if (config.fallback().instances().isPresent()) {
-            int fixed = config.fallback().instances().get();
-            instances = () -> fixed;
-        } else {
-            InstanceRegistry registry = new InstanceRegistry(source, vertx.get(), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                    Duration.ofSeconds(1), clock::nanoTime);
-            owned.add(registry);
-            instances = registry;
         }
         Breaker breaker = new Breaker("Redis", config.redis().failureThreshold(), config.redis().coolDown().toNanos(),
                 clock::nanoTime, transitions);

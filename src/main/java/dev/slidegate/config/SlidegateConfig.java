@@ -280,6 +280,13 @@ public interface SlidegateConfig {
         @WithName("dry-run")
         Optional<Boolean> dryRun();
 
+        /**
+         * On Redis: {@code false} keeps this policy's hot keys off permits taken ahead (every call a script call). Default:
+         * {@code slidegate.redis.take-ahead}.
+         */
+        @WithName("take-ahead")
+        Optional<Boolean> takeAhead();
+
         /** For {@code strategy=sliding-counter}: cells per window, 1 to 100. More cells admit closer to N. Default 10. */
         Optional<Integer> cells();
 
@@ -596,6 +603,15 @@ public interface SlidegateConfig {
         @WithName("refusal-cache-size")
         @WithDefault("100000")
         int refusalCacheSize();
+
+        /**
+         * Whether a key hot on an instance admits from permits taken ahead of Redis in batches (exact: see
+         * docs/strategies.md, "Hot keys"); {@code false} decides every call with a script call. Sliding-log policies only;
+         * a policy turns it off for itself with its own {@code take-ahead=false}.
+         */
+        @WithName("take-ahead")
+        @WithDefault("true")
+        boolean takeAhead();
 
         /**
          * The most decisions one event loop sends to Redis in one script call: the decisions of one turn

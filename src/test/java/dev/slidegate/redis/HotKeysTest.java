@@ -1,0 +1,238 @@
+package dev.slidegate.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import dev.slidegate.api.Decision;
+import dev.slidegate.api.Limit;
+import dev.slidegate.api.Policy;
+import dev.slidegate.api.Strategy;
+import dev.slidegate.core.DecisionStore;
+import dev.slidegate.core.ForwardingStore;
+import dev.slidegate.core.HotKeys;
+import dev.slidegate.testing.Brackets;
+import dev.slidegate.testing.RedisClients;
+import dev.slidegate.testing.RedisServer;
+
+/**
+ * Hot keys on Redis (issue 61): a key hot on an instance is admitted from permits taken ahead in batches, a cold key
+ * goes to Redis call by call as before, and the fleet still admits at most N in any window by the callers' clocks.
+ */
+@Timeout(60)
+class HotKeysTest {
+
+    private static RedisServer server;
+    private static RedisClients clients;
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.start();
+        clients = new RedisClients(server);
+    }
+
+    @AfterAll
+    static void stop() {
+        clients.close();
+        server.close();
+    }
+
+    private static Policy log(String name, String... limits) {
+        return new Policy(name, java.util.Arrays.stream(limits).map(Limit::parse).toList(), Strategy.SLIDING_LOG, "ip",
+                false);
+    }
+
+    /** One instance: its own Redis store, the calls that reach it one by one counted. */
+    private static final class Instance implements AutoCloseable {
+        final RedisStore redis = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
+        final LongAdder ordinary = new LongAdder();
+        final HotKeys hot;
+
+        Instance(java.util.function.LongSupplier nanoTime, int instances) {
+            DecisionStore counted = new ForwardingStore(redis) {
+                @Override
+                public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
+                    ordinary.increment();
+                    return super.acquire(policy, key, cost, maxWaitMicros);
+                }
+            };
+            hot = new HotKeys(counted, redis, nanoTime, () -> instances, name -> name.endsWith("-off"));
+        }
+
+        Decision call(Policy p, String key) {
+            return hot.acquire(p, key, 1).toCompletableFuture().join();
+        }
+
+        long scriptCalls() {
+            return ordinary.sum() + hot.takes();
+        }
+
+        @Override
+        public void close() {
+            redis.close();
+        }
+    }
+
+    @Test
+    void aHotKeyIsAdmittedFromBatchesAtAFewScriptCallsPerHundredCalls() {
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        try (Instance i = new Instance(now::get, 1)) {
+            Policy p = log("hot-many", "1000000/1s");
+            int admitted = 0;
+            for (int c = 0; c < 4000; c++) {
+                admitted += i.call(p, "one").allowed() ? 1 : 0;
+                now.addAndGet(20_000); // 50 000 calls a second
+            }
+            assertEquals(4000, admitted);
+            double perCall = i.scriptCalls() / 4000.0;
+            assertTrue(perCall <= 0.05, "script calls per admitted call: " + perCall + " (" + i.hot.takes() + " takes, "
+                    + i.ordinary.sum() + " single)");
+            assertEquals(i.hot.used(), 4000 - i.ordinary.sum(), "every call not decided by Redis used a taken permit");
+        }
+    }
+
+    @Test
+    void aColdKeyGoesToRedisCallByCallAndAPolicyCanTurnItOff() {
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        try (Instance i = new Instance(now::get, 1)) {
+            Policy p = log("cold", "1000/1s");
+            for (int c = 0; c < 40; c++) {
+                assertTrue(i.call(p, "slow").allowed());
+                now.addAndGet(5_000_000); // 200 a second: 10 a tick, under the hot rate
+            }
+            Policy off = log("hot-off", "1000000/1s");
+            for (int c = 0; c < 200; c++) {
+                assertTrue(i.call(off, "fast").allowed());
+            }
+            assertEquals(0, i.hot.takes());
+            assertEquals(240, i.ordinary.sum());
+        }
+    }
+
+    @Test
+    void aKeyGoesColdAgainAndGivesBackWhatItHeld() {
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        try (Instance i = new Instance(now::get, 1)) {
+            Policy p = log("hot-cools", "100/10s");
+            for (int c = 0; c < 40; c++) {
+                assertTrue(i.call(p, "k").allowed());
+            }
+            assertTrue(i.hot.takes() > 0);
+            now.addAndGet(200_000_000); // four ticks without a call
+            assertTrue(i.call(log("hot-cools-other", "10/1s"), "x").allowed()); // any call sweeps
+            dev.slidegate.testing.Eventually.eventually(Duration.ofSeconds(5), () -> i.hot.givenBack(),
+                    n -> n == i.hot.taken() - i.hot.used(), "leftovers given back");
+            assertEquals(0, i.hot.hotKeys());
+            Decision next = i.call(p, "k");
+            assertEquals(100 - 40 - 1, next.states().get(0).remaining(), "Redis counts the used ones only: " + next);
+        }
+    }
+
+    @Test
+    void anOverrideReachesABatchAtTheNextCall() {
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        try (Instance i = new Instance(now::get, 1)) {
+            Policy p = log("hot-over", "1000/10s");
+            for (int c = 0; c < 40; c++) {
+                assertTrue(i.call(p, "k").allowed());
+            }
+            Policy lowered = log("hot-over", "40/10s");
+            Decision d = i.call(lowered, "k");
+            assertFalse(d.allowed(), "40 used: the lowered limit refuses at once, whatever the batch held: " + d);
+        }
+    }
+
+    @Test
+    void aResetDropsTheBatchesAndAHoldStopsOne() {
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        try (Instance i = new Instance(now::get, 1)) {
+            Policy p = log("hot-reset", "50/10s");
+            int admitted = 0;
+            for (int c = 0; c < 60; c++) {
+                admitted += i.call(p, "k").allowed() ? 1 : 0;
+            }
+            assertEquals(50, admitted);
+            try (var r = server.connect()) {
+                r.call("DEL", "slidegate:{hot-reset:k}:log");
+            }
+            i.hot.forgetAll();
+            admitted = 0;
+            for (int c = 0; c < 60; c++) {
+                admitted += i.call(p, "k").allowed() ? 1 : 0;
+            }
+            assertEquals(50, admitted, "after a reset, N again and no more");
+            Policy q = log("hot-held", "1000/10s");
+            for (int c = 0; c < 40; c++) {
+                assertTrue(i.call(q, "k").allowed());
+            }
+            i.hot.hold(q, "k", 5_000_000).toCompletableFuture().join();
+            assertFalse(i.call(q, "k").allowed(), "held: not even from the batch taken before");
+        }
+    }
+
+    /**
+     * Three instances on one Redis, 24 callers flooding one key: at most N in any window by the callers' clocks, with an
+     * instance stopped mid-run (its batch never given back), and most of N admitted.
+     */
+    @Test
+    void threeInstancesFloodingOneKeyAdmitAtMostNInAnyWindow() throws Exception {
+        Policy p = log("hot-fleet", "60/300ms");
+        long window = 300_000_000L;
+        List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
+                new Instance(System::nanoTime, 3));
+        Brackets grants = new Brackets();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean killed = new AtomicBoolean();
+        AtomicInteger calls = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < 24; t++) {
+            Instance i = fleet.get(t % 3);
+            boolean dies = t % 3 == 2;
+            Thread th = new Thread(() -> {
+                while (!stop.get() && !(dies && killed.get())) {
+                    long before = System.nanoTime();
+                    Decision d = i.call(p, "flood");
+                    long after = System.nanoTime();
+                    calls.incrementAndGet();
+                    if (d.allowed()) {
+                        grants.add(before, after);
+                    }
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        Thread.sleep(1500);
+        killed.set(true);
+        Thread.sleep(1500);
+        stop.set(true);
+        for (Thread th : threads) {
+            th.join(10_000);
+        }
+        long elapsed = System.nanoTime() - start;
+        fleet.forEach(Instance::close);
+        int most = grants.maxProvable(window);
+        double share = grants.size() / (60.0 * elapsed / window);
+        long takes = fleet.stream().mapToLong(i -> i.hot.takes()).sum();
+        System.out.printf("hot-fleet: %d calls, %d admitted (%.2f of N per window), most in a window %d, %d takes%n",
+                calls.get(), grants.size(), share, most, takes);
+        assertTrue(most <= 60, "at most N in any window by the callers' clocks: " + most);
+        assertTrue(takes > 0, "the key was hot");
+        assertTrue(share > 0.8, "most of N admitted under a flood: " + share);
+    }
+}
