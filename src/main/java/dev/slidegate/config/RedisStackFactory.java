@@ -114,7 +114,8 @@ public class RedisStackFactory implements RedisStacks {
         if (config.redis().takeAhead()) { // hot keys admit from permits taken ahead: RefusalCache(HotKeys(Redis))
             java.util.function.Predicate<String> off = name -> {
                 SlidegateConfig.PolicyConfig p = config.policies().get(name);
-                return p != null && !p.takeAhead().orElse(true);
+                Optional<Boolean> own = p == null ? Optional.empty() : p.takeAhead();
+                return !own.or(() -> config.defaults().takeAhead()).orElse(true);
             };
             hot = new dev.slidegate.core.HotKeys(decisions, decisions, clock::nanoTime, instances, off);
             remote = hot;

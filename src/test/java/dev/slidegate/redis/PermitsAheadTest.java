@@ -202,4 +202,101 @@ class PermitsAheadTest {
         ahead.addAndGet(150_000);
         assertEquals(5, admittedOf(p, k, 7), "the batch still counts after the hold");
     }
+
+    /**
+     * The reference model of a sliding log with batches: every record is a count of permits with the last instant they may
+     * be used at (a call's own instant; a batch's taken instant plus its usable time); a decision at t counts the records
+     * whose instant is t - W or later, for every limit.
+     */
+    private static final class Model {
+        final List<Limit> limits;
+        final java.util.Map<Long, long[]> batches = new java.util.HashMap<>(); // taken at -> {last use, permits left}
+        final List<long[]> calls = new java.util.ArrayList<>(); // {instant, cost}
+
+        Model(List<Limit> limits) {
+            this.limits = limits;
+        }
+
+        long used(Limit l, long t) {
+            long n = 0;
+            for (long[] c : calls) {
+                n += c[0] >= t - l.windowMicros() ? c[1] : 0;
+            }
+            for (long[] b : batches.values()) {
+                n += b[0] >= t - l.windowMicros() ? b[1] : 0;
+            }
+            return n;
+        }
+
+        long room(long t) {
+            long room = Long.MAX_VALUE;
+            for (Limit l : limits) {
+                room = Math.min(room, l.permits() - Math.min(l.permits(), used(l, t)));
+            }
+            return room;
+        }
+
+        void remaining(long t, Decision d, String what) {
+            for (int i = 0; i < limits.size(); i++) {
+                Limit l = limits.get(i);
+                assertEquals(l.permits() - Math.min(l.permits(), used(l, t)), d.states().get(i).remaining(),
+                        what + ": remaining of " + l);
+            }
+        }
+    }
+
+    @Test
+    void randomTimelinesAgreeWithTheReferenceModelOfBatches() {
+        List<Limit> limits = List.of(Limit.parse("6/100ms"), Limit.parse("15/1s"));
+        Policy p = new Policy("ahead-model", limits, Strategy.SLIDING_LOG, "ip", false);
+        long[] steps = { 0, 3_000, 20_000, 45_000, 110_000, 400_000 };
+        int decided = 0;
+        for (int seed = 1; seed <= 12; seed++) {
+            java.util.Random random = new java.util.Random(seed);
+            String k = key();
+            Model model = new Model(limits);
+            for (int op = 0; op < 120; op++) {
+                ahead.addAndGet(steps[random.nextInt(steps.length)]);
+                String what = "seed " + seed + " op " + op;
+                int kind = random.nextInt(10);
+                if (kind < 4) { // a call decided by Redis
+                    int cost = 1 + random.nextInt(2);
+                    Decision d = store.acquire(p, k, cost).toCompletableFuture().join();
+                    long t = d.atMicros();
+                    assertEquals(model.room(t) >= cost, d.allowed(), what + ": " + d);
+                    if (d.allowed()) {
+                        model.calls.add(new long[] { t, cost });
+                    }
+                    model.remaining(t, d, what);
+                } else if (kind < 8) { // a batch
+                    int cost = 1 + random.nextInt(2);
+                    int most = cost + random.nextInt(6);
+                    Taken t = take(p, k, cost, most);
+                    long at = t.takenAtMicros();
+                    long room = model.room(at);
+                    long expected = room < cost ? 0 : Math.min(most, room);
+                    assertEquals(expected, t.permits(), what + ": " + t);
+                    if (t.permits() > 0) {
+                        model.batches.put(at, new long[] { at + USABLE, t.permits(), t.permits() });
+                    }
+                    model.remaining(at, t.decision(), what);
+                } else if (!model.batches.isEmpty()) { // a batch partly used gives back the rest
+                    List<Long> taken = new java.util.ArrayList<>(model.batches.keySet());
+                    java.util.Collections.sort(taken);
+                    long at = taken.get(random.nextInt(taken.size()));
+                    long[] b = model.batches.get(at);
+                    if (b[1] == b[2]) { // not given back yet
+                        int usedOf = random.nextInt((int) b[2] + 1);
+                        int given = store.giveBack(p, k, at, usedOf + 1, (int) b[2]).toCompletableFuture().join();
+                        // (members the log dropped already, past every window or beyond its newest max(N), count nowhere)
+                        assertTrue(given <= b[2] - usedOf, what + ": given back " + given);
+                        b[1] = usedOf;
+                    }
+                }
+                decided++;
+            }
+        }
+        assertTrue(decided >= 12 * 120);
+    }
+
 }
