@@ -231,7 +231,9 @@
   function render(snapshot) {
     renderOverrides(snapshot);
     document.getElementById('store').textContent = 'store: ' + snapshot.store
-      + (snapshot.refusedLocally ? ' · ' + snapshot.refusedLocally + ' refusals answered without asking Redis' : '');
+      + (snapshot.refusedLocally ? ' · ' + snapshot.refusedLocally + ' refusals answered without asking Redis' : '')
+      + (snapshot.takenAhead ? ' · hot keys: ' + snapshot.takenAhead + ' permits taken ahead, ' + snapshot.usedAhead
+        + ' used' : '');
     document.getElementById('status').textContent = 'updated ' + new Date(snapshot.at).toLocaleTimeString();
     const idle = [];
     snapshot.policies.forEach(p => {

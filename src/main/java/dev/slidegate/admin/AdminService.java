@@ -112,6 +112,7 @@ public class AdminService {
     Uni<Summary> summary() {
         List<Policy> all = List.copyOf(policies().values());
         return counts(all).map(c -> new Summary(stack.decisions().name(), enabled, c.at(), refusedLocally(),
+                stack.takenAhead(), stack.usedAhead(),
                 all.stream()
                         .map(p -> new PolicySummary(p.name(), texts(p), p.counting(), p.key(),
                                 p.countRejected(),
@@ -270,10 +271,12 @@ public class AdminService {
         long version = overrides.version();
         if (each.isEmpty()) {
             return Uni.createFrom()
-                    .item(new Snapshot(at, stack.decisions().name(), refusedLocally(), List.of(), inForce, version));
+                    .item(new Snapshot(at, stack.decisions().name(), refusedLocally(), stack.takenAhead(),
+                            stack.usedAhead(), List.of(), inForce, version));
         }
         return Uni.join().all(each).andFailFast()
-                .map(list -> new Snapshot(at, stack.decisions().name(), refusedLocally(), list, inForce, version));
+                .map(list -> new Snapshot(at, stack.decisions().name(), refusedLocally(), stack.takenAhead(),
+                        stack.usedAhead(), list, inForce, version));
     }
 
     private Uni<List<KeyView>> views(Policy p, List<String> keys) {

@@ -13,10 +13,13 @@ public final class AdminViews {
     /**
      * {@code GET /admin}; {@code countedAt}: when the active keys were counted (epoch ms; at most about a
      * second ago); {@code refusedLocally}: refusals this instance answered from its memory of an earlier
-     * Redis refusal, without a Redis call, since it started.
+     * Redis refusal, without a Redis call, since it started; {@code takenAhead} and {@code usedAhead}: the permits of hot
+     * keys this instance took ahead of Redis in batches since it started, and of them those that admitted a call (the
+     * store's counts hold what was taken and not given back).
      */
     @RegisterForReflection
-    public record Summary(String store, boolean enabled, long countedAt, long refusedLocally, List<PolicySummary> policies) {
+    public record Summary(String store, boolean enabled, long countedAt, long refusedLocally, long takenAhead, long usedAhead,
+            List<PolicySummary> policies) {
     }
 
     /** One policy in the summary; admitted and refused count since this instance started. */
@@ -83,8 +86,8 @@ public final class AdminViews {
      * them); {@code overridesVersion} moves whenever they change, so a page reloads the list only then.
      */
     @RegisterForReflection
-    public record Snapshot(long at, String store, long refusedLocally, List<PolicyLive> policies, int overrides,
-            long overridesVersion) {
+    public record Snapshot(long at, String store, long refusedLocally, long takenAhead, long usedAhead,
+            List<PolicyLive> policies, int overrides, long overridesVersion) {
     }
 
     /**

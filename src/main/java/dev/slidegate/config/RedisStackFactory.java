@@ -183,7 +183,7 @@ public class RedisStackFactory implements RedisStacks {
                 Duration.ofSeconds(1));
         owned.add(fleetClock);
         return new StoreStack(store, Optional.of(fallback.breaker()), Optional.ofNullable(refusals), owned, overrides,
-                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock);
+                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock, Optional.ofNullable(hotKeys));
     }
 
     @Override

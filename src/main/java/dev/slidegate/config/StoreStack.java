@@ -29,10 +29,11 @@ import dev.slidegate.redis.RefusalCache;
  * @param probe what readiness asks of the shared store
  * @param fleetClock the clock every instance judges alike by (override expiry): with Redis, the instance's clock set
  *        to the Redis server's ({@link dev.slidegate.redis.RedisClock}); in process, the instance's own
+ * @param hotKeys the hot keys admitted from permits taken ahead of Redis; empty in process or when turned off
  */
 public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
         List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, StoreInspection inspection, WriteProbe probe,
-        dev.slidegate.core.Clock fleetClock)
+        dev.slidegate.core.Clock fleetClock, Optional<dev.slidegate.core.HotKeys> hotKeys)
         implements
             AutoCloseable {
 
@@ -64,7 +65,7 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
     public static StoreStack inProcess(DecisionStore decisions, StoreInspection store, dev.slidegate.core.Clock clock) {
         return new StoreStack(decisions, Optional.empty(), Optional.empty(), List.of(),
                 new dev.slidegate.core.LocalOverrideSource(), new BoundedInspection(store, ADMIN_IN_FLIGHT), WriteProbe.NONE,
-                clock);
+                clock, Optional.empty());
     }
 
     /**
@@ -73,12 +74,23 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
      */
     public StoreStack occupyingLate(long toleranceMicros) {
         dev.slidegate.core.LateOccupancy late = new dev.slidegate.core.LateOccupancy(decisions, toleranceMicros);
-        return new StoreStack(late, breaker, refusals, owned, overrides, late.inspection(inspection), probe, fleetClock);
+        return new StoreStack(late, breaker, refusals, owned, overrides, late.inspection(inspection), probe, fleetClock,
+                hotKeys);
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */
     public long refusedLocally() {
         return refusals.map(RefusalCache::answeredLocally).orElse(0L);
+    }
+
+    /** Permits taken ahead of Redis for hot keys since start ({@link dev.slidegate.core.HotKeys#taken}). */
+    public long takenAhead() {
+        return hotKeys.map(dev.slidegate.core.HotKeys::taken).orElse(0L);
+    }
+
+    /** Of {@link #takenAhead()}, the permits that admitted a call. */
+    public long usedAhead() {
+        return hotKeys.map(dev.slidegate.core.HotKeys::used).orElse(0L);
     }
 
     /** Whether a shared (Redis) store sits under the decisions. */

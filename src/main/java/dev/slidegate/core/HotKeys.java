@@ -92,7 +92,21 @@ public final class HotKeys extends ForwardingStore {
     /** Whether calls of {@code policy} may be admitted from permits taken ahead. */
     boolean eligible(Policy policy) {
         return policy.strategy() == Strategy.SLIDING_LOG && !policy.countRejected() && !policy.dryRun()
-                && shortestWindowMicros(policy) >= WINDOW_SHARE * 1000L && !off.test(policy.name());
+                && shortestWindowMicros(policy) >= WINDOW_SHARE * 1000L && !turnedOff(policy.name());
+    }
+
+    /** The policies whose take-ahead is off, asked once per name. */
+    private final ConcurrentHashMap<String, Boolean> offByName = new ConcurrentHashMap<>();
+
+    private boolean turnedOff(String name) {
+        Boolean known = offByName.get(name);
+        if (known == null) {
+            known = off.test(name);
+            if (offByName.size() < 10_000) { // names come from the configuration and the code, not from callers
+                offByName.put(name, known);
+            }
+        }
+        return known;
     }
 
     private static long shortestWindowMicros(Policy policy) {
@@ -297,7 +311,7 @@ public final class HotKeys extends ForwardingStore {
                     tick = t;
                 }
                 permitsThisTick += cost;
-                if (!asked.equals(policy)) { // an override or a plan changed its limits: a batch of the old ones is done
+                if (asked != policy && !asked.equals(policy)) { // an override or a plan changed its limits: a batch of the old ones is done
                     retired = batch;
                     batch = null;
                     policy = asked;

@@ -34,6 +34,7 @@ import dev.slidegate.testing.RedisServer;
 class HttpBenchmark {
 
     @Test
+    @org.junit.jupiter.api.Timeout(value = 30, unit = java.util.concurrent.TimeUnit.MINUTES) // 11 runs of 30 s and starts
     void measure() throws Exception {
         String report = run(Integer.getInteger("bench.seconds", 10), WARMUP, Integer.getInteger("bench.connections", 64),
                 Path.of("docs/bench/http.svg"));

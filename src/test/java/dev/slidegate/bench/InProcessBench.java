@@ -102,6 +102,9 @@ public class InProcessBench {
      * Decision.
      */
     private Predicate<String> slidegate(String name) {
+        if (name.equals("sliding-log-ahead")) {
+            return ahead();
+        }
         String[] parts = name.split("-(?=decision$|record$)");
         MemoryStore store = new MemoryStore(Clock.system(), Math.max(100_000, keys * 2));
         Policy policy = new Policy("bench", List.of(new Limit(perSecond, 1_000_000)), Strategy.parse(parts[0]), "global",
@@ -119,6 +122,38 @@ public class InProcessBench {
             store.decide(policy, k, 1, setUp);
             return setUp.allowed();
         };
+    }
+
+    /**
+     * {@code sliding-log-ahead} (not in the default grid: {@code -Dbench.impl=sliding-log-ahead,sliding-log-record}): a hot
+     * key's call admitted on the Redis stack's local path ({@link dev.slidegate.core.HotKeys}) from a batch taken ahead,
+     * a new Decision each as {@code -record}; the batches come from a stand-in of Redis that grants at once, so what is
+     * measured is the local path alone (a take every 10 000 calls at most).
+     */
+    private Predicate<String> ahead() {
+        MemoryStore store = new MemoryStore(Clock.system(), Math.max(100_000, keys * 2));
+        Policy policy = new Policy("bench", List.of(new Limit(perSecond, 1_000_000)), Strategy.SLIDING_LOG, "global",
+                false);
+        dev.slidegate.core.PermitsAhead granting = new dev.slidegate.core.PermitsAhead() {
+            @Override
+            public java.util.concurrent.CompletionStage<dev.slidegate.core.PermitsAhead.Taken> takeAhead(Policy p,
+                    String key, int cost, int most, long usableMicros) {
+                long now = Clock.system().nowMicros();
+                dev.slidegate.api.Decision d = new dev.slidegate.api.Decision(p, true, -1, 0, now,
+                        List.of(new dev.slidegate.api.LimitState(p.limits().get(0), perSecond - most, 1_000_000)), false, 0);
+                return java.util.concurrent.CompletableFuture
+                        .completedFuture(new dev.slidegate.core.PermitsAhead.Taken(d, most, now + usableMicros));
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<Integer> giveBack(Policy p, String key, long takenAtMicros, int from,
+                    int to) {
+                return java.util.concurrent.CompletableFuture.completedFuture(to - from + 1);
+            }
+        };
+        dev.slidegate.core.HotKeys hot = new dev.slidegate.core.HotKeys(store, granting, System::nanoTime, () -> 1,
+                n -> false);
+        return k -> hot.acquire(policy, k, 1).toCompletableFuture().getNow(null).allowed();
     }
 
     /**

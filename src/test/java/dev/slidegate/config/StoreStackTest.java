@@ -41,6 +41,6 @@ class StoreStackTest {
     private static StoreStack stack(Optional<Breaker> breaker, List<AutoCloseable> owned) {
         MemoryStore store = new MemoryStore(Clock.system(), 10);
         return new StoreStack(store, breaker, Optional.empty(), owned, new dev.slidegate.core.LocalOverrideSource(),
-                store, StoreStack.WriteProbe.NONE, Clock.system());
+                store, StoreStack.WriteProbe.NONE, Clock.system(), Optional.empty());
     }
 }

@@ -37,17 +37,14 @@ import dev.slidegate.testing.RedisServer;
 class HotKeysTest {
 
     private static RedisServer server;
-    private static RedisClients clients;
 
     @BeforeAll
     static void start() {
         server = RedisServer.start();
-        clients = new RedisClients(server);
     }
 
     @AfterAll
     static void stop() {
-        clients.close();
         server.close();
     }
 
@@ -57,12 +54,25 @@ class HotKeysTest {
     }
 
     /** One instance: its own Redis store, the calls that reach it one by one counted. */
-    private static final class Instance implements AutoCloseable {
-        final RedisStore redis = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
+    static final class Instance implements AutoCloseable {
+        final RedisStore redis;
         final LongAdder ordinary = new LongAdder();
         final HotKeys hot;
 
+        /** The instance's own clients: a store keeps a connection per event loop, as a service's one store does. */
+        final RedisClients own;
+
         Instance(java.util.function.LongSupplier nanoTime, int instances) {
+            this(new RedisClients(server), nanoTime, instances);
+        }
+
+        private Instance(RedisClients own, java.util.function.LongSupplier nanoTime, int instances) {
+            this(own, new RedisStore(own.dataSource(), Duration.ofSeconds(5)), nanoTime, instances);
+        }
+
+        Instance(RedisClients own, RedisStore redis, java.util.function.LongSupplier nanoTime, int instances) {
+            this.own = own;
+            this.redis = redis;
             DecisionStore counted = new ForwardingStore(redis) {
                 @Override
                 public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
@@ -84,6 +94,9 @@ class HotKeysTest {
         @Override
         public void close() {
             redis.close();
+            if (own != null) {
+                own.close();
+            }
         }
     }
 
@@ -190,36 +203,62 @@ class HotKeysTest {
      */
     @Test
     void threeInstancesFloodingOneKeyAdmitAtMostNInAnyWindow() throws Exception {
-        Policy p = log("hot-fleet", "60/300ms");
-        long window = 300_000_000L;
         List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
                 new Instance(System::nanoTime, 3));
+        Flood f = flood(fleet, log("hot-fleet", "60/300ms"), 60, 300_000_000L, 3000, () -> {
+        });
+        assertTrue(f.share() > 0.8, "most of N admitted under a flood: " + f);
+        // and where batches are large: 3 000 per 300 ms, well above what 24 callers on this machine reach
+        List<Instance> again = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
+                new Instance(System::nanoTime, 3));
+        flood(again, log("hot-fleet-big", "3000/300ms"), 3000, 300_000_000L, 2000, () -> {
+        });
+    }
+
+    /** What a flood saw. */
+    record Flood(int calls, int admitted, double share, int most, long takes, int failures) {
+    }
+
+    /**
+     * 24 callers on {@code fleet} (a third of them on the last instance, which stops half way through) flood one key of
+     * {@code p} for {@code millis}; {@code midway} runs a quarter of the way in. Asserts at most {@code n} in any window.
+     */
+    static Flood flood(List<Instance> fleet, Policy p, int n, long window, long millis, Runnable midway) throws Exception {
         Brackets grants = new Brackets();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicBoolean killed = new AtomicBoolean();
         AtomicInteger calls = new AtomicInteger();
+        AtomicInteger failures = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
         for (int t = 0; t < 24; t++) {
-            Instance i = fleet.get(t % 3);
-            boolean dies = t % 3 == 2;
+            Instance i = fleet.get(t % fleet.size());
+            boolean dies = t % fleet.size() == fleet.size() - 1;
             Thread th = new Thread(() -> {
                 while (!stop.get() && !(dies && killed.get())) {
                     long before = System.nanoTime();
-                    Decision d = i.call(p, "flood");
-                    long after = System.nanoTime();
-                    calls.incrementAndGet();
-                    if (d.allowed()) {
-                        grants.add(before, after);
+                    try {
+                        Decision d = i.call(p, "flood");
+                        long after = System.nanoTime();
+                        calls.incrementAndGet();
+                        if (d.allowed()) {
+                            grants.add(before, after);
+                        }
+                    } catch (RuntimeException e) { // Redis away a moment (a failover): refused, for this oracle
+                        if (failures.incrementAndGet() == 1) {
+                            System.out.println(p.name() + ": first failure: " + e);
+                        }
                     }
                 }
             });
             th.start();
             threads.add(th);
         }
-        Thread.sleep(1500);
+        Thread.sleep(millis / 4);
+        midway.run();
+        Thread.sleep(millis / 4);
         killed.set(true);
-        Thread.sleep(1500);
+        Thread.sleep(millis / 2);
         stop.set(true);
         for (Thread th : threads) {
             th.join(10_000);
@@ -227,12 +266,11 @@ class HotKeysTest {
         long elapsed = System.nanoTime() - start;
         fleet.forEach(Instance::close);
         int most = grants.maxProvable(window);
-        double share = grants.size() / (60.0 * elapsed / window);
-        long takes = fleet.stream().mapToLong(i -> i.hot.takes()).sum();
-        System.out.printf("hot-fleet: %d calls, %d admitted (%.2f of N per window), most in a window %d, %d takes%n",
-                calls.get(), grants.size(), share, most, takes);
-        assertTrue(most <= 60, "at most N in any window by the callers' clocks: " + most);
-        assertTrue(takes > 0, "the key was hot");
-        assertTrue(share > 0.8, "most of N admitted under a flood: " + share);
+        Flood f = new Flood(calls.get(), grants.size(), grants.size() / ((double) n * elapsed / window), most,
+                fleet.stream().mapToLong(i -> i.hot.takes()).sum(), failures.get());
+        System.out.println(p.name() + ": " + f);
+        assertTrue(most <= n, "at most N in any window by the callers' clocks: " + f);
+        assertTrue(f.takes() > 0, "the key was hot: " + f);
+        return f;
     }
 }
