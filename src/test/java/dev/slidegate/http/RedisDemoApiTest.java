@@ -42,6 +42,34 @@ class RedisDemoApiTest extends DemoApiContract {
         }
     }
 
+    // issue 61: one address calling fast is a hot key: its calls are admitted from permits taken ahead, by default
+    @Test
+    void aHotAddressIsAdmittedFromPermitsTakenAheadUnlessItsPolicySaysNo() {
+        long taken = stack.takenAhead();
+        for (int i = 0; i < 60; i++) {
+            given().get("/test/plain/both/" + i).then().statusCode(200);
+        }
+        assertEquals(taken, stack.takenAhead(), "take-ahead=false: every call a script call");
+        // a burst, as a hot caller sends them: hot by its rate on a busy machine too
+        java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+        List<java.util.concurrent.CompletableFuture<Integer>> burst = new java.util.ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            java.net.URI uri = java.net.URI.create(io.restassured.RestAssured.baseURI + ":" + io.restassured.RestAssured.port
+                    + "/test/plain/files/a/" + i);
+            burst.add(client.sendAsync(java.net.http.HttpRequest.newBuilder(uri).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding()).thenApply(java.net.http.HttpResponse::statusCode));
+        }
+        burst.forEach(f -> assertEquals(200, f.join()));
+        org.junit.jupiter.api.Assertions.assertTrue(stack.takenAhead() > taken && stack.usedAhead() > 0,
+                "taken " + stack.takenAhead() + ", used " + stack.usedAhead());
+        try (Resp r = RedisTestResource.server().connect()) {
+            assertEquals(60L, r.number("ZCOUNT", "slidegate:{hot-off:ip:127.0.0.1}:log", "(0", "+inf"));
+            long counted = r.number("ZCOUNT", "slidegate:{hot:ip:127.0.0.1}:log", "(0", "+inf");
+            org.junit.jupiter.api.Assertions.assertTrue(counted >= 60,
+                    "Redis counts every admitted call, and what was taken and not yet used: " + counted);
+        }
+    }
+
     // the path limiter waits for Redis without blocking the event loop
     @Test
     void policiesAttachedByPathAreDecidedOnRedis() {

@@ -85,7 +85,12 @@ public final class SharedProfiles {
                     "slidegate.policies.bench.limits", "10/1h,50/1d",
                     "slidegate.policies.bench.fail-mode", "closed", // a decision Redis could not make is a 503: counted
                     "slidegate.policies.bench.key", "header:X-Bench",
-                    "slidegate.policies.bench.paths", "/bench/*");
+                    "slidegate.policies.bench.paths", "/bench/*",
+                    "slidegate.policies.hot.limits", "1000/1s",
+                    "slidegate.policies.hot.paths", "/test/plain/files/*/*",
+                    "slidegate.policies.hot-off.limits", "1000/1s",
+                    "slidegate.policies.hot-off.paths", "/test/plain/both/*",
+                    "slidegate.policies.hot-off.take-ahead", "false");
         }
 
         @Override

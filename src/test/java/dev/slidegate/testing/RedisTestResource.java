@@ -29,6 +29,7 @@ public class RedisTestResource implements QuarkusTestResourceLifecycleManager {
             r.call("FLUSHALL");
         }
         stack.refusals().ifPresent(dev.slidegate.redis.RefusalCache::forgetAll);
+        stack.hotKeys().ifPresent(dev.slidegate.core.HotKeys::forgetAll); // as a wipe seen by the resets' poll does
     }
 
     @Override
