@@ -237,44 +237,63 @@ public final class HotKeys extends ForwardingStore {
     private record Pending(int cost, long maxWaitMicros, CompletableFuture<Decision> answer) {
     }
 
-    /** A batch: what the store said, when it was asked, how much of it admitted calls. */
+    /**
+     * A batch: what the store said, when it was asked, how much of it admitted calls. {@code used} only grows, by
+     * compare-and-swap, to the batch's size at most: closing it sets it to its size, so that no permit given back is ever
+     * used.
+     */
     private static final class Batch {
         final PermitsAhead.Taken taken;
         final long sentNanos;
         final long deadlineNanos;
-        int used;
+        final java.util.concurrent.atomic.AtomicInteger used;
 
         Batch(PermitsAhead.Taken taken, long sentNanos, long usableMicros, int used) {
             this.taken = taken;
             this.sentNanos = sentNanos;
             // by this instance's clock from before the store took it: never later than the store's last use instant
             this.deadlineNanos = sentNanos + usableMicros * 1000;
-            this.used = used;
+            this.used = new java.util.concurrent.atomic.AtomicInteger(used);
         }
 
         int left() {
-            return taken.permits() - used;
+            return taken.permits() - used.get();
         }
 
-        /** A call admitted from this batch at {@code now}: the limits as the take said them, with what is left here. */
+        /**
+         * A call admitted from this batch at {@code now} (read by the caller, before its deadline: the instant its permit is
+         * used at), or null when fewer than {@code cost} are left: the limits as the take said them, with what is left here.
+         */
         Decision admit(Policy policy, int cost, long now) {
-            used += cost;
+            int u;
+            do {
+                u = used.get();
+                if (u + cost > taken.permits()) {
+                    return null;
+                }
+            } while (!used.compareAndSet(u, u + cost));
+            int left = taken.permits() - u - cost;
             long elapsed = Math.max(0, (now - sentNanos) / 1000);
             Decision d = taken.decision();
             List<LimitState> states = new ArrayList<>(d.states().size());
             for (LimitState s : d.states()) {
-                states.add(new LimitState(s.limit(), Math.min(s.limit().permits(), s.remaining() + left()),
+                states.add(new LimitState(s.limit(), Math.min(s.limit().permits(), s.remaining() + left),
                         Math.max(0, s.resetMicros() - elapsed)));
             }
             return new Decision(policy, true, -1, 0, d.atMicros() + elapsed, states, false, 0);
+        }
+
+        /** Closes it: nothing more is admitted from it. The first unused permit, 1-based. */
+        int close() {
+            return used.getAndSet(taken.permits()) + 1;
         }
     }
 
     /** One hot key of one policy on this instance. */
     private final class Hot {
         private final String key;
-        private Policy policy;
-        private Batch batch;
+        private volatile Policy policy;
+        private volatile Batch batch;
         /** The calls waiting for a take in flight; null when none is. */
         private List<Pending> pending;
         private long tick;
@@ -282,7 +301,7 @@ public final class HotKeys extends ForwardingStore {
         private int permitsThisTick;
         private int permitsLastTick;
         private volatile long lastCallNanos;
-        private boolean gone;
+        private volatile boolean gone;
 
         Hot(String key, Policy policy, long now) {
             this.key = key;
@@ -298,6 +317,16 @@ public final class HotKeys extends ForwardingStore {
         }
 
         CompletionStage<Decision> acquire(Policy asked, int cost, long maxWaitMicros, long now) {
+            // the fast path, without the lock: the batch in force has room, and the tick has not turned
+            Batch fast = batch;
+            if (fast != null && asked == policy && now - fast.deadlineNanos < 0 && now / TICK_NANOS == tick && !gone) {
+                Decision d = fast.admit(asked, cost, now);
+                if (d != null) {
+                    permitsThisTick += cost; // (an estimate of the rate: a count lost to a race costs nothing)
+                    used.add(cost);
+                    return CompletableFuture.completedFuture(d);
+                }
+            }
             Batch retired = null;
             boolean ordinary = false;
             int most = 0;
@@ -317,9 +346,12 @@ public final class HotKeys extends ForwardingStore {
                     policy = asked;
                 }
                 Batch b = batch;
-                if (b != null && now - b.deadlineNanos < 0 && b.left() >= cost && !gone) {
-                    used.add(cost);
-                    return CompletableFuture.completedFuture(b.admit(asked, cost, now));
+                if (b != null && now - b.deadlineNanos < 0 && !gone) {
+                    Decision d = b.admit(asked, cost, now);
+                    if (d != null) {
+                        used.add(cost);
+                        return CompletableFuture.completedFuture(d);
+                    }
                 }
                 if (b != null) {
                     retired = b;
@@ -389,10 +421,12 @@ public final class HotKeys extends ForwardingStore {
                         used.add(cost);
                         Batch b = new Batch(t, sent, usable, 0);
                         first = b.admit(p, cost, sent);
+                        long at = nanoTime.getAsLong(); // a waiting call uses its permit now: before the deadline only
                         for (Pending w : waiting) {
-                            if (b.left() >= w.cost() && !gone) {
+                            Decision d = gone || at - b.deadlineNanos >= 0 ? null : b.admit(p, w.cost(), at);
+                            if (d != null) {
                                 used.add(w.cost());
-                                answers.add(b.admit(p, w.cost(), nanoTime.getAsLong()));
+                                answers.add(d);
                                 admitted.add(w);
                             }
                         }
@@ -474,13 +508,8 @@ public final class HotKeys extends ForwardingStore {
             if (b == null) {
                 return;
             }
-            int from;
-            int to;
-            synchronized (this) {
-                from = b.used + 1;
-                to = b.taken.permits();
-                b.used = to; // nothing more is admitted from it
-            }
+            int from = b.close();
+            int to = b.taken.permits();
             if (from > to) {
                 return;
             }

@@ -153,7 +153,7 @@ public class InProcessBench {
         };
         dev.slidegate.core.HotKeys hot = new dev.slidegate.core.HotKeys(store, granting, System::nanoTime, () -> 1,
                 n -> false);
-        return k -> hot.acquire(policy, k, 1).toCompletableFuture().getNow(null).allowed();
+        return k -> hot.acquire(policy, k, 1).toCompletableFuture().join().allowed();
     }
 
     /**

@@ -65,6 +65,11 @@ class InProcessBenchmark {
     static final List<String> SLIDEGATE = List.of("sliding-log", "sliding-log-decision", "fixed-window", "sliding-counter",
             "token-bucket");
     static final List<String> PEERS = List.of("bucket4j", "guava", "resilience4j", "smallrye-rolling");
+    /**
+     * Run only when named ({@code -Dbench.impl=...}): the sliding log's new Decision, and a hot key's local path on the Redis
+     * stack ({@code sliding-log-ahead}, {@link InProcessBench}).
+     */
+    static final List<String> ON_REQUEST = List.of("sliding-log-record", "sliding-log-ahead");
 
     /**
      * The JMH runs of one thread count: Slidegate (which finds its key itself) once, the peers in both views, and
@@ -73,7 +78,8 @@ class InProcessBenchmark {
     private static List<Map<String, String[]>> plan() {
         String[] peersButSmallRye = PEERS.stream().filter(p -> !p.startsWith("smallrye")).toArray(String[]::new);
         return List.of(
-                Map.of("impl", SLIDEGATE.toArray(String[]::new), "view", new String[] { "map" }),
+                Map.of("impl", java.util.stream.Stream.concat(SLIDEGATE.stream(), ON_REQUEST.stream()).toArray(String[]::new),
+                        "view", new String[] { "map" }),
                 Map.of("impl", peersButSmallRye, "view", new String[] { "map", "bare" }),
                 Map.of("impl", new String[] { "smallrye-rolling" }, "view", new String[] { "map", "bare" }, "keys",
                         new String[] { "1" }),
@@ -95,6 +101,11 @@ class InProcessBenchmark {
                 Map<String, String[]> params = new LinkedHashMap<>(part);
                 if (only != null) {
                     only.forEach((name, values) -> params.merge(name, values, InProcessBenchmark::both));
+                }
+                if (only == null || !only.containsKey("impl")) {
+                    params.computeIfPresent("impl",
+                            (name, values) -> java.util.Arrays.stream(values).filter(v -> !ON_REQUEST.contains(v))
+                                    .toArray(String[]::new));
                 }
                 if (params.values().stream().anyMatch(v -> v.length == 0)) {
                     continue;
