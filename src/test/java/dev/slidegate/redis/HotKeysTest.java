@@ -215,6 +215,54 @@ class HotKeysTest {
         });
     }
 
+    /**
+     * Ten instances on one key, two callers each: batches are at most a quarter of N shared by ten, so every instance gets
+     * its share of the key's room, none starves for another's batch.
+     */
+    @Test
+    void tenInstancesOnOneKeyEachGetTheirShare() throws Exception {
+        List<Instance> fleet = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            fleet.add(new Instance(System::nanoTime, 10));
+        }
+        Policy p = log("hot-ten", "200/300ms");
+        Brackets grants = new Brackets();
+        AtomicInteger[] admitted = new AtomicInteger[10];
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 20; t++) {
+            int n = t % 10;
+            admitted[n] = admitted[n] == null ? new AtomicInteger() : admitted[n];
+            Instance i = fleet.get(n);
+            AtomicInteger mine = admitted[n];
+            Thread th = new Thread(() -> {
+                while (!stop.get()) {
+                    long before = System.nanoTime();
+                    Decision d = i.call(p, "flood");
+                    if (d.allowed()) {
+                        grants.add(before, System.nanoTime());
+                        mine.incrementAndGet();
+                    }
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        Thread.sleep(2000);
+        stop.set(true);
+        for (Thread th : threads) {
+            th.join(10_000);
+        }
+        fleet.forEach(Instance::close);
+        int[] each = java.util.Arrays.stream(admitted).mapToInt(AtomicInteger::get).toArray();
+        int total = java.util.Arrays.stream(each).sum();
+        int least = java.util.Arrays.stream(each).min().orElse(0);
+        System.out.println("hot-ten: admitted per instance " + java.util.Arrays.toString(each) + ", most in a window "
+                + grants.maxProvable(300_000_000L));
+        assertTrue(grants.maxProvable(300_000_000L) <= 200, "at most N in any window");
+        assertTrue(least >= total / 10 / 3, "no instance starves: " + java.util.Arrays.toString(each));
+    }
+
     /** What a flood saw. */
     record Flood(int calls, int admitted, double share, int most, long takes, int failures) {
     }
