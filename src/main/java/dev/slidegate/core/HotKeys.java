@@ -238,9 +238,10 @@ public final class HotKeys extends ForwardingStore {
     }
 
     /**
-     * A batch: what the store said, when it was asked, how much of it admitted calls. {@code used} only grows, by
-     * compare-and-swap, to the batch's size at most: closing it sets it to its size, so that no permit given back is ever
-     * used.
+     * A batch: what the store said, when it was asked, how much of it admitted calls. {@code used} only grows, by one
+     * atomic add per call (no compare-and-swap to retry, so no caller starves on a busy key): a call whose add passes
+     * the batch's size is not admitted, and the permits it counted are neither used nor given back (fewer admitted,
+     * never more). Closing it sets it to its size at least, so that no permit given back is ever used.
      */
     private static final class Batch {
         final PermitsAhead.Taken taken;
@@ -257,7 +258,7 @@ public final class HotKeys extends ForwardingStore {
         }
 
         int left() {
-            return taken.permits() - used.get();
+            return Math.max(0, taken.permits() - used.get());
         }
 
         /**
@@ -265,13 +266,10 @@ public final class HotKeys extends ForwardingStore {
          * used at), or null when fewer than {@code cost} are left: the limits as the take said them, with what is left here.
          */
         Decision admit(Policy policy, int cost, long now) {
-            int u;
-            do {
-                u = used.get();
-                if (u + cost > taken.permits()) {
-                    return null;
-                }
-            } while (!used.compareAndSet(u, u + cost));
+            int u = used.getAndAdd(cost);
+            if (u + cost > taken.permits()) {
+                return null;
+            }
             int left = taken.permits() - u - cost;
             long elapsed = Math.max(0, (now - sentNanos) / 1000);
             Decision d = taken.decision();
@@ -285,7 +283,7 @@ public final class HotKeys extends ForwardingStore {
 
         /** Closes it: nothing more is admitted from it. The first unused permit, 1-based. */
         int close() {
-            return used.getAndSet(taken.permits()) + 1;
+            return Math.min(used.getAndSet(taken.permits()), taken.permits()) + 1;
         }
     }
 

@@ -23,7 +23,8 @@ class HttpBenchmarkSmokeIT {
         System.out.println(report);
         assertTrue(report.contains("| limiter off (`slidegate.enabled=false`) |"), report);
         assertTrue(report.contains("| Redis store, ~90% refused (429) |"), report);
-        assertTrue(report.lines().filter(l -> l.contains("nothing refused")).allMatch(l -> l.contains("| 0 of ")),
+        assertTrue(report.lines().filter(l -> l.startsWith("| ") && l.contains("nothing refused"))
+                .allMatch(l -> l.contains("| 0 of ")),
                 "nothing refused where the limit is 10^7/s:\n" + report);
         assertTrue(report.lines().filter(l -> l.contains("90% refused")).noneMatch(l -> l.contains("| 0 of ")),
                 "the refusing runs refuse:\n" + report);
@@ -50,9 +51,10 @@ class HttpBenchmarkSmokeIT {
             String[] cells = row.split("\\|");
             assertTrue(Double.parseDouble(cells[7].trim()) > 0, "service CPU per request in " + row);
             // only where every request is a script call: refusals are mostly answered from the instance's
-            // memory, and the few calls of a smoke run's refusing rows can stay under one 10 ms CPU tick
-            assertTrue(!row.contains("Redis store") || !row.contains("nothing refused")
-                    || Double.parseDouble(cells[8].trim()) > 0, "Redis CPU per request in " + row);
+            // memory, a hot key's admissions from permits taken ahead, and the few calls of such a row in a smoke run
+            // can stay under one 10 ms CPU tick
+            assertTrue(!row.contains("take-ahead off") || Double.parseDouble(cells[8].trim()) > 0,
+                    "Redis CPU per request in " + row);
             assertTrue(Double.parseDouble(cells[10].trim()) > 0, "wrk CPU per request in " + row);
         }
     }

@@ -35,7 +35,7 @@ class HotKeysClusterTest {
                         System::nanoTime, 3));
             }
             Policy p = new Policy("hot-cluster", List.of(Limit.parse("100/300ms")), Strategy.SLIDING_LOG, "ip", false);
-            HotKeysTest.flood(fleet, p, 100, 300_000_000L, 4000, () -> {
+            HotKeysTest.flood(fleet, p, 100, 300_000_000L, 2400, () -> {
                 for (RedisServer master : List.copyOf(cluster.masters())) {
                     RedisServer replica = cluster.replicaOf(master);
                     try (Resp r = replica.connect()) {

@@ -205,13 +205,13 @@ class HotKeysTest {
     void threeInstancesFloodingOneKeyAdmitAtMostNInAnyWindow() throws Exception {
         List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
                 new Instance(System::nanoTime, 3));
-        Flood f = flood(fleet, log("hot-fleet", "60/300ms"), 60, 300_000_000L, 3000, () -> {
+        Flood f = flood(fleet, log("hot-fleet", "60/300ms"), 60, 300_000_000L, 2000, () -> {
         });
         assertTrue(f.share() > 0.8, "most of N admitted under a flood: " + f);
         // and where batches are large: 3 000 per 300 ms, well above what 24 callers on this machine reach
         List<Instance> again = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
                 new Instance(System::nanoTime, 3));
-        flood(again, log("hot-fleet-big", "3000/300ms"), 3000, 300_000_000L, 2000, () -> {
+        flood(again, log("hot-fleet-big", "3000/300ms"), 3000, 300_000_000L, 1200, () -> {
         });
     }
 
@@ -248,7 +248,7 @@ class HotKeysTest {
             th.start();
             threads.add(th);
         }
-        Thread.sleep(2000);
+        Thread.sleep(1500);
         stop.set(true);
         for (Thread th : threads) {
             th.join(10_000);
