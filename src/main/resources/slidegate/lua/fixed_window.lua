@@ -9,7 +9,13 @@
 --          forgotten. The key expires at the end of the latest window a slot counts in (PEXPIREAT to a
 --          window's end: a window is never extended). Field 'r' = the latest instant a permit was reserved
 --          for (a call that waits): no call is placed before it.
--- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views); or
+--          'a<cost>,<most>,<usable us>': permits taken ahead (docs/strategies.md, "Hot keys"): cost to most permits, as
+--          many as every limit's window has room for now, charged now like a call of that many, which the instance
+--          admits calls from until now + usable or the end of the first window that ends, whichever comes first: every
+--          use falls in the windows that counted it. Only at once (never while a call waits or the key is held);
+--          fewer than cost is a refusal. The reply says, after the limits, how many were taken and the instant before
+--          which they must be used.
 -- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  unused (0): the strategy has no parameter
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit; a limit counted per calendar period has for W
@@ -22,7 +28,15 @@
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 local key = KEYS[1]
-local cost = tonumber(ARGV[1])
+local cost, most_ahead, usable = ARGV[1], 0, 0
+if string.sub(cost, 1, 1) == 'a' then
+  local c1 = string.find(cost, ',', 1, true)
+  local c2 = string.find(cost, ',', c1 + 1, true)
+  most_ahead, usable = tonumber(string.sub(cost, c1 + 1, c2 - 1)), tonumber(string.sub(cost, c2 + 1))
+  cost = tonumber(string.sub(cost, 2, c1 - 1))
+else
+  cost = tonumber(cost)
+end
 --#include decision_flags.lua
 local nlimits = (#ARGV - 3) / 2
 
@@ -123,6 +137,19 @@ local function stand()
 end
 stand()
 
+-- a batch: as many as every limit has room for now (cost at least, most at most), usable until the first window ends
+local taken, last_use = 0, 0
+if most_ahead > 0 then
+  count_rejected, max_wait = false, 0
+  taken, last_use = most_ahead, now + usable
+  for i = 1, nlimits do
+    local left = permits[i] - used[i]
+    if left < taken then taken = left end
+    if ending[i] < last_use then last_use = ending[i] end
+  end
+  if now > clock or taken < cost then taken = 0 else cost = taken end
+end
+
 local function waits()
   local tripped, retry = -1, 0
   for i = 1, nlimits do
@@ -221,5 +248,9 @@ for i = 1, nlimits do
   if used[i] > 0 then reset = ending[i] - now end
   out[#out + 1] = remaining
   out[#out + 1] = reset + ahead
+end
+if most_ahead > 0 then
+  out[#out + 1] = allowed and taken or 0
+  out[#out + 1] = last_use
 end
 return out

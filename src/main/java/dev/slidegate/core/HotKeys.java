@@ -17,7 +17,6 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
-import dev.slidegate.api.Strategy;
 
 /**
  * Hot keys at memory speed (issue 61): a decorator of a shared store that, for a key this instance sees hot, takes a
@@ -28,7 +27,8 @@ import dev.slidegate.api.Strategy;
  * <p>
  * A key is hot by its own rate, on this instance: {@value #HOT_CALLS} calls or more within one tick of
  * {@value #TICK_MILLIS} ms; cold again below a quarter of that for two ticks. Cold keys go to the store as before, at the
- * cost of one count in a small table. Only sliding-log policies that count per window, refuse at once what they refuse
+ * cost of one count in a small table. Only sliding-log and fixed-window policies ({@link PermitsAhead#takesAhead}) that refuse
+ * at once what they refuse
  * (no {@code count-rejected}) and enforce (no dry-run), with every window at least {@value #WINDOW_SHARE} ms long, unless
  * their {@code take-ahead} is off. A call that may wait and finds no permit here goes to the store as before, and so do
  * calls of several policies.
@@ -91,7 +91,7 @@ public final class HotKeys extends ForwardingStore {
 
     /** Whether calls of {@code policy} may be admitted from permits taken ahead. */
     boolean eligible(Policy policy) {
-        return policy.strategy() == Strategy.SLIDING_LOG && !policy.countRejected() && !policy.dryRun()
+        return PermitsAhead.takesAhead(policy) && !policy.countRejected() && !policy.dryRun()
                 && shortestWindowMicros(policy) >= WINDOW_SHARE * 1000L && !turnedOff(policy.name());
     }
 
@@ -253,7 +253,8 @@ public final class HotKeys extends ForwardingStore {
             this.taken = taken;
             this.sentNanos = sentNanos;
             // by this instance's clock from before the store took it: never later than the store's last use instant
-            this.deadlineNanos = sentNanos + usableMicros * 1000;
+            // (usable time, or a fixed window's end the store said comes sooner)
+            this.deadlineNanos = sentNanos + Math.min(usableMicros, taken.lastUseMicros() - taken.takenAtMicros()) * 1000;
             this.used = new java.util.concurrent.atomic.AtomicInteger(used);
         }
 

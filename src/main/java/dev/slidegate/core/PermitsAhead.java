@@ -15,12 +15,24 @@ import dev.slidegate.api.Policy;
 public interface PermitsAhead {
 
     /**
+     * Whether a store can take permits of {@code policy} ahead: a sliding log (a batch counts in every window its use
+     * could fall in), or a fixed window without calendar periods (a batch is used before the first of its windows
+     * ends). Not a sliding counter nor a token bucket (docs/strategies.md, "Hot keys on Redis").
+     */
+    static boolean takesAhead(Policy policy) {
+        return policy.strategy() == dev.slidegate.api.Strategy.SLIDING_LOG
+                || (policy.strategy() == dev.slidegate.api.Strategy.FIXED_WINDOW
+                        && policy.limits().stream().noneMatch(dev.slidegate.api.Limit::calendar));
+    }
+
+    /**
      * What a take said.
      *
      * @param decision an admission of the asking call's cost (its instant the batch's: {@link #takenAtMicros()}), or
      *        its refusal, as {@link Rates#acquire} would say it
      * @param permits how many the batch holds, the asking call's cost included; 0 when refused
-     * @param lastUseMicros the last instant (store's clock, µs) a permit of the batch may be used at
+     * @param lastUseMicros the instant (store's clock, µs) a permit of the batch must be used before: the instant it was
+     *        taken at plus its usable time, or the end of a fixed window that ends sooner
      */
     record Taken(Decision decision, int permits, long lastUseMicros) {
 
@@ -31,9 +43,9 @@ public interface PermitsAhead {
     }
 
     /**
-     * Takes {@code cost} to {@code most} permits of a sliding-log policy for {@code key} at once, as many as every limit
-     * has room for now, usable for {@code usableMicros} from now; fewer than {@code cost} is a refusal that charges
-     * nothing. Never while a call waits for the key or the key is held.
+     * Takes {@code cost} to {@code most} permits of {@code policy} ({@link #takesAhead}) for {@code key} at once, as many as
+     * every limit has room for now, usable for {@code usableMicros} from now at most; fewer than {@code cost} is a refusal
+     * that charges nothing. Never while a call waits for the key or the key is held.
      */
     CompletionStage<Taken> takeAhead(Policy policy, String key, int cost, int most, long usableMicros);
 

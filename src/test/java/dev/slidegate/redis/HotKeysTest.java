@@ -263,6 +263,17 @@ class HotKeysTest {
         assertTrue(least >= total / 10 / 3, "no instance starves: " + java.util.Arrays.toString(each));
     }
 
+    /** The same flood on a fixed window: at most N in each aligned window, whatever the batches held at its end. */
+    @Test
+    void threeInstancesFloodingAFixedWindowAdmitAtMostNInEachWindow() throws Exception {
+        List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
+                new Instance(System::nanoTime, 3));
+        Policy p = new Policy("hot-fixed", List.of(Limit.parse("80/200ms")), Strategy.FIXED_WINDOW, "ip", false);
+        Flood f = flood(fleet, p, 80, 200_000L, 1600, () -> {
+        }, true);
+        assertTrue(f.share() > 0.8, "most of N admitted under a flood: " + f);
+    }
+
     /** What a flood saw. */
     record Flood(int calls, int admitted, double share, int most, long takes, int failures) {
     }
@@ -272,6 +283,18 @@ class HotKeysTest {
      * {@code p} for {@code millis}; {@code midway} runs a quarter of the way in. Asserts at most {@code n} in any window.
      */
     static Flood flood(List<Instance> fleet, Policy p, int n, long window, long millis, Runnable midway) throws Exception {
+        return flood(fleet, p, n, window, millis, midway, false);
+    }
+
+    /**
+     * As {@link #flood(List, Policy, int, long, long, Runnable)}; {@code aligned}: a fixed window's bound, at most N in each
+     * window aligned on the epoch as Redis counts them, the callers' stamps read in epoch microseconds and widened by a
+     * millisecond each way (how far this JVM's epoch clock may lie from the server's), {@code window} in microseconds.
+     */
+    static Flood flood(List<Instance> fleet, Policy p, int n, long window, long millis, Runnable midway, boolean aligned)
+            throws Exception {
+        java.util.function.LongSupplier stamp = aligned ? dev.slidegate.core.Clock.system()::nowMicros : System::nanoTime;
+        long slack = aligned ? 1000 : 0;
         Brackets grants = new Brackets();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicBoolean killed = new AtomicBoolean();
@@ -284,10 +307,10 @@ class HotKeysTest {
             boolean dies = t % fleet.size() == fleet.size() - 1;
             Thread th = new Thread(() -> {
                 while (!stop.get() && !(dies && killed.get())) {
-                    long before = System.nanoTime();
+                    long before = stamp.getAsLong() - slack;
                     try {
                         Decision d = i.call(p, "flood");
-                        long after = System.nanoTime();
+                        long after = stamp.getAsLong() + slack;
                         calls.incrementAndGet();
                         if (d.allowed()) {
                             grants.add(before, after);
@@ -313,8 +336,9 @@ class HotKeysTest {
         }
         long elapsed = System.nanoTime() - start;
         fleet.forEach(Instance::close);
-        int most = grants.maxProvable(window);
-        Flood f = new Flood(calls.get(), grants.size(), grants.size() / ((double) n * elapsed / window), most,
+        int most = aligned ? grants.maxProvableInAligned(0, window) : grants.maxProvable(window);
+        Flood f = new Flood(calls.get(), grants.size(),
+                grants.size() / ((double) n * elapsed / (aligned ? window * 1000 : window)), most,
                 fleet.stream().mapToLong(i -> i.hot.takes()).sum(), failures.get());
         System.out.println(p.name() + ": " + f);
         assertTrue(most <= n, "at most N in any window by the callers' clocks: " + f);

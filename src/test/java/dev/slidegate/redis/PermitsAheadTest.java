@@ -299,4 +299,30 @@ class PermitsAheadTest {
         assertTrue(decided >= 12 * 120);
     }
 
+    @Test
+    void aFixedWindowsBatchIsUsedBeforeItsWindowEndsAndGivenBackIntoIt() {
+        Policy p = new Policy("ahead-fixed", List.of(Limit.parse("10/1s")), Strategy.FIXED_WINDOW, "ip", false);
+        String k = key();
+        ahead.addAndGet(W - Math.floorMod(currentServerMicros(), W) + 10_000); // 10 ms into a window of 1 s
+        Taken t = take(p, k, 1, 4);
+        assertEquals(4, t.permits(), t.toString());
+        long windowEnd = (t.takenAtMicros() / W + 1) * W;
+        assertTrue(t.lastUseMicros() <= windowEnd && t.lastUseMicros() <= t.takenAtMicros() + USABLE,
+                "used before the window ends and within its usable time: " + t);
+        assertEquals(6, t.decision().states().get(0).remaining());
+        assertEquals(6, admittedOf(p, k, 8));
+        assertEquals(0, take(p, k, 1, 4).permits(), "the window is full");
+        store.giveBack(p, k, t.takenAtMicros(), 2, 4).toCompletableFuture().join(); // used 1, gave back 3
+        assertEquals(3, admittedOf(p, k, 5), "what was given back is free in its window");
+        // a window of 1 s and a batch asked 990 ms into it: usable only until the window ends
+        ahead.addAndGet(W - Math.floorMod(currentServerMicros(), W) + 990_000);
+        Taken late = take(p, k, 1, 4);
+        assertTrue(late.lastUseMicros() - late.takenAtMicros() <= 10_000 + 1_000,
+                "clipped to the window's end: " + late);
+    }
+
+    /** The store's instant now, as the scripts read it (to a millisecond or so). */
+    private static long currentServerMicros() {
+        return Clock.system().nowMicros() + ahead.get();
+    }
 }
