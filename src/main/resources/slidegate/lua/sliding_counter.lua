@@ -9,7 +9,13 @@
 --          recorded in all of them; a limit of a window not counted before starts from the most permits
 --          any slot holds, in its current cell (docs/strategies.md, "When limits change"); a slot not in
 --          force that holds nothing when a charge comes is forgotten.
--- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views)
+-- ARGV[1]  cost (permits this call weighs, >= 1); 0 reads the state and writes nothing (admin views); or
+--          'a<cost>,<most>,<usable us>': permits taken ahead (docs/strategies.md, "Hot keys"): cost to most permits, as
+--          many as every limit has room for now, charged now in each limit's current cell like a call of that many,
+--          which the instance admits calls from until now + usable or the end of the first of those cells, whichever
+--          comes first: every use falls in the cell that counted it. Only at once (never while a call waits or the key
+--          is held); fewer than cost is a refusal. The reply says, after the limits, how many were taken and the
+--          instant before which they must be used.
 -- ARGV[2]  2 * max-wait (us) + 1 when refused attempts are charged too (count-rejected), else + 0
 -- ARGV[3]  cells per window C
 -- ARGV[4], ARGV[5], ...  N and W (microseconds) of each limit
@@ -22,7 +28,15 @@
 -- Limit N/W has cells of s = ceil(W / C) and counts the C + 1 newest cells [k - C, k]: the oldest,
 -- partly overlapping cell in full, so no interval of length W ever holds more than N.
 local key = KEYS[1]
-local cost = tonumber(ARGV[1])
+local cost, most_ahead, usable = ARGV[1], 0, 0
+if string.sub(cost, 1, 1) == 'a' then
+  local c1 = string.find(cost, ',', 1, true)
+  local c2 = string.find(cost, ',', c1 + 1, true)
+  most_ahead, usable = tonumber(string.sub(cost, c1 + 1, c2 - 1)), tonumber(string.sub(cost, c2 + 1))
+  cost = tonumber(string.sub(cost, 2, c1 - 1))
+else
+  cost = tonumber(cost)
+end
 --#include decision_flags.lua
 local cells = tonumber(ARGV[3])
 local nlimits = (#ARGV - 3) / 2
@@ -96,6 +110,20 @@ local function sum(i, from, to)
     if c >= from and c <= to then s = s + v end
   end
   return s
+end
+
+-- a batch: as many as every limit has room for now (cost at least, most at most), usable until the first cell ends
+local taken, last_use = 0, 0
+if most_ahead > 0 then
+  count_rejected, max_wait = false, 0
+  taken, last_use = most_ahead, now + usable
+  for i = 1, nlimits do
+    local left = permits[i] - sum(i, cell[i] - cells, cell[i])
+    if left < taken then taken = left end
+    local ends = (cell[i] + 1) * size[i]
+    if ends < last_use then last_use = ends end
+  end
+  if now > clock or taken < cost then taken = 0 else cost = taken end
 end
 
 local function waits()
@@ -209,5 +237,9 @@ for i = 1, nlimits do
   if remaining < 0 then remaining = 0 end
   out[#out + 1] = remaining
   out[#out + 1] = (oldest and ((oldest + cells + 1) * size[i] - now) or 0) + early
+end
+if most_ahead > 0 then
+  out[#out + 1] = allowed and taken or 0
+  out[#out + 1] = last_use
 end
 return out

@@ -16,11 +16,12 @@ public interface PermitsAhead {
 
     /**
      * Whether a store can take permits of {@code policy} ahead: a sliding log (a batch counts in every window its use
-     * could fall in), or a fixed window without calendar periods (a batch is used before the first of its windows
-     * ends). Not a sliding counter nor a token bucket (docs/strategies.md, "Hot keys on Redis").
+     * could fall in), a sliding counter (a batch is used before its cell ends), or a fixed window without calendar
+     * periods (before the first of its windows ends). Not a token bucket (docs/strategies.md, "Hot keys on Redis").
      */
     static boolean takesAhead(Policy policy) {
         return policy.strategy() == dev.slidegate.api.Strategy.SLIDING_LOG
+                || policy.strategy() == dev.slidegate.api.Strategy.SLIDING_COUNTER
                 || (policy.strategy() == dev.slidegate.api.Strategy.FIXED_WINDOW
                         && policy.limits().stream().noneMatch(dev.slidegate.api.Limit::calendar));
     }

@@ -327,8 +327,8 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
             long usableMicros) {
         if (!dev.slidegate.core.PermitsAhead.takesAhead(policy) || cost < 1 || most < cost || usableMicros < 0) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("permits are taken ahead for a sliding "
-                    + "log or a fixed window without calendar periods only, at least 1 and no fewer than the call's cost, "
-                    + "usable for 0 microseconds or more"));
+                    + "log, a sliding counter or a fixed window without calendar periods only, at least 1 and no fewer than "
+                    + "the call's cost, usable for 0 microseconds or more"));
         }
         DecisionScripts.Shape shape = prepared(policy).shape();
         String[] cmd = shape.takeAhead(DecisionScripts.keyPrefix(policy, key), cost, most, usableMicros);
@@ -339,7 +339,7 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
 
     @Override
     public CompletionStage<Integer> giveBack(Policy policy, String key, long takenAtMicros, int from, int to) {
-        if (policy.strategy() == dev.slidegate.api.Strategy.FIXED_WINDOW) { // a refund where the batch was charged
+        if (policy.settles()) { // a fixed window, a sliding counter: a refund where the batch was charged
             return settle(policy, key, takenAtMicros, to - from + 1, 0).thenApply(at -> to - from + 1);
         }
         String[] cmd = DecisionScripts.giveBack(DecisionScripts.keyPrefix(policy, key), takenAtMicros, from, to);

@@ -274,6 +274,17 @@ class HotKeysTest {
         assertTrue(f.share() > 0.8, "most of N admitted under a flood: " + f);
     }
 
+    /** The same flood on a sliding counter: at most N in any window of W by the callers' clocks. */
+    @Test
+    void threeInstancesFloodingASlidingCounterAdmitAtMostNInAnyWindow() throws Exception {
+        List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
+                new Instance(System::nanoTime, 3));
+        Policy p = new Policy("hot-counter", List.of(Limit.parse("90/300ms")), Strategy.SLIDING_COUNTER, "ip", false);
+        Flood f = flood(fleet, p, 90, 300_000_000L, 1600, () -> {
+        });
+        assertTrue(f.share() > 0.7, "most of N admitted under a flood: " + f);
+    }
+
     /** What a flood saw. */
     record Flood(int calls, int admitted, double share, int most, long takes, int failures) {
     }

@@ -321,6 +321,26 @@ class PermitsAheadTest {
                 "clipped to the window's end: " + late);
     }
 
+    @Test
+    void aSlidingCountersBatchIsUsedBeforeItsCellEndsAndGivenBackIntoIt() {
+        // 20/1s in 10 cells of 100 ms
+        Policy p = new Policy("ahead-counter", List.of(Limit.parse("20/1s")), Strategy.SLIDING_COUNTER, "ip", false);
+        String k = key();
+        ahead.addAndGet(100_000 - Math.floorMod(currentServerMicros(), 100_000) + 5_000); // 5 ms into a cell
+        Taken t = take(p, k, 1, 8);
+        assertEquals(8, t.permits(), t.toString());
+        long cellEnd = (t.takenAtMicros() / 100_000 + 1) * 100_000;
+        assertTrue(t.lastUseMicros() <= cellEnd && t.lastUseMicros() <= t.takenAtMicros() + USABLE,
+                "used before its cell ends and within its usable time: " + t);
+        assertEquals(12, admittedOf(p, k, 15));
+        store.giveBack(p, k, t.takenAtMicros(), 6, 8).toCompletableFuture().join(); // used 5
+        assertEquals(3, admittedOf(p, k, 5), "what was given back is free again");
+        ahead.addAndGet(90_000); // 95 ms into the cell: usable for 5 ms at most
+        Taken late = take(p, k, 1, 8);
+        assertTrue(late.permits() == 0 || late.lastUseMicros() - late.takenAtMicros() <= 6_000,
+                "clipped to its cell's end: " + late);
+    }
+
     /** The store's instant now, as the scripts read it (to a millisecond or so). */
     private static long currentServerMicros() {
         return Clock.system().nowMicros() + ahead.get();
