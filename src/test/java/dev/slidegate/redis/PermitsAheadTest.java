@@ -34,6 +34,8 @@ class PermitsAheadTest {
 
     private static final long W = 1_000_000; // 1 s
     private static final long USABLE = 50_000; // 50 ms
+    /** The key {@link #takeAt} took its batch of. */
+    private static String keyOf;
 
     private static RedisServer server;
     private static RedisClients clients;
@@ -302,9 +304,8 @@ class PermitsAheadTest {
     @Test
     void aFixedWindowsBatchIsUsedBeforeItsWindowEndsAndGivenBackIntoIt() {
         Policy p = new Policy("ahead-fixed", List.of(Limit.parse("10/1s")), Strategy.FIXED_WINDOW, "ip", false);
-        String k = key();
-        ahead.addAndGet(W - Math.floorMod(currentServerMicros(), W) + 10_000); // 10 ms into a window of 1 s
-        Taken t = take(p, k, 1, 4);
+        Taken t = takeAt(p, W, 10_000, 4); // 10 ms into a window of 1 s
+        String k = keyOf;
         assertEquals(4, t.permits(), t.toString());
         long windowEnd = (t.takenAtMicros() / W + 1) * W;
         assertTrue(t.lastUseMicros() <= windowEnd && t.lastUseMicros() <= t.takenAtMicros() + USABLE,
@@ -314,21 +315,18 @@ class PermitsAheadTest {
         assertEquals(0, take(p, k, 1, 4).permits(), "the window is full");
         store.giveBack(p, k, t.takenAtMicros(), 2, 4).toCompletableFuture().join(); // used 1, gave back 3
         assertEquals(3, admittedOf(p, k, 5), "what was given back is free in its window");
-        // a window of 1 s and a batch asked 990 ms into it: usable only until the window ends
-        ahead.addAndGet(W - Math.floorMod(currentServerMicros(), W) + 990_000);
-        Taken late = take(p, key(), 1, 4);
+        // a batch asked 990 ms into a window of 1 s: usable only until the window ends
+        Taken late = takeAt(p, W, 990_000, 4);
         assertEquals(4, late.permits(), late.toString());
-        assertTrue(late.lastUseMicros() - late.takenAtMicros() <= 10_000 + 1_000,
-                "clipped to the window's end: " + late);
+        assertTrue(late.lastUseMicros() == (late.takenAtMicros() / W + 1) * W, "clipped to the window's end: " + late);
     }
 
     @Test
     void aSlidingCountersBatchIsUsedBeforeItsCellEndsAndGivenBackIntoIt() {
         // 20/1s in 10 cells of 100 ms
         Policy p = new Policy("ahead-counter", List.of(Limit.parse("20/1s")), Strategy.SLIDING_COUNTER, "ip", false);
-        String k = key();
-        ahead.addAndGet(100_000 - Math.floorMod(currentServerMicros(), 100_000) + 5_000); // 5 ms into a cell
-        Taken t = take(p, k, 1, 8);
+        Taken t = takeAt(p, 100_000, 5_000, 8); // 5 ms into a cell
+        String k = keyOf;
         assertEquals(8, t.permits(), t.toString());
         long cellEnd = (t.takenAtMicros() / 100_000 + 1) * 100_000;
         assertTrue(t.lastUseMicros() <= cellEnd && t.lastUseMicros() <= t.takenAtMicros() + USABLE,
@@ -336,14 +334,28 @@ class PermitsAheadTest {
         assertEquals(12, admittedOf(p, k, 15));
         store.giveBack(p, k, t.takenAtMicros(), 6, 8).toCompletableFuture().join(); // used 5
         assertEquals(3, admittedOf(p, k, 5), "what was given back is free again");
-        ahead.addAndGet(90_000); // 95 ms into the cell: usable for 5 ms at most
-        Taken late = take(p, key(), 1, 8);
+        Taken late = takeAt(p, 100_000, 95_000, 8); // 95 ms into a cell: usable for 5 ms at most
         assertEquals(8, late.permits(), late.toString());
-        assertTrue(late.lastUseMicros() - late.takenAtMicros() <= 6_000, "clipped to its cell's end: " + late);
+        assertTrue(late.lastUseMicros() == (late.takenAtMicros() / 100_000 + 1) * 100_000,
+                "clipped to its cell's end: " + late);
     }
 
-    /** The store's instant now, as the scripts read it (to a millisecond or so). */
-    private static long currentServerMicros() {
-        return Clock.system().nowMicros() + ahead.get();
+    /**
+     * Moves the store's clock to {@code into} µs after the start of its next period of {@code period} µs, judged by the
+     * server's own time (a batch of another key, which says it), and takes a batch of {@code p} there: a machine that
+     * stalls past the period's end gets up to three tries.
+     */
+    private static Taken takeAt(Policy p, long period, long into, int most) {
+        for (int tries = 0;; tries++) {
+            long server = take(p, key(), 1, 1).takenAtMicros();
+            ahead.addAndGet(period - Math.floorMod(server, period) + into);
+            String k = key();
+            keyOf = k;
+            Taken t = take(p, k, 1, most);
+            long at = Math.floorMod(t.takenAtMicros(), period); // where in its period the batch was taken
+            if ((at >= into && at < into + Math.min(period / 4, period - into)) || tries == 2) {
+                return t;
+            }
+        }
     }
 }
