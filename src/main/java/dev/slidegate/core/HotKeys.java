@@ -27,7 +27,7 @@ import dev.slidegate.api.Policy;
  * <p>
  * A key is hot by its own rate, on this instance: {@value #HOT_CALLS} calls or more within one tick of
  * {@value #TICK_MILLIS} ms; cold again below a quarter of that for two ticks. Cold keys go to the store as before, at the
- * cost of one count in a small table. Only sliding-log and fixed-window policies ({@link PermitsAhead#takesAhead}) that refuse
+ * cost of one count in a small table. Only policies whose strategy takes batches ({@link PermitsAhead#takesAhead}) that refuse
  * at once what they refuse
  * (no {@code count-rejected}) and enforce (no dry-run), with every window at least {@value #WINDOW_SHARE} ms long, unless
  * their {@code take-ahead} is off. A call that may wait and finds no permit here goes to the store as before, and so do
