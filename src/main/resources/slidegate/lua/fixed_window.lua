@@ -28,15 +28,7 @@
 --          remaining_1, reset_1 us, remaining_2, reset_2 us, ...}
 -- (The call and reply shape shared by every strategy's script: see DecisionScripts.java.)
 local key = KEYS[1]
-local cost, most_ahead, usable = ARGV[1], 0, 0
-if string.sub(cost, 1, 1) == 'a' then
-  local c1 = string.find(cost, ',', 1, true)
-  local c2 = string.find(cost, ',', c1 + 1, true)
-  most_ahead, usable = tonumber(string.sub(cost, c1 + 1, c2 - 1)), tonumber(string.sub(cost, c2 + 1))
-  cost = tonumber(string.sub(cost, 2, c1 - 1))
-else
-  cost = tonumber(cost)
-end
+--#include decision_cost.lua
 --#include decision_flags.lua
 local nlimits = (#ARGV - 3) / 2
 

@@ -31,15 +31,7 @@
 -- in [t, t + 1)), so a call of cost c passes limit N/W iff the (N - c + 1)-th newest entry is more
 -- than W old.
 local key = KEYS[1]
-local cost, ahead, usable = ARGV[1], 0, 0
-if string.sub(cost, 1, 1) == 'a' then
-  local c1 = string.find(cost, ',', 1, true)
-  local c2 = string.find(cost, ',', c1 + 1, true)
-  ahead, usable = tonumber(string.sub(cost, c1 + 1, c2 - 1)), tonumber(string.sub(cost, c2 + 1))
-  cost = tonumber(string.sub(cost, 2, c1 - 1))
-else
-  cost = tonumber(cost)
-end
+--#include decision_cost.lua
 --#include decision_flags.lua
 local nlimits = (#ARGV - 3) / 2
 local taken = 0 -- a batch's permits (see ARGV[1])
@@ -179,7 +171,7 @@ local function charge()
   -- that they sort as numbers, the newest member holds the highest, and a number trimmed away is never given
   -- again (a count of the members at the instant would give the name of one still there: a lost permit)
   local mark, first, score, count = ':', 0, stamp, cost
-  if ahead > 0 then -- a batch: scored at the last instant its permits may be used at
+  if most_ahead > 0 then -- a batch: scored at the last instant its permits may be used at
     mark, score, count = ':b', string.format('%d', now + usable), taken
   elseif now > clock then
     mark = ':r'
@@ -204,7 +196,7 @@ local function charge()
     j = upto + 1
   end
   -- the marker, while batch members lie ahead of the clock
-  if ahead > 0 then
+  if most_ahead > 0 then
     marked, a_last, a_end = true, now, math.max(a_end, now + usable)
   elseif marked then
     if mark == ':r' then a_reserved = math.max(a_reserved, now) else a_last = math.max(a_last, now) end
@@ -250,8 +242,8 @@ local tripped, retry = waits()
 local allowed = tripped < 0
 local wait = now - clock + retry
 -- a batch: as many as every limit has room for now, cost at least, most at most
-if ahead > 0 then
-  count_rejected, max_wait, taken = false, 0, ahead
+if most_ahead > 0 then
+  count_rejected, max_wait, taken = false, 0, most_ahead
   if now == clock then
     for i = 1, nlimits do
       local left = standing(i)
@@ -261,7 +253,7 @@ if ahead > 0 then
   if taken < cost then taken = 0 end
 end
 if cost > 0 then
-  allowed = possible and wait <= max_wait and (ahead == 0 or taken > 0)
+  allowed = possible and wait <= max_wait and (most_ahead == 0 or taken > 0)
   if allowed then
     now = clock + wait -- at once, or at the instant every limit has room: a reservation
     tripped, retry = -1, 0
@@ -292,7 +284,7 @@ for i = 1, nlimits do
   out[#out + 1] = left
   out[#out + 1] = reset + early
 end
-if ahead > 0 then
+if most_ahead > 0 then
   out[#out + 1] = allowed and taken or 0
   out[#out + 1] = now + usable
 end

@@ -17,7 +17,6 @@ import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.Strategy;
-import dev.slidegate.core.Clock;
 import dev.slidegate.core.PermitsAhead.Taken;
 import dev.slidegate.testing.RedisClients;
 import dev.slidegate.testing.RedisServer;
@@ -46,20 +45,8 @@ class PermitsAheadTest {
     static void start() {
         server = RedisServer.start();
         clients = new RedisClients(server);
-        Clock system = Clock.system();
-        Clock moved = new Clock() {
-            @Override
-            public long nowMicros() {
-                return system.nowMicros() + ahead.get();
-            }
-
-            @Override
-            public long aheadMicros() {
-                return ahead.get();
-            }
-        };
         store = new RedisStore(clients.dataSource(), RedisNodes.single(clients.dataSource()),
-                RedisStore.Options.of(Duration.ofSeconds(5)).withClock(moved));
+                RedisStore.Options.of(Duration.ofSeconds(5)).withClock(new dev.slidegate.testing.MovedClock(ahead)));
     }
 
     @AfterAll

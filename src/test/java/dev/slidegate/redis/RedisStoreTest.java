@@ -53,18 +53,7 @@ class RedisStoreTest {
     @Test
     void aClockMovedAheadMovesTheWindowsKeptInRedisAsFar() {
         java.util.concurrent.atomic.AtomicLong ahead = new java.util.concurrent.atomic.AtomicLong();
-        dev.slidegate.core.Clock system = dev.slidegate.core.Clock.system();
-        dev.slidegate.core.Clock moved = new dev.slidegate.core.Clock() {
-            @Override
-            public long nowMicros() {
-                return system.nowMicros() + ahead.get();
-            }
-
-            @Override
-            public long aheadMicros() {
-                return ahead.get();
-            }
-        };
+        dev.slidegate.core.Clock moved = new dev.slidegate.testing.MovedClock(ahead);
         RedisStore s = new RedisStore(clients.dataSource(), RedisNodes.single(clients.dataSource()),
                 RedisStore.Options.of(Duration.ofSeconds(5)).withClock(moved));
         for (Policy p : List.of(
