@@ -489,9 +489,16 @@ public final class HotKeys extends ForwardingStore {
             retire();
         }
 
-        /** A reset: its batch dropped without a give-back. */
-        synchronized void drop() {
-            batch = null;
+        /** A reset: its batch closed and dropped without a give-back (the reset took its permits with the key). */
+        void drop() {
+            Batch b;
+            synchronized (this) {
+                b = batch;
+                batch = null;
+            }
+            if (b != null) {
+                b.close(); // a call that read it before the reset admits nothing from it after
+            }
         }
 
         /** (Holding the lock.) Gone from the hot keys: later calls count from 0 again. */
