@@ -110,23 +110,16 @@ public class RedisStackFactory implements RedisStacks {
         owned.add(decisions);
         IntSupplier instances = instances(config, clock, owned);
         DecisionStore remote = decisions;
-        dev.slidegate.core.HotKeys hot = null;
-        if (config.redis().takeAhead()) { // hot keys admit from permits taken ahead: RefusalCache(HotKeys(Redis))
-            java.util.function.Predicate<String> off = name -> {
-                SlidegateConfig.PolicyConfig p = config.policies().get(name);
-                Optional<Boolean> own = p == null ? Optional.empty() : p.takeAhead();
-                return !own.or(() -> config.defaults().takeAhead()).orElse(true);
-            };
-            hot = new dev.slidegate.core.HotKeys(decisions, decisions, clock::nanoTime, instances, off);
+        // hot keys admit from permits taken ahead: RefusalCache(HotKeys(Redis))
+        dev.slidegate.core.HotKeys hot = config.redis().takeAhead()
+                ? new dev.slidegate.core.HotKeys(decisions, decisions, clock::nanoTime, instances, takeAheadOff(config))
+                : null;
+        if (hot != null) {
             remote = hot;
             registerHotKeys(hot, metrics);
         }
-        dev.slidegate.core.HotKeys hotKeys = hot;
-        Runnable forgetHot = () -> {
-            if (hotKeys != null) {
-                hotKeys.forgetAll();
-            }
-        };
+        Runnable forgetHot = hot == null ? () -> {
+        } : hot::forgetAll;
         RefusalCache refusals = null;
         if (config.redis().refusalCacheSize() > 0) {
             refusals = new RefusalCache(remote, config.redis().refusalCacheSize(), clock::nanoTime);
@@ -183,7 +176,7 @@ public class RedisStackFactory implements RedisStacks {
                 Duration.ofSeconds(1));
         owned.add(fleetClock);
         return new StoreStack(store, Optional.of(fallback.breaker()), Optional.ofNullable(refusals), owned, overrides,
-                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock, Optional.ofNullable(hotKeys));
+                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock, Optional.ofNullable(hot));
     }
 
     @Override
@@ -202,6 +195,21 @@ public class RedisStackFactory implements RedisStacks {
                     + "and policies decide by their fail mode) or volatile-ttl (windows nearest their end go first); "
                     + "see Slidegate's docs/operations.md", eviction);
         }
+    }
+
+    /**
+     * The policies whose {@code take-ahead} is off, read once from the configuration: a policy's own setting, else the
+     * template's, else on.
+     */
+    private static java.util.function.Predicate<String> takeAheadOff(SlidegateConfig config) {
+        boolean byDefault = config.defaults().takeAhead().orElse(true);
+        java.util.Set<String> unlikeDefault = new java.util.HashSet<>();
+        config.policies().forEach((name, p) -> {
+            if (p.takeAhead().isPresent() && p.takeAhead().get() != byDefault) {
+                unlikeDefault.add(name);
+            }
+        });
+        return name -> byDefault == unlikeDefault.contains(name);
     }
 
     /** How many instances share Redis: learned through Redis itself, or configured. */

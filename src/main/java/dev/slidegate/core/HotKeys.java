@@ -89,42 +89,30 @@ public final class HotKeys extends ForwardingStore {
         this.lastSweep.set(nanoTime.getAsLong());
     }
 
-    /** Whether calls of {@code policy} may be admitted from permits taken ahead. */
-    boolean eligible(Policy policy) {
-        return PermitsAhead.takesAhead(policy) && !policy.countRejected() && !policy.dryRun()
-                && shortestWindowMicros(policy) >= WINDOW_SHARE * 1000L && !turnedOff(policy.name());
-    }
+    /**
+     * How long a batch of a policy is usable for (µs), by policy object, or 0 when its calls take none: worked out once per
+     * object, not per call.
+     */
+    private final ByIdentity<Policy, Long> usable = new ByIdentity<>(this::usableFor);
 
-    /** The policies whose take-ahead is off, asked once per name. */
-    private final ConcurrentHashMap<String, Boolean> offByName = new ConcurrentHashMap<>();
-
-    private boolean turnedOff(String name) {
-        Boolean known = offByName.get(name);
-        if (known == null) {
-            known = off.test(name);
-            if (offByName.size() < 10_000) { // names come from the configuration and the code, not from callers
-                offByName.put(name, known);
-            }
-        }
-        return known;
-    }
-
-    private static long shortestWindowMicros(Policy policy) {
-        long w = Long.MAX_VALUE;
+    /**
+     * {@code min(100 ms, shortest window / 20)} for a policy whose strategy takes batches and that refuses at once what
+     * it refuses, enforces, has no window shorter than 20 ms and whose take-ahead is on; else 0.
+     */
+    private long usableFor(Policy policy) {
+        long shortest = Long.MAX_VALUE;
         for (Limit l : policy.limits()) {
-            w = Math.min(w, l.windowMicros());
+            shortest = Math.min(shortest, l.windowMicros());
         }
-        return w;
-    }
-
-    /** How long a batch of {@code policy} is usable for. */
-    static long usableMicros(Policy policy) {
-        return Math.min(MAX_USABLE_MICROS, shortestWindowMicros(policy) / WINDOW_SHARE);
+        boolean takes = PermitsAhead.takesAhead(policy) && !policy.countRejected() && !policy.dryRun()
+                && shortest >= WINDOW_SHARE * 1000L && !off.test(policy.name());
+        return takes ? Math.min(MAX_USABLE_MICROS, shortest / WINDOW_SHARE) : 0;
     }
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        if (!eligible(policy)) {
+        long usableMicros = usable.get(policy);
+        if (usableMicros == 0) {
             return delegate.acquire(policy, key, cost, maxWaitMicros);
         }
         long now = nanoTime.getAsLong();
@@ -141,7 +129,7 @@ public final class HotKeys extends ForwardingStore {
                 return new Hot(k, policy, now);
             });
         }
-        return h.acquire(policy, cost, maxWaitMicros, now);
+        return h.acquire(policy, cost, maxWaitMicros, now, usableMicros);
     }
 
     /** Counts a call of a key not hot; whether the key is hot now. */
@@ -234,7 +222,7 @@ public final class HotKeys extends ForwardingStore {
     }
 
     /** A call waiting for the batch a take will bring. */
-    private record Pending(int cost, long maxWaitMicros, CompletableFuture<Decision> answer) {
+    private record Pending(int cost, CompletableFuture<Decision> answer) {
     }
 
     /**
@@ -249,13 +237,13 @@ public final class HotKeys extends ForwardingStore {
         final long deadlineNanos;
         final java.util.concurrent.atomic.AtomicInteger used;
 
-        Batch(PermitsAhead.Taken taken, long sentNanos, long usableMicros, int used) {
+        Batch(PermitsAhead.Taken taken, long sentNanos, long usableMicros) {
             this.taken = taken;
             this.sentNanos = sentNanos;
             // by this instance's clock from before the store took it: never later than the store's last use instant
             // (usable time, or a fixed window's end the store said comes sooner)
             this.deadlineNanos = sentNanos + Math.min(usableMicros, taken.lastUseMicros() - taken.takenAtMicros()) * 1000;
-            this.used = new java.util.concurrent.atomic.AtomicInteger(used);
+            this.used = new java.util.concurrent.atomic.AtomicInteger();
         }
 
         int left() {
@@ -315,7 +303,7 @@ public final class HotKeys extends ForwardingStore {
             return lastCallNanos;
         }
 
-        CompletionStage<Decision> acquire(Policy asked, int cost, long maxWaitMicros, long now) {
+        CompletionStage<Decision> acquire(Policy asked, int cost, long maxWaitMicros, long now, long usable) {
             // the fast path, without the lock: the batch in force has room, and the tick has not turned
             Batch fast = batch;
             if (fast != null && asked == policy && now - fast.deadlineNanos < 0 && now / TICK_NANOS == tick && !gone) {
@@ -367,11 +355,11 @@ public final class HotKeys extends ForwardingStore {
                         ordinary = true;
                     } else {
                         waiting = new CompletableFuture<>();
-                        pending.add(new Pending(cost, maxWaitMicros, waiting));
+                        pending.add(new Pending(cost, waiting)); // (a call that may wait went to the store above)
                     }
                 } else {
                     pending = new ArrayList<>();
-                    most = size(asked, cost);
+                    most = size(asked, cost, usable);
                 }
             }
             giveBack(retired);
@@ -381,13 +369,13 @@ public final class HotKeys extends ForwardingStore {
             if (waiting != null) {
                 return waiting;
             }
-            return take(asked, cost, most, maxWaitMicros, now);
+            return take(asked, cost, most, maxWaitMicros, now, usable);
         }
 
         /** The permits of one and a half usable times at the key's rate here, within the batch's bounds. */
-        private int size(Policy p, int cost) {
+        private int size(Policy p, int cost, long usable) {
             long perTick = Math.max(permitsThisTick, permitsLastTick);
-            long wanted = (long) Math.ceil(perTick * 1.5 * usableMicros(p) / (TICK_MILLIS * 1000.0));
+            long wanted = (long) Math.ceil(perTick * 1.5 * usable / (TICK_MILLIS * 1000.0));
             int smallest = Integer.MAX_VALUE;
             for (Limit l : p.limits()) {
                 smallest = Math.min(smallest, l.permits());
@@ -396,9 +384,8 @@ public final class HotKeys extends ForwardingStore {
             return (int) Math.max(cost, Math.min(Math.min(wanted, share), MAX_BATCH));
         }
 
-        private CompletionStage<Decision> take(Policy p, int cost, int most, long maxWaitMicros, long sent) {
+        private CompletionStage<Decision> take(Policy p, int cost, int most, long maxWaitMicros, long sent, long usable) {
             long generation = resets.get();
-            long usable = usableMicros(p);
             CompletionStage<PermitsAhead.Taken> asked;
             try {
                 asked = ahead.takeAhead(p, key, cost, most, usable);
@@ -418,7 +405,7 @@ public final class HotKeys extends ForwardingStore {
                     if (error == null && t.permits() > 0) {
                         taken.add(t.permits());
                         used.add(cost);
-                        Batch b = new Batch(t, sent, usable, 0);
+                        Batch b = new Batch(t, sent, usable);
                         first = b.admit(p, cost, sent);
                         long at = nanoTime.getAsLong(); // a waiting call uses its permit now: before the deadline only
                         for (Pending w : waiting) {
@@ -450,7 +437,7 @@ public final class HotKeys extends ForwardingStore {
                     } else if (!t.decision().allowed() && w.cost() >= cost) { // refused for less: refused for as much
                         w.answer().complete(t.decision());
                     } else {
-                        delegate.acquire(p, key, w.cost(), w.maxWaitMicros()).whenComplete((d, e) -> {
+                        delegate.acquire(p, key, w.cost(), 0).whenComplete((d, e) -> {
                             if (e != null) {
                                 w.answer().completeExceptionally(e);
                             } else {
