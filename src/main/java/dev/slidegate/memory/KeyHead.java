@@ -1,5 +1,7 @@
 package dev.slidegate.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.slidegate.api.Policy;
@@ -27,6 +29,11 @@ abstract sealed class KeyHead permits KeyState {
     volatile long refusedUntil = Long.MIN_VALUE;
     /** The open cell of a strategy that decides without the monitor ({@link KeyState#decideAtOnce}), or null. */
     volatile AtomicLong cell;
+    /**
+     * The gate of a strategy that decides under a lighter lock than the monitor ({@link KeyState#decideAtOnce} of the
+     * sliding log): {@link #GATE_CLOSED}, {@link #GATE_OPEN} or {@link #GATE_BUSY} (one call deciding behind it).
+     */
+    private volatile int gate;
     /** How many slots are the limits in force. */
     protected int n;
     /** The newest "now" this key has seen: time never steps backwards for a key. */
@@ -44,5 +51,72 @@ abstract sealed class KeyHead permits KeyState {
 
     KeyHead(Policy policy) {
         this.policy = policy;
+    }
+
+    static final int GATE_CLOSED = 0;
+    static final int GATE_OPEN = 1;
+    static final int GATE_BUSY = 2;
+    /** How often a call finding the gate busy tries again before it takes the monitor. */
+    private static final int GATE_SPINS = 64;
+    private static final VarHandle GATE;
+
+    static {
+        try {
+            GATE = MethodHandles.lookup().findVarHandle(KeyHead.class, "gate", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * Takes the open gate (one compare-and-swap, where the monitor takes two), waiting a little while another call holds
+     * it.
+     *
+     * @return false when the gate is closed (the monitor decides), or stayed busy
+     */
+    final boolean enterGate() {
+        for (int spins = 0;; spins++) {
+            int g = gate;
+            if (g == GATE_OPEN && GATE.compareAndSet(this, GATE_OPEN, GATE_BUSY)) {
+                return true;
+            }
+            if (g == GATE_CLOSED || spins == GATE_SPINS) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Gives the gate back, open: what the call wrote is seen by whoever takes it next. */
+    final void leaveGate() {
+        GATE.setRelease(this, GATE_OPEN);
+    }
+
+    /** Under the monitor: opens the gate, whose callers then decide without the monitor. */
+    final void openGate() {
+        GATE.setRelease(this, GATE_OPEN);
+    }
+
+    /**
+     * Under the monitor, before the state is read or changed: closes the gate for good, waiting for the call behind it
+     * to end (what it wrote is then seen here). Callers that find it closed take the monitor.
+     */
+    final void closeGate() {
+        for (int spins = 0;; spins++) {
+            int g = gate;
+            if (g == GATE_CLOSED || g == GATE_OPEN && GATE.compareAndSet(this, GATE_OPEN, GATE_CLOSED)) {
+                return;
+            }
+            if (spins % 64 == 63) {
+                Thread.yield(); // its holder may have lost its core
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** Whether calls decide without the monitor now: an open cell or gate (the store keeps such a key at hand). */
+    final boolean open() {
+        return cell != null || gate != GATE_CLOSED;
     }
 }

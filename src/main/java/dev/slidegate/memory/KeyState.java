@@ -241,7 +241,7 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
             if (!decideLocked(p, now, cost, maxWait, out)) {
                 return false;
             }
-            publishIfHot(seen);
+            afterLocked(seen);
             return true;
         }
     }
@@ -281,6 +281,38 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
 
     /** Under the monitor: opens a cell for {@link #decideAtOnce} from the counting state as it stands now. */
     protected void publish() {
+    }
+
+    /**
+     * Under the monitor, after a decision made there, {@code seen} being the newest instant seen before it: opens a cell
+     * when the key is hot ({@link #publishIfHot}), or what else lets the next calls decide without the monitor.
+     */
+    protected void afterLocked(long seen) {
+        publishIfHot(seen);
+    }
+
+    /**
+     * For a strategy that decides behind its gate ({@link KeyHead#enterGate}) rather than the monitor: exactly what
+     * {@link #tryAcquire} ({@code out == null}) or {@link #decide} decides under the monitor, the caller holding the gate.
+     *
+     * @return 1 admitted, 0 refused, -1 when the state was retired (the monitor then says so)
+     */
+    protected final int decideBehindGate(Policy p, long now, int cost, long maxWait, DecisionBuffer out) {
+        if (retired) { // (the gate closes before a state retires: not reached)
+            return -1;
+        }
+        if (out == null) {
+            return tryLocked(p, now, cost);
+        }
+        decideLocked(p, now, cost, maxWait, out);
+        return out.allowed() ? 1 : 0;
+    }
+
+    /** The decision of {@link #tryAcquire} on a state that is not retired, under the monitor or behind the gate. */
+    private int tryLocked(Policy p, long now, int cost) {
+        now = observe(now);
+        adopt(p, Math.max(now, lastCharge));
+        return admitAndCharge(now, cost, 0) ? 1 : 0;
     }
 
     /**
@@ -454,10 +486,8 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
             }
             long seen = lastMicros;
             absorb();
-            now = observe(now);
-            adopt(p, Math.max(now, lastCharge));
-            int outcome = admitAndCharge(now, cost, 0) ? 1 : 0;
-            publishIfHot(seen);
+            int outcome = tryLocked(p, now, cost);
+            afterLocked(seen);
             return outcome;
         }
     }

@@ -71,6 +71,27 @@ public final class MemoryStore implements LimiterStore {
      */
     private final ByIdentity<Policy, Keys> known = new ByIdentity<>(p -> policies.computeIfAbsent(p.name(), n -> new Keys()));
 
+    /**
+     * A key whose calls decide without the monitor (an open cell or gate: a hot key), kept at hand so that its calls find
+     * its state with one comparison instead of two lookups (the policy's windows, then the key among them). One for the
+     * whole store, written rarely (see {@link #keepAtHand}) and only read otherwise: a lookup elsewhere is unchanged.
+     */
+    private record AtHand(Policy policy, String key, int hash, KeyState state, long since) {
+
+        boolean holds(Policy p, String k) {
+            return policy == p && hash == k.hashCode() && (key == k || key.equals(k));
+        }
+    }
+
+    /**
+     * How long a key kept at hand stays there at least while it is still hot (µs): with several hot keys the one at hand
+     * changes ten times a second at most, so keeping one allocates next to nothing; a key that was hot once and is
+     * called rarely since takes the place of a hotter one for this long at most each time it is called.
+     */
+    private static final long AT_HAND_MICROS = 100_000;
+
+    private volatile AtHand atHand;
+
     public MemoryStore(Clock clock, int maxKeys) {
         if (maxKeys < 1) {
             throw new IllegalArgumentException("maxKeys must be at least 1, was " + maxKeys);
@@ -179,9 +200,14 @@ public final class MemoryStore implements LimiterStore {
         checkCost(cost);
         DecisionStore.checkMaxWait(maxWaitMicros);
         while (true) {
-            KeyState state = existing(policy, key);
+            AtHand h = atHand;
+            boolean kept = h != null && h.holds(policy, key);
+            KeyState state = kept ? h.state : existing(policy, key);
             long now = clock.nowMicros(); // after the lookup, as in tryAcquire
             if ((state != null ? state : stateOf(policy, key, now)).decide(policy, now, cost, maxWaitMicros, into)) {
+                if (!kept && state != null && state.open()) {
+                    keepAtHand(h, policy, key, state, now);
+                }
                 return;
             }
             forget(policy, key);
@@ -196,16 +222,31 @@ public final class MemoryStore implements LimiterStore {
         Rates.checkRates(policy);
         checkCost(cost);
         while (true) {
-            KeyState state = existing(policy, key);
+            AtHand h = atHand;
+            boolean kept = h != null && h.holds(policy, key);
+            KeyState state = kept ? h.state : existing(policy, key);
             // the clock after the lookup: +10% over 10 000 cold keys (docs/BENCHMARKS.md), likely because the clock's
             // fenced read no longer delays the lookup's cache misses; either instant is as exact (the key's state
             // orders its decisions under it, and time never steps back for a key)
             long now = clock.nowMicros();
             int outcome = (state != null ? state : stateOf(policy, key, now)).tryAcquire(policy, now, cost);
             if (outcome >= 0) {
+                if (!kept && state != null && state.open()) {
+                    keepAtHand(h, policy, key, state, now);
+                }
                 return outcome == 1;
             }
             forget(policy, key);
+        }
+    }
+
+    /**
+     * Keeps a hot key's state at hand ({@link #atHand}) in place of {@code was}, unless that is a key still hot and kept
+     * for less than {@link #AT_HAND_MICROS}: with many hot keys the one at hand changes at most ten times a second.
+     */
+    private void keepAtHand(AtHand was, Policy policy, String key, KeyState state, long now) {
+        if (was == null || !was.state.open() || now - was.since >= AT_HAND_MICROS || now < was.since) {
+            atHand = new AtHand(policy, key, key.hashCode(), state, now);
         }
     }
 
@@ -388,6 +429,10 @@ public final class MemoryStore implements LimiterStore {
 
     /** Drops a key whose state was retired (normally already removed). */
     private void forget(Policy policy, String key) {
+        AtHand h = atHand;
+        if (h != null && h.holds(policy, key)) {
+            atHand = null;
+        }
         Keys keys = policies.get(policy.name());
         KeyState state = keys == null ? null : keys.states.get(key);
         if (state != null && state.isRetired() && keys.states.remove(key, state)) {

@@ -159,6 +159,41 @@ final class SlidingLogState extends KeyState {
         head = size;
     }
 
+    /**
+     * Decides behind the gate: the same decision as under the monitor, for one compare-and-swap where the monitor takes
+     * two (entering and leaving). The monitor's methods close the gate first ({@link #absorb}); its decisions open it
+     * again ({@link #afterLocked}).
+     */
+    @Override
+    protected int decideAtOnce(Policy p, long now, int cost, long maxWait, dev.slidegate.core.DecisionBuffer out) {
+        if (!enterGate()) {
+            return -1;
+        }
+        try {
+            return decideBehindGate(p, now, cost, maxWait, out);
+        } finally {
+            leaveGate();
+        }
+    }
+
+    @Override
+    protected void absorb() {
+        closeGate();
+    }
+
+    /** The ring is read where calls behind the gate write it: closed too. */
+    @Override
+    protected void refresh() {
+        closeGate();
+    }
+
+    @Override
+    protected void afterLocked(long seen) {
+        if (!retired) {
+            openGate();
+        }
+    }
+
     /** Not reached: {@link dev.slidegate.core.DecisionStore#settlement} refuses a sliding log first. */
     @Override
     protected void settleSlots(long now, long at, long delta) {

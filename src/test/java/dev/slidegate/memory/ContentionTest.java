@@ -36,7 +36,7 @@ class ContentionTest {
     private static final int THREADS = 4;
 
     @ParameterizedTest(name = "{0} through {1}")
-    @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_LOG, buffer", "SLIDING_COUNTER, tryAcquire",
+    @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_LOG, buffer", "SLIDING_LOG, peeking", "SLIDING_COUNTER, tryAcquire",
             "SLIDING_COUNTER, decide", "SLIDING_COUNTER, buffer", "SLIDING_COUNTER, switching" })
     void noWindowProvablyHoldsMoreThanN(Strategy strategy, String entry) throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
@@ -48,6 +48,14 @@ class ContentionTest {
         ThreadLocal<int[]> calls = ThreadLocal.withInitial(() -> new int[1]);
         LoadOracle.Attempt attempt = switch (entry) {
             case "switching" -> () -> store.tryAcquire(calls.get()[0]++ % 2 == 0 ? p : same, "k", 1);
+            // "peeking": every fourth call of a thread first reads the key as the admin page does, which closes the sliding
+            // log's gate (waiting for the call behind it) while the other threads decide behind it or at the monitor
+            case "peeking" -> () -> {
+                if (calls.get()[0]++ % 4 == 0) {
+                    store.peek(p, "k");
+                }
+                return store.tryAcquire(p, "k", 1);
+            };
             case "decide" -> () -> store.decide(p, "k", 1).allowed();
             case "buffer" -> () -> {
                 DecisionBuffer b = buffers.get();
