@@ -36,7 +36,8 @@ class ContentionTest {
     private static final int THREADS = 4;
 
     @ParameterizedTest(name = "{0} through {1}")
-    @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_LOG, buffer", "SLIDING_LOG, peeking", "SLIDING_COUNTER, tryAcquire",
+    @CsvSource({ "SLIDING_LOG, tryAcquire", "SLIDING_LOG, decide", "SLIDING_LOG, buffer", "SLIDING_LOG, peeking",
+            "SLIDING_COUNTER, tryAcquire",
             "SLIDING_COUNTER, decide", "SLIDING_COUNTER, buffer", "SLIDING_COUNTER, switching" })
     void noWindowProvablyHoldsMoreThanN(Strategy strategy, String entry) throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
