@@ -516,4 +516,40 @@ class MemoryStoreTest {
         assertTrue(outcomes[0] > 10_000 && outcomes[1] > 10_000, "both paths taken: " + java.util.Arrays.toString(outcomes));
         assertTrue(allocated < 20_000, "allocated " + allocated + " bytes for 400 000 decisions");
     }
+
+    // a hot key's state is kept at hand, found without the maps; whatever drops or changes that state reaches the calls
+    // that find it there: a reset, a sweep of a full policy, an override (another policy object of that name), and a
+    // second hot key taking the place (each of every strategy, with calls close enough together to open its cell)
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    @org.junit.jupiter.api.Timeout(10)
+    void aKeyKeptAtHandFollowsItsState(Strategy strategy) {
+        MemoryStore store = new MemoryStore(clock, 1);
+        Policy p = policy("hand-" + strategy, strategy, false, "3/1s");
+        int admitted = 0;
+        for (int i = 0; i < 5; i++) {
+            admitted += store.tryAcquire(p, "a", 1) ? 1 : 0;
+            clock.advanceMicros(1);
+        }
+        assertEquals(3, admitted);
+        store.reset(p, "a");
+        assertTrue(store.tryAcquire(p, "a", 1), "a reset key starts again");
+        store.decide(p, "a", 1, buffer);
+        assertEquals(1, buffer.remaining(0), "the new window counts on: " + buffer.toDecision());
+
+        Policy raised = policy("hand-" + strategy, strategy, false, "5/1s"); // an override: the same window, raised
+        store.decide(raised, "a", 1, buffer);
+        assertTrue(buffer.allowed());
+        assertEquals(2, buffer.remaining(0), "counted in the kept window: " + buffer.toDecision());
+
+        clock.advanceMicros(3_000_000); // "a" idle: a new key sweeps it out of the full policy, and then the other way
+        for (int i = 0; i < 4; i++) {
+            assertTrue(store.tryAcquire(raised, "b", 1));
+            clock.advanceMicros(1);
+        }
+        clock.advanceMicros(3_000_000);
+        assertTrue(store.tryAcquire(raised, "a", 1), "a swept key starts again");
+        store.decide(raised, "a", 1, buffer);
+        assertEquals(3, buffer.remaining(0), "one window for the swept key, not two: " + buffer.toDecision());
+    }
 }
