@@ -522,7 +522,7 @@ class MemoryStoreTest {
     // second hot key taking the place (each of every strategy, with calls close enough together to open its cell)
     @ParameterizedTest
     @EnumSource(Strategy.class)
-    @org.junit.jupiter.api.Timeout(10)
+    @org.junit.jupiter.api.Timeout(value = 10, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
     void aKeyKeptAtHandFollowsItsState(Strategy strategy) {
         MemoryStore store = new MemoryStore(clock, 1);
         Policy p = policy("hand-" + strategy, strategy, false, "3/1s");
