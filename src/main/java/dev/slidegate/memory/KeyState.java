@@ -320,7 +320,7 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
      * meet others on the monitor, so a cell is opened for them ({@link #publishIfHot}). A key decided less often keeps
      * deciding under the monitor, uncontended, and allocates no cell.
      */
-    private static final long HOT_MICROS = 100;
+    static final long HOT_MICROS = 100;
 
     /**
      * After a decision under the monitor, opens a cell when the key is hot (the decision before it, at {@code seen}, is
@@ -497,18 +497,43 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
      * nothing reserved ahead of {@code now}, where that limit stands at {@code now}; anything else clears the latter.
      */
     private void refuseUntil(long until, long now) {
-        refusalVersion++; // odd: readers take the monitor
+        // each write a release store (a plain store on x86, where a volatile one adds a fence: seven of them made a
+        // remembered refusal the dearest step of a key admitting millions a second): it is seen after everything written
+        // before it, which is all a seqlock needs, since its readers read with volatile (acquire) loads
+        int v = refusalVersion;
+        REFUSAL_VERSION.setRelease(this, v + 1); // odd: readers take the monitor
         if (until > now && n == 1 && lastCharge <= now) {
             standing(0, now);
-            refusedAt = now;
-            refusedRemaining = left;
-            refusedResetAt = now + resetIn;
-            refusedPolicy = policy;
+            REFUSED_AT.setRelease(this, now);
+            REFUSED_REMAINING.setRelease(this, left);
+            REFUSED_RESET_AT.setRelease(this, now + resetIn);
+            REFUSED_POLICY.setRelease(this, policy);
         } else {
-            refusedPolicy = null;
+            REFUSED_POLICY.setRelease(this, (Policy) null);
         }
-        refusedUntil = until;
-        refusalVersion++;
+        REFUSED_UNTIL.setRelease(this, until);
+        REFUSAL_VERSION.setRelease(this, v + 2);
+    }
+
+    private static final java.lang.invoke.VarHandle REFUSAL_VERSION;
+    private static final java.lang.invoke.VarHandle REFUSED_AT;
+    private static final java.lang.invoke.VarHandle REFUSED_REMAINING;
+    private static final java.lang.invoke.VarHandle REFUSED_RESET_AT;
+    private static final java.lang.invoke.VarHandle REFUSED_POLICY;
+    private static final java.lang.invoke.VarHandle REFUSED_UNTIL;
+
+    static {
+        java.lang.invoke.MethodHandles.Lookup lookup = java.lang.invoke.MethodHandles.lookup();
+        try {
+            REFUSAL_VERSION = lookup.findVarHandle(KeyState.class, "refusalVersion", int.class);
+            REFUSED_AT = lookup.findVarHandle(KeyState.class, "refusedAt", long.class);
+            REFUSED_REMAINING = lookup.findVarHandle(KeyState.class, "refusedRemaining", long.class);
+            REFUSED_RESET_AT = lookup.findVarHandle(KeyState.class, "refusedResetAt", long.class);
+            REFUSED_POLICY = lookup.findVarHandle(KeyState.class, "refusedPolicy", Policy.class);
+            REFUSED_UNTIL = lookup.findVarHandle(KeyHead.class, "refusedUntil", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     /** The instant to decide at: never before one this key has already seen. */

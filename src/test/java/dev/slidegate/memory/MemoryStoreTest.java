@@ -551,5 +551,15 @@ class MemoryStoreTest {
         assertTrue(store.tryAcquire(raised, "a", 1), "a swept key starts again");
         store.decide(raised, "a", 1, buffer);
         assertEquals(3, buffer.remaining(0), "one window for the swept key, not two: " + buffer.toDecision());
+
+        // a key whose hash equals the hot key's ("Aa" and "BB") has its own window
+        MemoryStore wide = new MemoryStore(clock, 10);
+        for (int i = 0; i < 3; i++) {
+            assertTrue(wide.tryAcquire(p, "Aa", 1));
+            clock.advanceMicros(1);
+        }
+        assertFalse(wide.tryAcquire(p, "Aa", 1));
+        assertEquals("Aa".hashCode(), "BB".hashCode());
+        assertTrue(wide.tryAcquire(p, "BB", 1), "a key of the same hash is another caller");
     }
 }
