@@ -56,8 +56,14 @@ abstract sealed class KeyHead permits KeyState {
     static final int GATE_CLOSED = 0;
     static final int GATE_OPEN = 1;
     static final int GATE_BUSY = 2;
-    /** How many times a call finding the gate busy waits on the core before it lets other threads run between tries. */
-    private static final int GATE_SPINS = 64;
+    /**
+     * How many times a call finding the gate busy lets other threads run before it sleeps between tries. Yielding at once,
+     * rather than spinning on the gate's line, lets its holder run many calls in a row with the key's lines in its own
+     * core: on one key, two threads made 55-62 M decisions a second against 33-40 spinning (and 17.4 against 10.0 full
+     * decisions), interleaved in one run.
+     */
+    private static final int GATE_YIELDS = 64;
+
     private static final VarHandle GATE;
 
     static {
@@ -70,7 +76,7 @@ abstract sealed class KeyHead permits KeyState {
 
     /**
      * Takes the open gate (one compare-and-swap, where the monitor takes two). While another call holds it, waits for
-     * it: on the core at first, then letting other threads run between tries (its holder may have lost its core). A
+     * it, letting other threads run between tries, then sleeping between them (its holder may have lost its core). A
      * call that went to the monitor instead would close the gate under the next one, and two threads deciding one key
      * then queued for the monitor, parked and woken in turn: 5 M decisions a second against 35-40 on the gate.
      *
@@ -85,10 +91,10 @@ abstract sealed class KeyHead permits KeyState {
             if (g == GATE_CLOSED) {
                 return false;
             }
-            if (spins < GATE_SPINS) {
-                Thread.onSpinWait();
-            } else {
+            if (spins < GATE_YIELDS) {
                 Thread.yield();
+            } else {
+                java.util.concurrent.locks.LockSupport.parkNanos(50_000); // its holder lost its core: wait without burning one
             }
         }
     }
