@@ -607,9 +607,7 @@ public interface SlidegateConfig {
         /**
          * Whether a key hot on an instance admits from permits taken ahead of Redis in batches (exact: see
          * docs/strategies.md, "Hot keys"); {@code false} decides every call with a script call. Sliding-log, sliding-counter
-         * and
-         * fixed-window policies only;
-         * a policy turns it off for itself with its own {@code take-ahead=false}.
+         * and fixed-window policies only; a policy turns it off for itself with its own {@code take-ahead=false}.
          */
         @WithName("take-ahead")
         @WithDefault("true")

@@ -111,12 +111,11 @@ public final class HotKeys extends ForwardingStore {
 
     @Override
     public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWaitMicros) {
-        AtHand a = atHand;
-        if (a != null && a.policy == policy && a.hash == key.hashCode() && (a.hot.key == key || a.hot.key.equals(key))
-                && !a.hot.gone) {
+        KeptKey<Kept> a = atHand;
+        if (a != null && a.holds(policy, key) && !a.value().hot.gone) {
             long now = nanoTime.getAsLong();
             sweep(now);
-            return a.hot.acquire(policy, cost, maxWaitMicros, now, a.usable);
+            return a.value().hot.acquire(policy, cost, maxWaitMicros, now, a.value().usable);
         }
         long usableMicros = usable.get(policy);
         if (usableMicros == 0) {
@@ -126,8 +125,8 @@ public final class HotKeys extends ForwardingStore {
         sweep(now);
         ConcurrentHashMap<String, Hot> ofPolicy = hot.get(policy.name());
         Hot h = ofPolicy == null ? null : ofPolicy.get(key);
-        if (h != null && (a == null || a.hot.gone || now - a.since >= AT_HAND_NANOS)) {
-            atHand = new AtHand(policy, key.hashCode(), h, usableMicros, now);
+        if (h != null && (a == null || a.value().hot.gone || a.keptFor(now, AT_HAND_NANOS))) {
+            atHand = KeptKey.of(policy, key, new Kept(h, usableMicros), now);
         }
         if (h == null) {
             if (!counted(policy, key, now) || hotCount.get() >= MAX_HOT) {
@@ -142,16 +141,16 @@ public final class HotKeys extends ForwardingStore {
         return h.acquire(policy, cost, maxWaitMicros, now, usableMicros);
     }
 
-    /**
-     * A hot key kept at hand, with the policy object it was called with and how long its batches are usable: its calls
-     * find it with one comparison instead of two map lookups. One per store, replaced when it went cold or was kept
-     * {@link #AT_HAND_NANOS} (the calls of other hot keys meanwhile find theirs in the maps).
-     */
-    private record AtHand(Policy policy, int hash, Hot hot, long usable, long since) {
+    /** A hot key kept at hand, and how long its batches are usable under the policy object it was called with. */
+    private record Kept(Hot hot, long usable) {
     }
 
     private static final long AT_HAND_NANOS = 100_000_000L;
-    private volatile AtHand atHand;
+    /**
+     * One hot key kept at hand: its calls find it with one comparison instead of two map lookups. Replaced when it went
+     * cold or was kept {@link #AT_HAND_NANOS} (the calls of other hot keys meanwhile find theirs in the maps).
+     */
+    private volatile KeptKey<Kept> atHand;
 
     /** Counts a call of a key not hot; whether the key is hot now. */
     private boolean counted(Policy policy, String key, long now) {
@@ -269,6 +268,11 @@ public final class HotKeys extends ForwardingStore {
 
         int left() {
             return Math.max(0, taken.permits() - used.get());
+        }
+
+        /** The permits used so far (the adds that passed the batch's size not counted). */
+        int usedSoFar() {
+            return Math.min(used.get(), taken.permits());
         }
 
         /**
@@ -490,7 +494,7 @@ public final class HotKeys extends ForwardingStore {
         private void fold() {
             Batch b = batch;
             if (b != null) {
-                int u = Math.min(b.used.get(), b.taken.permits());
+                int u = b.usedSoFar();
                 permitsThisTick += u - folded;
                 folded = u;
             }
@@ -500,7 +504,7 @@ public final class HotKeys extends ForwardingStore {
         private void setBatch(Batch b) {
             fold();
             batch = b;
-            folded = b == null ? 0 : Math.min(b.used.get(), b.taken.permits());
+            folded = b == null ? 0 : b.usedSoFar();
         }
 
         /** Stops using its batch and gives back what is left. */

@@ -99,12 +99,10 @@ abstract sealed class KeyHead permits KeyState {
         }
     }
 
-    /** Gives the gate back, open: what the call wrote is seen by whoever takes it next. */
-    final void leaveGate() {
-        GATE.setRelease(this, GATE_OPEN);
-    }
-
-    /** Under the monitor: opens the gate, whose callers then decide without the monitor. */
+    /**
+     * Opens the gate: under the monitor, for calls to decide without it; behind the gate, to give it back. What was written
+     * before is seen by whoever takes it next.
+     */
     final void openGate() {
         GATE.setRelease(this, GATE_OPEN);
     }

@@ -17,6 +17,7 @@ import dev.slidegate.core.Clock;
 import dev.slidegate.core.DecisionBuffer;
 import dev.slidegate.core.DecisionStore;
 import dev.slidegate.core.InFlightSlots;
+import dev.slidegate.core.KeptKey;
 import dev.slidegate.core.LimiterStore;
 import dev.slidegate.core.Rates;
 
@@ -76,12 +77,7 @@ public final class MemoryStore implements LimiterStore {
      * its state with one comparison instead of two lookups (the policy's windows, then the key among them). One for the
      * whole store, written rarely (see {@link #keepAtHand}) and only read otherwise: a lookup elsewhere is unchanged.
      */
-    private record AtHand(Policy policy, String key, int hash, KeyState state, long since) {
-
-        boolean holds(Policy p, String k) {
-            return policy == p && hash == k.hashCode() && (key == k || key.equals(k));
-        }
-    }
+    private volatile KeptKey<KeyState> atHand;
 
     /**
      * How long a key kept at hand stays there at least while it is still hot (µs): with several hot keys the one at hand
@@ -89,8 +85,6 @@ public final class MemoryStore implements LimiterStore {
      * called rarely since takes the place of a hotter one for this long at most each time it is called.
      */
     private static final long AT_HAND_MICROS = 100_000;
-
-    private volatile AtHand atHand;
 
     public MemoryStore(Clock clock, int maxKeys) {
         if (maxKeys < 1) {
@@ -200,9 +194,9 @@ public final class MemoryStore implements LimiterStore {
         checkCost(cost);
         DecisionStore.checkMaxWait(maxWaitMicros);
         while (true) {
-            AtHand h = atHand;
+            KeptKey<KeyState> h = atHand;
             boolean kept = h != null && h.holds(policy, key);
-            KeyState state = kept ? h.state : existing(policy, key);
+            KeyState state = kept ? h.value() : existing(policy, key);
             long now = clock.nowMicros(); // after the lookup, as in tryAcquire
             if ((state != null ? state : stateOf(policy, key, now)).decide(policy, now, cost, maxWaitMicros, into)) {
                 if (!kept && state != null && state.open()) {
@@ -222,9 +216,9 @@ public final class MemoryStore implements LimiterStore {
         Rates.checkRates(policy);
         checkCost(cost);
         while (true) {
-            AtHand h = atHand;
+            KeptKey<KeyState> h = atHand;
             boolean kept = h != null && h.holds(policy, key);
-            KeyState state = kept ? h.state : existing(policy, key);
+            KeyState state = kept ? h.value() : existing(policy, key);
             // the clock after the lookup: +10% over 10 000 cold keys (docs/BENCHMARKS.md), likely because the clock's
             // fenced read no longer delays the lookup's cache misses; either instant is as exact (the key's state
             // orders its decisions under it, and time never steps back for a key)
@@ -244,9 +238,9 @@ public final class MemoryStore implements LimiterStore {
      * Keeps a hot key's state at hand ({@link #atHand}) in place of {@code was}, unless that is a key still hot and kept
      * for less than {@link #AT_HAND_MICROS}: with many hot keys the one at hand changes at most ten times a second.
      */
-    private void keepAtHand(AtHand was, Policy policy, String key, KeyState state, long now) {
-        if (was == null || !was.state.open() || now - was.since >= AT_HAND_MICROS || now < was.since) {
-            atHand = new AtHand(policy, key, key.hashCode(), state, now);
+    private void keepAtHand(KeptKey<KeyState> was, Policy policy, String key, KeyState state, long now) {
+        if (was == null || !was.value().open() || was.keptFor(now, AT_HAND_MICROS)) {
+            atHand = KeptKey.of(policy, key, state, now);
         }
     }
 
@@ -429,7 +423,7 @@ public final class MemoryStore implements LimiterStore {
 
     /** Drops a key whose state was retired (normally already removed). */
     private void forget(Policy policy, String key) {
-        AtHand h = atHand;
+        KeptKey<KeyState> h = atHand;
         if (h != null && h.holds(policy, key)) {
             atHand = null;
         }

@@ -172,7 +172,7 @@ final class SlidingLogState extends KeyState {
         try {
             return decideBehindGate(p, now, cost, maxWait, out);
         } finally {
-            leaveGate();
+            openGate();
         }
     }
 

@@ -203,14 +203,12 @@ class HotKeysTest {
      */
     @Test
     void threeInstancesFloodingOneKeyAdmitAtMostNInAnyWindow() throws Exception {
-        List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
-                new Instance(System::nanoTime, 3));
+        List<Instance> fleet = threeInstances();
         Flood f = flood(fleet, log("hot-fleet", "60/300ms"), 60, 300_000_000L, 2000, () -> {
         });
         assertTrue(f.share() > 0.8, "most of N admitted under a flood: " + f);
         // and where batches are large: 3 000 per 300 ms, well above what 24 callers on this machine reach
-        List<Instance> again = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
-                new Instance(System::nanoTime, 3));
+        List<Instance> again = threeInstances();
         flood(again, log("hot-fleet-big", "3000/300ms"), 3000, 300_000_000L, 1200, () -> {
         });
     }
@@ -266,8 +264,7 @@ class HotKeysTest {
     /** The same flood on a fixed window: at most N in each aligned window, whatever the batches held at its end. */
     @Test
     void threeInstancesFloodingAFixedWindowAdmitAtMostNInEachWindow() throws Exception {
-        List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
-                new Instance(System::nanoTime, 3));
+        List<Instance> fleet = threeInstances();
         Policy p = new Policy("hot-fixed", List.of(Limit.parse("80/200ms")), Strategy.FIXED_WINDOW, "ip", false);
         Flood f = flood(fleet, p, 80, 200_000L, 1600, () -> {
         }, true);
@@ -277,12 +274,17 @@ class HotKeysTest {
     /** The same flood on a sliding counter: at most N in any window of W by the callers' clocks. */
     @Test
     void threeInstancesFloodingASlidingCounterAdmitAtMostNInAnyWindow() throws Exception {
-        List<Instance> fleet = List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
-                new Instance(System::nanoTime, 3));
+        List<Instance> fleet = threeInstances();
         Policy p = new Policy("hot-counter", List.of(Limit.parse("90/300ms")), Strategy.SLIDING_COUNTER, "ip", false);
         Flood f = flood(fleet, p, 90, 300_000_000L, 1600, () -> {
         });
         assertTrue(f.share() > 0.7, "most of N admitted under a flood: " + f);
+    }
+
+    /** Three instances sharing the Redis, each counting three instances in all. */
+    private static List<Instance> threeInstances() {
+        return List.of(new Instance(System::nanoTime, 3), new Instance(System::nanoTime, 3),
+                new Instance(System::nanoTime, 3));
     }
 
     /** What a flood saw. */
