@@ -534,11 +534,9 @@ public interface SlidegateConfig {
          * first request) or from the first byte of a later one on a kept-alive connection. A connection
          * that has not sent them in time is closed: a caller who writes its headers a byte at a time
          * (slowloris) cannot hold connections open. A request body, a long response and an idle kept-alive
-         * connection are not timed by it. HTTP/1.x; an HTTP/2 connection is timed until its first request.
-         */
-        /**
-         * Off unless set (0 also means off): closes a connection whose request headers take longer (slowloris), for
-         * services exposed without a proxy that does it. Reaches Vert.x internals (docs/footprint.md).
+         * connection are not timed by it. HTTP/1.x; an HTTP/2 connection is timed until its first request. Off unless set (0
+         * also means off): for services exposed
+         * without a proxy that does it. Reaches Vert.x internals (docs/footprint.md).
          */
         @WithName("header-timeout")
         Optional<Duration> headerTimeout();
@@ -551,6 +549,16 @@ public interface SlidegateConfig {
         @WithName("problem-bodies")
         @WithDefault("slidegate")
         String problemBodies();
+
+        /**
+         * {@code true} (the default): the body of a refusal answered by Slidegate's REST filter is written by RESTEasy
+         * Reactive's own byte-array writer, chosen once, instead of a writer looked up per answer among the service's
+         * writers (most of what a refused request allocated). Sets the request's writer through a RESTEasy Reactive
+         * internal (docs/footprint.md); {@code false} leaves the choice to RESTEasy.
+         */
+        @WithName("fixed-problem-writer")
+        @WithDefault("true")
+        boolean fixedProblemWriter();
     }
 
     /** The in-process store. */

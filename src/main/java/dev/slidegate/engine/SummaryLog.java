@@ -43,11 +43,13 @@ final class SummaryLog {
         this.nanoTime = nanoTime;
         this.log = Logger.getLogger(category);
         this.intervalNanos = intervalSeconds * 1_000_000_000L;
+        // joined, not formatted: String.format's first use (its number formats read the locale's data) made a service's
+        // first refusal cost 2 MB of resident memory in a native executable
         this.line = calls
-                ? (d, count, seconds) -> log.infof("Policy '%s': %d call(s) in the last %d s %s", d.policy().name(), count,
-                        seconds, what)
-                : (d, count, seconds) -> log.infof("Policy '%s' %s %d call(s) in the last %d s; %s", d.policy().name(),
-                        what, count, seconds, why(d));
+                ? (d, count, seconds) -> log.info("Policy '" + d.policy().name() + "': " + count + " call(s) in the last "
+                        + seconds + " s " + what)
+                : (d, count, seconds) -> log.info("Policy '" + d.policy().name() + "' " + what + " " + count
+                        + " call(s) in the last " + seconds + " s; " + why(d));
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.slidegate.http;
 
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
@@ -7,10 +8,16 @@ import jakarta.ws.rs.core.Response;
 
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+import org.jboss.resteasy.reactive.server.core.ResteasyReactiveRequestContext;
+import org.jboss.resteasy.reactive.server.core.serialization.EntityWriter;
+import org.jboss.resteasy.reactive.server.core.serialization.FixedEntityWriter;
+import org.jboss.resteasy.reactive.server.providers.serialisers.ServerByteArrayMessageBodyHandler;
+import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
 
 import dev.slidegate.api.MissingRateLimitKeyException;
 import dev.slidegate.api.RateLimitExceededException;
 import dev.slidegate.api.StoreUnavailableException;
+import dev.slidegate.config.SlidegateConfig;
 
 /**
  * Turns Slidegate's exceptions into RFC 9457 problem responses: 429, 400 and 503, never a stack trace; and builds
@@ -23,6 +30,60 @@ public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
     private static final MediaType PROBLEM = MediaType.valueOf(Problem.MEDIA_TYPE);
+
+    /**
+     * {@code slidegate.http.fixed-problem-writer}: refusals skip RESTEasy's run-time writer lookup. Turned off (once, with
+     * a warning) should a RESTEasy Reactive version lack the internals it uses.
+     */
+    private boolean fixedWriter;
+    /** RESTEasy's own byte-array writer, chosen once (the first refusal); {@code null} until then. */
+    private volatile EntityWriter writer;
+
+    @Inject
+    ProblemMappers(SlidegateConfig config) {
+        this.fixedWriter = config.http().fixedProblemWriter();
+    }
+
+    /** For tests of the body alone. */
+    ProblemMappers() {
+        this.fixedWriter = false;
+    }
+
+    /**
+     * Refuses a request in a REST filter with {@code problem} ({@link #response}); the answer still passes the
+     * service's own response filters and writer interceptors. With {@code slidegate.http.fixed-problem-writer} (the
+     * default) its body is written by RESTEasy Reactive's byte-array writer chosen once, as an endpoint returning
+     * {@code byte[]} is, instead of a writer looked up per answer among every writer of the service: that lookup (for a
+     * type with a {@code +}) was most of what a refusal allocated. A response filter that replaces the body gets the
+     * run-time lookup back (RESTEasy resets the writer then).
+     */
+    public void abort(ResteasyReactiveContainerRequestContext request, Problem problem) {
+        if (fixedWriter) {
+            fixWriter(request);
+        }
+        request.abortWith(response(problem));
+    }
+
+    private void fixWriter(ResteasyReactiveContainerRequestContext request) {
+        try {
+            if (request.getServerRequestContext() instanceof ResteasyReactiveRequestContext c) {
+                c.setEntityWriter(writer(c)); // before abortWith, which may resume the request on another thread
+            }
+        } catch (LinkageError e) { // a RESTEasy Reactive that changed them: its own lookup writes the body, as it did
+            fixedWriter = false;
+            LOG.warnf("Slidegate: this RESTEasy Reactive lacks what slidegate.http.fixed-problem-writer uses (%s);"
+                    + " refusals' bodies are written by RESTEasy's own writer lookup", e.toString());
+        }
+    }
+
+    private EntityWriter writer(ResteasyReactiveRequestContext c) {
+        EntityWriter w = writer;
+        if (w == null) {
+            w = new FixedEntityWriter(new ServerByteArrayMessageBodyHandler(), c.getDeployment().getSerialisers());
+            writer = w;
+        }
+        return w;
+    }
 
     /** The response carrying {@code problem}: its status, Retry-After when it has one, and its JSON ({@link #json}). */
     public Response response(Problem problem) {

@@ -2,6 +2,7 @@ package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import jakarta.inject.Inject;
@@ -62,6 +63,27 @@ class EarlyDecisionsTest {
                     "\"early-blocking-1h\";r=" + remaining + ";t=3600");
         }
         given().get("/test/early/blocking").then().statusCode(429).header("RateLimit", "\"early-blocking-1h\";r=0;t=3600");
+        assertEquals(3, EarlyResource.BLOCKING_CALLS.get());
+    }
+
+    // slidegate.http.fixed-problem-writer (on by default): the refusal's body is written by RESTEasy's byte-array writer
+    // chosen once, not looked up among the service's writers (its own writer of problem bodies would win the lookup); the
+    // service's response filters still see the 429, and one that replaces the body is obeyed
+    @Test
+    void aRefusalSkipsTheWriterLookupAndStillPassesTheServicesResponseFilters() {
+        for (int i = 0; i < 3; i++) {
+            given().get("/test/early/blocking").then().statusCode(200);
+        }
+        RefusalProviders.claim = true;
+        try {
+            given().header("X-Stamp", "1").get("/test/early/blocking").then().statusCode(429)
+                    .header("X-Seen-Status", "429").contentType("application/problem+json")
+                    .body("policy", equalTo("early-blocking")).body("written-by", nullValue());
+            given().header("X-Replace", "1").get("/test/early/blocking").then().statusCode(429)
+                    .contentType("text/plain").body(equalTo("replaced by the service"));
+        } finally {
+            RefusalProviders.claim = false;
+        }
         assertEquals(3, EarlyResource.BLOCKING_CALLS.get());
     }
 
