@@ -13,7 +13,6 @@ import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.StoreStack;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.security.TestSecurity;
 
 /** {@code key = "user"}: authenticated callers are counted by principal, anonymous ones by address. */
 @QuarkusTest
@@ -31,7 +30,7 @@ class UserKeyTest {
 
     @BeforeEach
     void reset() {
-        for (String key : new String[] { "user:alice", "ip:127.0.0.1" }) {
+        for (String key : new String[] { "user:viewer", "ip:127.0.0.1" }) {
             stack.inspection().reset(policy(), key).toCompletableFuture().join();
         }
     }
@@ -40,19 +39,19 @@ class UserKeyTest {
         return stack.decisions().acquire(policy(), key, 1).toCompletableFuture().join().remaining();
     }
 
+    // signed in with HTTP basic as the test profile's user (application.properties, %test)
     @Test
-    @TestSecurity(user = "alice")
     void anAuthenticatedCallerIsCountedByName() {
-        given().get("/test/user").then().statusCode(200);
-        given().get("/test/user").then().statusCode(200);
-        given().get("/test/user").then().statusCode(429);
+        given().auth().preemptive().basic("viewer", "viewer-secret").get("/test/user").then().statusCode(200);
+        given().auth().preemptive().basic("viewer", "viewer-secret").get("/test/user").then().statusCode(200);
+        given().auth().preemptive().basic("viewer", "viewer-secret").get("/test/user").then().statusCode(429);
         assertEquals(1, remaining("ip:127.0.0.1"), "the address was not charged");
     }
 
     @Test
     void anAnonymousCallerIsCountedByAddress() {
         given().get("/test/user").then().statusCode(200);
-        assertEquals(1, remaining("user:alice"), "no user was charged");
+        assertEquals(1, remaining("user:viewer"), "no user was charged");
         assertEquals(0, remaining("ip:127.0.0.1"));
     }
 }
