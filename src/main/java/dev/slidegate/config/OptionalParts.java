@@ -6,7 +6,8 @@ import jakarta.enterprise.inject.build.compatible.spi.ScannedClasses;
 
 /**
  * Adds Slidegate's Redis beans ({@link RedisStackFactory}, {@link RedisPool}) while the service is built, only when
- * the service has {@code quarkus-redis-client}: as Quarkus extensions do with capabilities, a part of Slidegate that
+ * the service has {@code quarkus-redis-client}: as Quarkus extensions do with capabilities, a part of
+ * Slidegate that
  * needs a dependency is there when the service added it, and absent (never failing the build) when not. (The health
  * checks need no help: {@code quarkus-smallrye-health} makes every {@code @Readiness} class a bean, and nothing else
  * does.) A CDI Lite build compatible extension, run by ArC at build time.
@@ -25,7 +26,7 @@ public class OptionalParts implements BuildCompatibleExtension {
     }
 
     /** Whether the service's class path has {@code className} (checked while it is built). */
-    static boolean present(String className) {
+    public static boolean present(String className) {
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         try {
             Class.forName(className, false, loader != null ? loader : OptionalParts.class.getClassLoader());

@@ -145,6 +145,11 @@ public final class SettingsCheck {
         });
         oneOf("slidegate.log.redact", slidegate.log().redact(), "slidegate", "all");
         oneOf("slidegate.http.problem-bodies", slidegate.http().problemBodies(), "slidegate", "all");
+        oneOf("slidegate.rls.headers", slidegate.rls().headers(), "ietf", "x-ratelimit", "none");
+        if (slidegate.rls().port() < 0 || slidegate.rls().port() > 65535) {
+            throw fail("slidegate.rls.port: '" + slidegate.rls().port() + "' is not a port: expected 0 (any free one) to "
+                    + "65535, e.g. 8081");
+        }
         String root = slidegate.admin().rootPath();
         if (!root.matches("(/[A-Za-z0-9._~-]+)+") || root.matches(".*/\\.{1,2}(/.*)?")) {
             throw fail("slidegate.admin.root-path: '" + root + "' is not a path: expected a path starting with '/', of "

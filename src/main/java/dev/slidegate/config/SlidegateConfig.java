@@ -249,6 +249,55 @@ public interface SlidegateConfig {
     /** The Redis store. */
     RedisConfig redis();
 
+    /** Envoy's rate-limit service (docs/envoy.md). */
+    RlsConfig rls();
+
+    /** Envoy's rate-limit service ({@code envoy.service.ratelimit.v3.RateLimitService}), over gRPC. */
+    interface RlsConfig {
+
+        /**
+         * {@code true}: the service answers {@code ShouldRateLimit} (Envoy, Istio and any client of Envoy's API) with the
+         * rules of {@code slidegate.rls.config}. Needs {@code quarkus-grpc} and {@code jackson-dataformat-yaml} in the
+         * service. Default {@code false}: nothing is served.
+         */
+        @WithDefault("false")
+        boolean enabled();
+
+        /**
+         * The port of its own listener (HTTP/2 without TLS, as Envoy's gRPC clients call a rate-limit service): kept apart
+         * from the service's HTTP port, since whoever reaches it can spend any caller's limits. {@code 0}: any free port.
+         */
+        @WithDefault("8081")
+        int port();
+
+        /** The address the listener binds: {@code 0.0.0.0} (the default, every interface) or one address. */
+        @WithDefault("0.0.0.0")
+        String host();
+
+        /**
+         * The rules, in envoyproxy/ratelimit's YAML format, one domain a file: comma-separated files or directories
+         * (whose {@code .yaml} and {@code .yml} files are read). Read at start-up; a rule Slidegate cannot honour stops it
+         * with one sentence.
+         */
+        Optional<List<String>> config();
+
+        /**
+         * How every rule counts: {@code sliding-log} (exact; the default unless {@code slidegate.defaults.strategy} says
+         * otherwise), {@code fixed-window}, {@code sliding-counter} or {@code token-bucket}.
+         */
+        @WithConverter(Converters.StrategyConverter.class)
+        Optional<Strategy> strategy();
+
+        /**
+         * The header fields an answer tells the client to add to its response: {@code ietf} (the default: {@code RateLimit}
+         * and {@code RateLimit-Policy} of the IETF draft, for the descriptor nearest its limit), {@code x-ratelimit}
+         * ({@code X-RateLimit-Limit}, {@code -Remaining}, {@code -Reset}, as envoyproxy/ratelimit sends when asked), or
+         * {@code none}.
+         */
+        @WithDefault("ietf")
+        String headers();
+    }
+
     /** One named policy. Every property overrides the same member of an {@code @RateLimited} naming this policy. */
     interface PolicyConfig {
 

@@ -100,6 +100,24 @@ public class Decider {
     }
 
     /**
+     * Decides one call of several policies whose keys and costs the caller gives (Envoy's rate-limit service: one
+     * request, a descriptor each): the same overrides, counting and logging as every other entry point, the enforcing
+     * policies decided together (all charged or none); never waits for a permit. Completes wherever the store answers.
+     */
+    public CompletionStage<Outcome> decide(List<MethodPolicy> policies, List<String> keys, int[] costs) {
+        Ask[] asks = new Ask[policies.size()];
+        try {
+            for (int i = 0; i < asks.length; i++) {
+                MethodPolicy mp = policies.get(i);
+                asks[i] = chain.ask(mp, mp.policy(), keys.get(i), costs[i], 0);
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Failures.of(e, policies.get(0), List.of()));
+        }
+        return chain.run(asks, Runnable::run, null, chain.wait.start(asks), false);
+    }
+
+    /**
      * Decides and waits for the outcome, for a method that returns a plain value. Waiting is only
      * allowed off the event loop; an in-process decision never waits.
      *

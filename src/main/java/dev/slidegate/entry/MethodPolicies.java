@@ -22,6 +22,8 @@ import dev.slidegate.api.RateLimited;
 import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.engine.MethodPolicy;
+import dev.slidegate.rls.RlsPolicies;
+import dev.slidegate.rls.RlsSupport;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
 @ApplicationScoped
@@ -99,8 +101,24 @@ public class MethodPolicies {
     @Produces
     @Singleton
     static PolicyCatalog catalog(PolicyRegistry registry, @Any Instance<KeyResolver> resolvers,
-            @Any Instance<dev.slidegate.api.CostResolver> costResolvers, Instance<RateLimitedSites.Sites> sites) {
-        return new PolicyBinder(registry, byName(resolvers), byName(costResolvers)).catalog(sites.get().all());
+            @Any Instance<dev.slidegate.api.CostResolver> costResolvers, Instance<RateLimitedSites.Sites> sites,
+            RlsPolicies rls) {
+        return new PolicyBinder(registry, byName(resolvers), byName(costResolvers)).catalog(sites.get().all(), rls.bounds());
+    }
+
+    /**
+     * The rules of Envoy's rate-limit service as policies ({@code slidegate.rls.*}): none unless it is on, and then only in
+     * a service built with what serves it.
+     */
+    @Produces
+    @Singleton
+    static RlsPolicies rlsPolicies(dev.slidegate.config.SlidegateConfig config, Instance<RlsSupport> built) {
+        if (config.rls().enabled() && !built.isResolvable()) {
+            throw new io.quarkus.runtime.configuration.ConfigurationException("slidegate.rls.enabled=true needs "
+                    + "io.quarkus:quarkus-grpc and com.fasterxml.jackson.dataformat:jackson-dataformat-yaml in the service "
+                    + "when it is built (docs/envoy.md)");
+        }
+        return new RlsPolicies(config);
     }
 
     private static <T> Function<String, T> byName(Instance<T> resolvers) {

@@ -58,7 +58,12 @@ final class PolicyBinder {
      * @throws ConfigurationException for the first invalid binding, naming the setting or {@code Class#method}
      */
     PolicyCatalog catalog(List<RateLimitedSites.Sites.Site> sites) {
-        List<PolicyCatalog.Bound> bound = new ArrayList<>();
+        return catalog(sites, List.of());
+    }
+
+    /** {@link #catalog(List)} with {@code more} policies bound elsewhere (the rules of Envoy's rate-limit service). */
+    PolicyCatalog catalog(List<RateLimitedSites.Sites.Site> sites, List<PolicyCatalog.Bound> more) {
+        List<PolicyCatalog.Bound> bound = new ArrayList<>(more);
         Map<String, Set<String>> policiesOf = new LinkedHashMap<>();
         for (RateLimitedSites.Sites.Site site : sites) {
             PolicyCatalog.Bound b = site(site);

@@ -83,6 +83,23 @@ public final class RateLimitHeaders {
      * none) names the caller's partition in its items of both fields.
      */
     static void write(MultiMap headers, List<Decision> decisions, java.util.Map<Decision, String> partitions) {
+        String[] fields = fields(decisions, partitions);
+        if (fields != null) {
+            headers.set(POLICY, fields[0]);
+            headers.set(STATE, fields[1]);
+        }
+    }
+
+    /**
+     * The values of {@code RateLimit-Policy} and {@code RateLimit} (in that order) that {@code decisions} make, or
+     * {@code null} when none has a limit's state (answers other than HTTP ones carry them too: Envoy's rate-limit
+     * service).
+     */
+    public static String[] fields(List<Decision> decisions) {
+        return fields(decisions, null);
+    }
+
+    private static String[] fields(List<Decision> decisions, java.util.Map<Decision, String> partitions) {
         String policyField = null;
         StringBuilder policies = null; // only with more than one decision
         StringBuilder state = new StringBuilder(64);
@@ -118,10 +135,8 @@ public final class RateLimitHeaders {
                 }
             }
         }
-        if (policyField != null) {
-            headers.set(POLICY, policies != null ? policies.toString() : policyField);
-            headers.set(STATE, state.toString());
-        }
+        return policyField == null ? null
+                : new String[] { policies != null ? policies.toString() : policyField, state.toString() };
     }
 
     /** Whether {@code states} are those of {@code policy}'s limits, in order. */

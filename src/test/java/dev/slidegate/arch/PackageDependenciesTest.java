@@ -33,7 +33,9 @@ class PackageDependenciesTest {
             Map.entry("config", Set.of("api", "core", "memory", "redis", "metrics")),
             Map.entry("http", Set.of("api", "core", "config")),
             Map.entry("engine", Set.of("api", "core", "config", "metrics")),
-            Map.entry("entry", Set.of("api", "core", "config", "http", "metrics", "engine")),
+            Map.entry("entry", Set.of("api", "core", "config", "http", "metrics", "engine", "rls")),
+            // Envoy's rate-limit service: an entry point of its own, below the one that binds the catalog
+            Map.entry("rls", Set.of("api", "core", "config", "http", "engine")),
             Map.entry("admin", Set.of("api", "core", "config", "http", "metrics")),
             Map.entry("health", Set.of("api", "core", "config", "metrics")),
             // the test kit for a service's own tests: the clock, and the store and catalog it empties

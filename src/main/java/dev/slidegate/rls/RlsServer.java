@@ -1,0 +1,129 @@
+package dev.slidegate.rls;
+
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import jakarta.enterprise.event.Observes;
+
+import org.jboss.logging.Logger;
+
+import dev.slidegate.api.StoreUnavailableException;
+import dev.slidegate.config.SlidegateConfig;
+import dev.slidegate.config.StoreStack;
+import dev.slidegate.engine.Decider;
+import dev.slidegate.rls.proto.RateLimitResponse;
+import dev.slidegate.rls.proto.RateLimitServiceGrpc;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.runtime.configuration.ConfigurationException;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerOptions;
+import io.vertx.grpc.server.GrpcServerResponse;
+
+/**
+ * Serves {@code envoy.service.ratelimit.v3.RateLimitService/ShouldRateLimit} over gRPC on a listener of its own
+ * ({@code slidegate.rls.port}, HTTP/2 without TLS), with Vert.x' gRPC server and the message classes {@code quarkus-grpc}
+ * generates: not on the service's gRPC server, which would serve it (and start) in every service that adds
+ * {@code quarkus-grpc} for its own reasons. Only with {@code slidegate.rls.enabled=true}. A request Slidegate will not
+ * answer is {@code INVALID_ARGUMENT} with its sentence; a store that cannot decide under fail mode {@code closed},
+ * {@code UNAVAILABLE} (Envoy then applies its own {@code failure_mode_deny}); anything else {@code INTERNAL} with one
+ * logged line. Never a stack trace to the client.
+ *
+ * <p>
+ * A bean only where the service has {@code quarkus-grpc} ({@code config/OptionalParts}); no scope annotation, so that
+ * bean discovery never finds it on its own (its listener is held here, one per application).
+ */
+public class RlsServer {
+
+    private static final Logger LOG = Logger.getLogger("dev.slidegate");
+    /** The largest request taken: a few descriptors are a few hundred bytes; more is a client's mistake or a flood. */
+    static final long MAX_MESSAGE_BYTES = 64 * 1024;
+
+    private static final AtomicReference<HttpServer> LISTENING = new AtomicReference<>();
+
+    private final SlidegateConfig config;
+    private final RlsPolicies policies;
+    private final Decider decider;
+    private final StoreStack stack;
+    private final Vertx vertx;
+
+    RlsServer(SlidegateConfig config, RlsPolicies policies, Decider decider, StoreStack stack, Vertx vertx) {
+        this.config = config;
+        this.policies = policies;
+        this.decider = decider;
+        this.stack = stack;
+        this.vertx = vertx;
+    }
+
+    /** The port it listens on, or -1 when it does not. */
+    public static int port() {
+        HttpServer s = LISTENING.get();
+        return s == null ? -1 : s.actualPort();
+    }
+
+    void start(@Observes StartupEvent event) {
+        if (!config.rls().enabled()) {
+            return;
+        }
+        RlsAnswers answers = new RlsAnswers(policies, decider, stack.inspection(),
+                RlsAnswers.Headers.parse(config.rls().headers()));
+        GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(MAX_MESSAGE_BYTES));
+        grpc.callHandler(RateLimitServiceGrpc.getShouldRateLimitMethod(), call -> {
+            call.exceptionHandler(e -> LOG.debugv("ShouldRateLimit: the call failed ({0})", e.toString()));
+            call.handler(request -> {
+                CompletionStage<RateLimitResponse> answer;
+                try {
+                    answer = answers.answer(request);
+                } catch (RuntimeException e) {
+                    answer = java.util.concurrent.CompletableFuture.failedFuture(e);
+                }
+                answer.whenComplete((r, error) -> {
+                    GrpcServerResponse<?, RateLimitResponse> response = call.response();
+                    if (error == null) {
+                        response.end(r);
+                    } else {
+                        fail(response, error);
+                    }
+                });
+            });
+        });
+        HttpServerOptions options = new HttpServerOptions().setPort(config.rls().port()).setHost(config.rls().host())
+                .setHttp2ClearTextEnabled(true);
+        try {
+            HttpServer server = vertx.createHttpServer(options).requestHandler(grpc).listen()
+                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            LISTENING.set(server);
+            LOG.info("Slidegate answers Envoy's rate-limit service on " + config.rls().host() + ":" + server.actualPort() + " ("
+                    + policies.rules().limits().size() + " rules of the domains " + policies.rules().domains() + ")");
+        } catch (Exception e) {
+            Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            throw new ConfigurationException("slidegate.rls.port: the rate-limit service cannot listen on "
+                    + config.rls().host() + ":" + config.rls().port() + " (" + cause.getMessage() + ")");
+        }
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        HttpServer s = LISTENING.getAndSet(null);
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    private static void fail(GrpcServerResponse<?, RateLimitResponse> response, Throwable error) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (e instanceof RlsAnswers.BadRequest) {
+            response.status(GrpcStatus.INVALID_ARGUMENT).statusMessage(e.getMessage()).end();
+        } else if (e instanceof StoreUnavailableException) {
+            response.status(GrpcStatus.UNAVAILABLE).statusMessage("the rate-limit store cannot decide").end();
+        } else {
+            LOG.errorv("ShouldRateLimit could not be answered: {0}", e.toString());
+            response.status(GrpcStatus.INTERNAL).statusMessage("the rate-limit service could not decide").end();
+        }
+    }
+}
