@@ -45,7 +45,8 @@ class ContainerImagesTest {
                         .matches(Path.of("target", finalName + "-runner")),
                 copy.group(1) + " matches target/" + finalName + "-runner");
 
-        assertEquals(List.of(String.valueOf(defaultPort())), exposed(text), file + " exposes the port the service listens on");
+        assertEquals(List.of(String.valueOf(defaultPort()), "8081"), exposed(text),
+                file + " exposes the ports the service listens on: HTTP, and Envoy's rate-limit service");
         assertTrue(text.contains("ENTRYPOINT [\"./application\", \"-Dquarkus.http.host=0.0.0.0\"]"),
                 file + " starts the executable listening on every interface");
         assertTrue(Pattern
@@ -67,7 +68,7 @@ class ContainerImagesTest {
                 "the fast jar's layout");
         assertTrue(text.contains("ENV JAVA_APP_JAR=\"/deployments/quarkus-run.jar\""), "runs quarkus-run.jar");
         assertTrue(text.contains("-Dquarkus.http.host=0.0.0.0"), "listens on every interface");
-        assertEquals(List.of(String.valueOf(defaultPort())), exposed(text));
+        assertEquals(List.of(String.valueOf(defaultPort()), "8081"), exposed(text), "HTTP, and Envoy's rate-limit service");
     }
 
     /** The HTTP port of the packaged service: quarkus.http.port of application.properties, else Quarkus' 8080. */
@@ -78,7 +79,8 @@ class ContainerImagesTest {
     }
 
     private static List<String> exposed(String dockerfile) {
-        return Pattern.compile("(?m)^EXPOSE (\\d+)$").matcher(dockerfile).results().map(r -> r.group(1)).toList();
+        return Pattern.compile("(?m)^EXPOSE ([\\d ]+)$").matcher(dockerfile).results()
+                .flatMap(r -> java.util.Arrays.stream(r.group(1).trim().split(" +"))).toList();
     }
 
     /** The first {@code <name>…</name>} after the parent block: the project's own coordinates and properties. */

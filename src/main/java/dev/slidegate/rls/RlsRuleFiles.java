@@ -20,6 +20,9 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  */
 final class RlsRuleFiles {
 
+    /** The prefix of a file packaged with the service: {@code classpath:rules/edge.yaml}. */
+    static final String CLASSPATH = "classpath:";
+
     private RlsRuleFiles() {
     }
 
@@ -37,6 +40,22 @@ final class RlsRuleFiles {
         Map<String, Object> documents = new LinkedHashMap<>();
         YAMLMapper yaml = new YAMLMapper();
         for (String p : paths) {
+            if (p.trim().startsWith(CLASSPATH)) { // a file packaged with the service (a native image lists it in its resources)
+                String name = p.trim().substring(CLASSPATH.length());
+                ClassLoader loader = Thread.currentThread().getContextClassLoader();
+                try (java.io.InputStream in = (loader != null ? loader : RlsRuleFiles.class.getClassLoader())
+                        .getResourceAsStream(name)) {
+                    if (in == null) {
+                        throw new ConfigurationException("slidegate.rls.config: " + p.trim() + " is not on the class path"
+                                + " (a native executable has it only where quarkus.native.resources.includes names it)");
+                    }
+                    documents.put(p.trim(), yaml.readValue(in, Object.class));
+                } catch (IOException e) {
+                    throw new ConfigurationException("slidegate.rls.config: " + p.trim() + " is not YAML Slidegate can read ("
+                            + firstLine(e.getMessage()) + ")");
+                }
+                continue;
+            }
             Path path = Path.of(p.trim());
             List<Path> files = new ArrayList<>();
             if (Files.isDirectory(path)) {

@@ -19,6 +19,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.grpc.common.GrpcStatus;
@@ -46,19 +47,18 @@ public class RlsServer {
     static final long MAX_MESSAGE_BYTES = 64 * 1024;
 
     private static final AtomicReference<HttpServer> LISTENING = new AtomicReference<>();
+    private static final AtomicReference<Vertx> OWN_VERTX = new AtomicReference<>();
 
     private final SlidegateConfig config;
     private final RlsPolicies policies;
     private final Decider decider;
     private final StoreStack stack;
-    private final Vertx vertx;
 
-    RlsServer(SlidegateConfig config, RlsPolicies policies, Decider decider, StoreStack stack, Vertx vertx) {
+    RlsServer(SlidegateConfig config, RlsPolicies policies, Decider decider, StoreStack stack) {
         this.config = config;
         this.policies = policies;
         this.decider = decider;
         this.stack = stack;
-        this.vertx = vertx;
     }
 
     /** The port it listens on, or -1 when it does not. */
@@ -73,7 +73,11 @@ public class RlsServer {
         }
         RlsAnswers answers = new RlsAnswers(policies, decider, stack.inspection(),
                 RlsAnswers.Headers.parse(config.rls().headers()));
-        GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(MAX_MESSAGE_BYTES));
+        // a Vert.x of its own (one event loop, no metrics): a second HTTP server on the service's Vert.x is measured by
+        // its HTTP metrics under another set of tags, which Prometheus refuses, failing the start of the service's own
+        Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)
+                .setInternalBlockingPoolSize(1));
+        GrpcServer grpc = GrpcServer.server(own, new GrpcServerOptions().setMaxMessageSize(MAX_MESSAGE_BYTES));
         grpc.callHandler(RateLimitServiceGrpc.getShouldRateLimitMethod(), call -> {
             call.exceptionHandler(e -> LOG.debugv("ShouldRateLimit: the call failed ({0})", e.toString()));
             call.handler(request -> {
@@ -83,12 +87,14 @@ public class RlsServer {
                 } catch (RuntimeException e) {
                     answer = java.util.concurrent.CompletableFuture.failedFuture(e);
                 }
-                answer.whenComplete((r, error) -> {
+                io.vertx.core.Context context = Vertx.currentContext();
+                answer.whenComplete((r, error) -> { // answered on the call's own event loop, wherever the store answered
                     GrpcServerResponse<?, RateLimitResponse> response = call.response();
-                    if (error == null) {
-                        response.end(r);
+                    Runnable end = error == null ? () -> response.end(r) : () -> fail(response, error);
+                    if (context == null || Vertx.currentContext() == context) {
+                        end.run();
                     } else {
-                        fail(response, error);
+                        context.runOnContext(v -> end.run());
                     }
                 });
             });
@@ -96,12 +102,14 @@ public class RlsServer {
         HttpServerOptions options = new HttpServerOptions().setPort(config.rls().port()).setHost(config.rls().host())
                 .setHttp2ClearTextEnabled(true);
         try {
-            HttpServer server = vertx.createHttpServer(options).requestHandler(grpc).listen()
+            HttpServer server = own.createHttpServer(options).requestHandler(grpc).listen()
                     .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             LISTENING.set(server);
+            OWN_VERTX.set(own);
             LOG.info("Slidegate answers Envoy's rate-limit service on " + config.rls().host() + ":" + server.actualPort() + " ("
                     + policies.rules().limits().size() + " rules of the domains " + policies.rules().domains() + ")");
         } catch (Exception e) {
+            own.close();
             Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
             throw new ConfigurationException("slidegate.rls.port: the rate-limit service cannot listen on "
                     + config.rls().host() + ":" + config.rls().port() + " (" + cause.getMessage() + ")");
@@ -112,6 +120,10 @@ public class RlsServer {
         HttpServer s = LISTENING.getAndSet(null);
         if (s != null) {
             s.close();
+        }
+        Vertx own = OWN_VERTX.getAndSet(null);
+        if (own != null) {
+            own.close();
         }
     }
 

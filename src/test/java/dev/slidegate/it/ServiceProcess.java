@@ -21,6 +21,19 @@ import dev.slidegate.testing.Ports;
 /** The packaged service ({@code target/quarkus-app/quarkus-run.jar}) as a separate process on a free port. */
 public final class ServiceProcess implements AutoCloseable {
 
+    /**
+     * The demo answers Envoy's rate-limit service on 8081: instances started side by side take any free port for it (a
+     * test that calls it names its own).
+     */
+    static final String RLS_ANY_PORT = "-Dslidegate.rls.port=0";
+
+    /** {@link #RLS_ANY_PORT}, unless {@code properties} name the port. */
+    private static void rlsPort(List<String> cmd, String... properties) {
+        if (java.util.Arrays.stream(properties).noneMatch(p -> p.startsWith("-Dslidegate.rls.port="))) {
+            cmd.add(RLS_ANY_PORT);
+        }
+    }
+
     /** What a start-up probe says before the log when the process has ended. */
     private static final String EXITED = "<exited>";
 
@@ -51,7 +64,7 @@ public final class ServiceProcess implements AutoCloseable {
         private static boolean write() {
             int port = Ports.free();
             List<String> cmd = List.of(javaBinary(), "-XX:ArchiveClassesAtExit=" + ARCHIVE, QUIET,
-                    "-Dquarkus.http.port=" + port, "-jar", JAR.toString());
+                    "-Dquarkus.http.port=" + port, RLS_ANY_PORT, "-jar", JAR.toString());
             ServiceProcess training = null;
             try {
                 training = start(cmd, port);
@@ -154,6 +167,7 @@ public final class ServiceProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.program());
         cmd.add("-Dquarkus.http.port=" + port);
+        rlsPort(cmd, properties);
         cmd.addAll(List.of(properties));
         if (launcher.jar() != null) {
             cmd.addAll(List.of("-jar", launcher.jar().toString()));
@@ -276,6 +290,7 @@ public final class ServiceProcess implements AutoCloseable {
         if (nativeExecutable()) {
             cmd.add(System.getProperty("native.image.path"));
             cmd.add("-Dquarkus.http.port=" + port);
+            rlsPort(cmd, properties);
             cmd.addAll(List.of(properties));
         } else {
             cmd.add(javaBinary());
@@ -287,6 +302,7 @@ public final class ServiceProcess implements AutoCloseable {
                 cmd.add("-XX:TieredStopAtLevel=1");
             }
             cmd.add("-Dquarkus.http.port=" + port);
+            rlsPort(cmd, properties);
             cmd.addAll(List.of(properties));
             cmd.addAll(List.of("-jar", JAR.toString()));
         }
