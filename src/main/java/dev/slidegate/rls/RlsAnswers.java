@@ -62,6 +62,10 @@ public final class RlsAnswers {
         }
     }
 
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger("dev.slidegate");
+    static final int MAX_DOMAINS_SAID = 100;
+
+    private final Set<String> unknownSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final RlsPolicies policies;
     private final Decider decider;
     private final StoreInspection inspection;
@@ -108,6 +112,9 @@ public final class RlsAnswers {
                     + " descriptors, not " + request.getDescriptorsCount()));
         }
         RlsRules rules = policies.rules();
+        if (!rules.knows(request.getDomain())) {
+            unknownDomain(request.getDomain());
+        }
         long requestCost = request.getHitsAddend() == 0 ? 1 : Integer.toUnsignedLong(request.getHitsAddend());
         List<Asked> asked = new ArrayList<>(request.getDescriptorsCount());
         Set<String> replaced = new HashSet<>();
@@ -215,6 +222,19 @@ public final class RlsAnswers {
             });
         }
         return CompletableFuture.allOf(all);
+    }
+
+    /**
+     * An unknown domain is answered {@code OK} (as envoyproxy/ratelimit does), so that a mistyped domain in Envoy's
+     * configuration lifts every limit silently: said once per domain (at most {@link #MAX_DOMAINS_SAID} names, so a client
+     * sending random domains cannot flood the log).
+     */
+    private void unknownDomain(String domain) {
+        if (unknownSaid.size() < MAX_DOMAINS_SAID && unknownSaid.add(domain)) {
+            LOG.warn("Envoy's rate-limit service: domain '" + (domain.length() > 64 ? domain.substring(0, 64) + "..." : domain)
+                    + "' has no rules (slidegate.rls.config has " + policies.rules().domains()
+                    + "); its requests are answered OK, without a limit (said once)");
+        }
     }
 
     private static long remaining(Decision d) {

@@ -91,7 +91,10 @@ class ReadmeRecipesTest {
                 if (line.isEmpty() || line.startsWith("#")) {
                     continue;
                 }
-                if (line.startsWith("quarkus.redis.slidegate.hosts=")) {
+                if (line.startsWith("slidegate.rls.")) { // Envoy's rate-limit service: served by the demo (EnvoyRlsIT)
+                    assertTrue(trimmedLines(Path.of("src/main/resources/application.properties")).contains(line),
+                            "README setting of Envoy's rate-limit service not in the demo's: " + line);
+                } else if (line.startsWith("quarkus.redis.slidegate.hosts=")) {
                     assertTrue(redisTest.contains("\"quarkus.redis.slidegate.hosts\""),
                             "the consumer's Redis test gives Slidegate's own client its hosts");
                 } else {
@@ -130,6 +133,18 @@ class ReadmeRecipesTest {
             }
         }
         assertTrue(checked >= 25, "lines checked: " + checked);
+    }
+
+    // the rules of the Envoy recipe are the demo's, which EnvoyRlsIT calls with Envoy's own client stubs
+    @Test
+    void theEnvoyRecipesRulesAreTheDemosRules() throws IOException {
+        Matcher m = Pattern.compile("```yaml\\n(domain: demo\\n.*?)```", Pattern.DOTALL).matcher(Files.readString(README));
+        assertTrue(m.find(), "the README shows the demo's rules");
+        List<String> demo = Files.readAllLines(Path.of("src/main/resources/dev/slidegate/demo/envoy-rules.yaml")).stream()
+                .filter(l -> !l.trim().startsWith("#")).toList();
+        List<String> shown = List.of(m.group(1).split("\n"));
+        assertTrue(java.util.Collections.indexOfSubList(demo, shown) >= 0,
+                "the README's rules are lines of the demo's envoy-rules.yaml, in order: " + shown);
     }
 
     @Test

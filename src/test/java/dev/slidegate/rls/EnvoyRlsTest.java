@@ -149,9 +149,17 @@ class EnvoyRlsTest {
         assertFalse(free.getStatuses(0).hasCurrentLimit());
         // a descriptor deeper than the rules, an unknown domain: no limit
         assertEquals(Code.OK, ask("edge", descriptor("api_key", "k1", "path", "/x")).getOverallCode());
-        RateLimitResponse unknown = ask("nobody", descriptor("api_key", "k1"));
-        assertEquals(Code.OK, unknown.getOverallCode());
-        assertFalse(unknown.getStatuses(0).hasCurrentLimit());
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate")) {
+            for (int i = 0; i < 3; i++) {
+                RateLimitResponse unknown = ask("nobody", descriptor("api_key", "k1"));
+                assertEquals(Code.OK, unknown.getOverallCode());
+                assertFalse(unknown.getStatuses(0).hasCurrentLimit());
+            }
+            // a mistyped domain lifts every limit: said, once
+            assertEquals(List.of("WARN Envoy's rate-limit service: domain 'nobody' has no rules (slidegate.rls.config has "
+                    + "[edge]); its requests are answered OK, without a limit (said once)"),
+                    log.lines().stream().filter(l -> l.contains("domain 'nobody'")).toList());
+        }
     }
 
     @Test

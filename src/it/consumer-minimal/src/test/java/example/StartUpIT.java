@@ -17,18 +17,34 @@ class StartUpIT {
 
     @Test
     void askingForRedisWithoutTheRedisClientStopsStartUpWithOneSentence() throws Exception {
+        String log = startStopping("-Dslidegate.store=redis");
+        assertTrue(log.contains("slidegate.store=redis needs the Quarkus Redis client: add the dependency "
+                + "io.quarkus:quarkus-redis-client to the service"), log);
+    }
+
+    // Envoy's rate-limit service needs quarkus-grpc and jackson-dataformat-yaml, which this service lacks
+    @Test
+    void askingForEnvoysRateLimitServiceWithoutGrpcStopsStartUpWithOneSentence() throws Exception {
+        String log = startStopping("-Dslidegate.rls.enabled=true", "-Dslidegate.rls.config=nowhere.yaml");
+        assertTrue(log.contains("slidegate.rls.enabled=true needs io.quarkus:quarkus-grpc and "
+                + "com.fasterxml.jackson.dataformat:jackson-dataformat-yaml in the service when it is built"), log);
+    }
+
+    /** Starts the jar with {@code properties} and returns its output once start-up stopped by itself, as it must. */
+    private static String startStopping(String... properties) throws Exception {
         Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
         assertTrue(Files.exists(jar), "the service was packaged: " + jar.toAbsolutePath());
         File out = File.createTempFile("minimal-consumer", ".log");
-        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dslidegate.store=redis", "-Dquarkus.http.port=0", "-jar", jar.toString()))
-                .redirectErrorStream(true).redirectOutput(out).start();
+        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dquarkus.http.port=0"));
+        cmd.addAll(List.of(properties));
+        cmd.addAll(List.of("-jar", jar.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out).start();
         try {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "start-up stops by itself");
             String log = Files.readString(out.toPath(), StandardCharsets.UTF_8);
             assertNotEquals(0, p.exitValue(), log);
-            assertTrue(log.contains("slidegate.store=redis needs the Quarkus Redis client: add the dependency "
-                    + "io.quarkus:quarkus-redis-client to the service"), log);
+            return log;
         } finally {
             p.destroyForcibly();
         }
