@@ -45,7 +45,7 @@ class ContainerImagesTest {
                         .matches(Path.of("target", finalName + "-runner")),
                 copy.group(1) + " matches target/" + finalName + "-runner");
 
-        assertEquals(List.of(String.valueOf(defaultPort()), "8081"), exposed(text),
+        assertEquals(List.of(String.valueOf(defaultPort()), "9081"), exposed(text),
                 file + " exposes the ports the service listens on: HTTP, and Envoy's rate-limit service");
         assertTrue(text.contains("ENTRYPOINT [\"./application\", \"-Dquarkus.http.host=0.0.0.0\"]"),
                 file + " starts the executable listening on every interface");
@@ -68,7 +68,7 @@ class ContainerImagesTest {
                 "the fast jar's layout");
         assertTrue(text.contains("ENV JAVA_APP_JAR=\"/deployments/quarkus-run.jar\""), "runs quarkus-run.jar");
         assertTrue(text.contains("-Dquarkus.http.host=0.0.0.0"), "listens on every interface");
-        assertEquals(List.of(String.valueOf(defaultPort()), "8081"), exposed(text), "HTTP, and Envoy's rate-limit service");
+        assertEquals(List.of(String.valueOf(defaultPort()), "9081"), exposed(text), "HTTP, and Envoy's rate-limit service");
     }
 
     /** The HTTP port of the packaged service: quarkus.http.port of application.properties, else Quarkus' 8080. */

@@ -148,7 +148,7 @@ public final class SettingsCheck {
         oneOf("slidegate.rls.headers", slidegate.rls().headers(), "ietf", "x-ratelimit", "none");
         if (slidegate.rls().port() < 0 || slidegate.rls().port() > 65535) {
             throw fail("slidegate.rls.port: '" + slidegate.rls().port() + "' is not a port: expected 0 (any free one) to "
-                    + "65535, e.g. 8081");
+                    + "65535, e.g. 9081");
         }
         String root = slidegate.admin().rootPath();
         if (!root.matches("(/[A-Za-z0-9._~-]+)+") || root.matches(".*/\\.{1,2}(/.*)?")) {

@@ -267,7 +267,7 @@ public interface SlidegateConfig {
          * The port of its own listener (HTTP/2 without TLS, as Envoy's gRPC clients call a rate-limit service): kept apart
          * from the service's HTTP port, since whoever reaches it can spend any caller's limits. {@code 0}: any free port.
          */
-        @WithDefault("8081")
+        @WithDefault("9081")
         int port();
 
         /** The address the listener binds: {@code 0.0.0.0} (the default, every interface) or one address. */

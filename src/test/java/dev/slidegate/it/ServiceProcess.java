@@ -22,7 +22,7 @@ import dev.slidegate.testing.Ports;
 public final class ServiceProcess implements AutoCloseable {
 
     /**
-     * The demo answers Envoy's rate-limit service on 8081: instances started side by side take any free port for it (a
+     * The demo answers Envoy's rate-limit service on 9081: instances started side by side take any free port for it (a
      * test that calls it names its own).
      */
     static final String RLS_ANY_PORT = "-Dslidegate.rls.port=0";

@@ -256,6 +256,28 @@ class EnvoyRlsTest {
         assertEquals(Code.OK, ask("edge", descriptor("api_key", "k1")).getOverallCode());
     }
 
+    // a rule is a policy of the service: the admin lists its keys, an override blocks one, the metrics count it
+    @Test
+    void theAdminOverridesAndMetricsSeeTheRulesAsPolicies() {
+        double admittedBefore = dev.slidegate.metrics.ObservabilityTest.counter("rls.edge.api_key", "admitted");
+        ask("edge", descriptor("api_key", "k2"));
+        List<String> keys = dev.slidegate.testing.AdminCredentials.admin().get("/admin/policies/rls.edge.api_key/keys")
+                .then().statusCode(200).extract().jsonPath().getList("keys.key", String.class);
+        assertEquals(1, keys.size(), keys.toString());
+        String override = "/admin/policies/rls.edge.api_key/keys/" + keys.get(0) + "/override";
+        dev.slidegate.testing.AdminCredentials.admin().contentType("application/json")
+                .body("{\"block\": true, \"expiresIn\": 600, \"reason\": \"test\"}").put(override).then().statusCode(200);
+        try {
+            assertEquals(Code.OVER_LIMIT, ask("edge", descriptor("api_key", "k2")).getOverallCode(), "blocked by the override");
+            assertEquals(Code.OK, ask("edge", descriptor("api_key", "k1")).getOverallCode(), "another key is not");
+        } finally {
+            dev.slidegate.testing.AdminCredentials.admin().delete(override).then().statusCode(204);
+        }
+        assertEquals(Code.OK, ask("edge", descriptor("api_key", "k2")).getOverallCode(), "the override lifted");
+        // the store's decisions (a call the override blocked never reaches it): k2, k1, k2 again
+        assertEquals(admittedBefore + 3, dev.slidegate.metrics.ObservabilityTest.counter("rls.edge.api_key", "admitted"));
+    }
+
     // a flood of concurrent callers of one key: the clients' own count of OK answers is the limit, no more
     @Test
     void aFloodOfOneKeyIsAdmittedExactlyItsLimit() throws Exception {
