@@ -22,15 +22,16 @@ import dev.slidegate.testing.Ports;
 public final class ServiceProcess implements AutoCloseable {
 
     /**
-     * The demo answers Envoy's rate-limit service on 9081: instances started side by side take any free port for it (a
-     * test that calls it names its own).
+     * The demo answers Envoy's rate-limit service (on 9081): an instance started here does not, unless its test names a
+     * {@code slidegate.rls.*} setting (a listener, its Vert.x and its rules are start-up work on every one of some 50
+     * starts, and instances side by side would want the one port).
      */
-    static final String RLS_ANY_PORT = "-Dslidegate.rls.port=0";
+    static final String NO_RLS = "-Dslidegate.rls.enabled=false";
 
-    /** {@link #RLS_ANY_PORT}, unless {@code properties} name the port. */
-    private static void rlsPort(List<String> cmd, String... properties) {
-        if (java.util.Arrays.stream(properties).noneMatch(p -> p.startsWith("-Dslidegate.rls.port="))) {
-            cmd.add(RLS_ANY_PORT);
+    /** {@link #NO_RLS}, unless {@code properties} name a setting of Envoy's rate-limit service. */
+    private static void noRls(List<String> cmd, String... properties) {
+        if (java.util.Arrays.stream(properties).noneMatch(p -> p.startsWith("-Dslidegate.rls."))) {
+            cmd.add(NO_RLS);
         }
     }
 
@@ -64,7 +65,7 @@ public final class ServiceProcess implements AutoCloseable {
         private static boolean write() {
             int port = Ports.free();
             List<String> cmd = List.of(javaBinary(), "-XX:ArchiveClassesAtExit=" + ARCHIVE, QUIET,
-                    "-Dquarkus.http.port=" + port, RLS_ANY_PORT, "-jar", JAR.toString());
+                    "-Dquarkus.http.port=" + port, NO_RLS, "-jar", JAR.toString());
             ServiceProcess training = null;
             try {
                 training = start(cmd, port);
@@ -167,7 +168,7 @@ public final class ServiceProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>();
         cmd.add(launcher.program());
         cmd.add("-Dquarkus.http.port=" + port);
-        rlsPort(cmd, properties);
+        noRls(cmd, properties);
         cmd.addAll(List.of(properties));
         if (launcher.jar() != null) {
             cmd.addAll(List.of("-jar", launcher.jar().toString()));
@@ -290,7 +291,7 @@ public final class ServiceProcess implements AutoCloseable {
         if (nativeExecutable()) {
             cmd.add(System.getProperty("native.image.path"));
             cmd.add("-Dquarkus.http.port=" + port);
-            rlsPort(cmd, properties);
+            noRls(cmd, properties);
             cmd.addAll(List.of(properties));
         } else {
             cmd.add(javaBinary());
@@ -302,7 +303,7 @@ public final class ServiceProcess implements AutoCloseable {
                 cmd.add("-XX:TieredStopAtLevel=1");
             }
             cmd.add("-Dquarkus.http.port=" + port);
-            rlsPort(cmd, properties);
+            noRls(cmd, properties);
             cmd.addAll(List.of(properties));
             cmd.addAll(List.of("-jar", JAR.toString()));
         }
