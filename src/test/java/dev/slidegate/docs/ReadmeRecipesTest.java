@@ -91,7 +91,7 @@ class ReadmeRecipesTest {
                 if (line.isEmpty() || line.startsWith("#")) {
                     continue;
                 }
-                if (line.startsWith("slidegate.rls.")) { // Envoy's rate-limit service: served by the demo (EnvoyRlsIT)
+                if (line.startsWith("slidegate.rls.")) { // Envoy's rate-limit service: served by the demo (ZEnvoyRlsIT)
                     assertTrue(trimmedLines(Path.of("src/main/resources/application.properties")).contains(line),
                             "README setting of Envoy's rate-limit service not in the demo's: " + line);
                 } else if (line.startsWith("quarkus.redis.slidegate.hosts=")) {
@@ -135,7 +135,7 @@ class ReadmeRecipesTest {
         assertTrue(checked >= 25, "lines checked: " + checked);
     }
 
-    // the rules of the Envoy recipe are the demo's, which EnvoyRlsIT calls with Envoy's own client stubs
+    // the rules of the Envoy recipe are the demo's, which ZEnvoyRlsIT calls with Envoy's own client stubs
     @Test
     void theEnvoyRecipesRulesAreTheDemosRules() throws IOException {
         Matcher m = Pattern.compile("```yaml\\n(domain: demo\\n.*?)```", Pattern.DOTALL).matcher(Files.readString(README));
