@@ -133,10 +133,7 @@ public final class RlsAnswers {
             }
             replaced.addAll(m.limit().replaces());
             RlsPolicies.Rule rule = policies.rule(m.limit());
-            MethodPolicy mp = rule.resolved() == null ? null
-                    : new MethodPolicy("ShouldRateLimit(" + request.getDomain() + ")", rule.resolved(),
-                            MethodPolicy.Kind.STAGE);
-            asked.add(new Asked(m.limit(), mp, CallerKeys.bounded(CallerKeys.custom(m.key())), cost));
+            asked.add(new Asked(m.limit(), rule.method(), CallerKeys.bounded(CallerKeys.custom(m.key())), cost));
         }
         List<Asked> decided = new ArrayList<>();
         List<Asked> peeked = new ArrayList<>();

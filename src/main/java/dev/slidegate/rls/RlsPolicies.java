@@ -28,7 +28,7 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 public class RlsPolicies {
 
     /** A rule's policy: {@code null} for an unlimited rule or one of 0 requests (decided without a store). */
-    public record Rule(RlsRules.Limit limit, PolicyRegistry.Resolved resolved) {
+    public record Rule(RlsRules.Limit limit, PolicyRegistry.Resolved resolved, dev.slidegate.engine.MethodPolicy method) {
     }
 
     private final boolean enabled;
@@ -61,7 +61,9 @@ public class RlsPolicies {
                         strategy, "rls", false, l.shadow(), Policy.DEFAULT_CELLS, failMode);
                 resolved = new PolicyRegistry.Resolved(name, policy, new KeySource.Global(), Map.of(), 1);
             }
-            all.put(l, new Rule(l, resolved));
+            all.put(l, new Rule(l, resolved, resolved == null ? null // built once, not per request
+                    : new dev.slidegate.engine.MethodPolicy("ShouldRateLimit(" + l.domain() + ")", resolved,
+                            dev.slidegate.engine.MethodPolicy.Kind.STAGE)));
         }
         this.byLimit = java.util.Collections.unmodifiableMap(all); // in the order of the files
     }

@@ -135,11 +135,12 @@ class ReadmeRecipesTest {
         assertTrue(checked >= 25, "lines checked: " + checked);
     }
 
-    // the rules of the Envoy recipe are the demo's, which ZEnvoyRlsIT calls with Envoy's own client stubs
+    // the rules docs/envoy.md shows are the demo's, which ZEnvoyRlsIT calls with Envoy's own client stubs
     @Test
     void theEnvoyRecipesRulesAreTheDemosRules() throws IOException {
-        Matcher m = Pattern.compile("```yaml\\n(domain: demo\\n.*?)```", Pattern.DOTALL).matcher(Files.readString(README));
-        assertTrue(m.find(), "the README shows the demo's rules");
+        Matcher m = Pattern.compile("```yaml\\n(domain: demo\\n.*?)```", Pattern.DOTALL)
+                .matcher(Files.readString(Path.of("docs/envoy.md")));
+        assertTrue(m.find(), "docs/envoy.md shows the demo's rules");
         List<String> demo = Files.readAllLines(Path.of("src/main/resources/dev/slidegate/demo/envoy-rules.yaml")).stream()
                 .filter(l -> !l.trim().startsWith("#")).toList();
         List<String> shown = List.of(m.group(1).split("\n"));

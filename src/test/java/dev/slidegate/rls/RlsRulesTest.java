@@ -16,6 +16,7 @@ import dev.slidegate.api.Strategy;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
 /** envoyproxy/ratelimit's rule files as Slidegate reads them: the matching, and one sentence for what cannot map. */
+@org.junit.jupiter.api.Timeout(10)
 class RlsRulesTest {
 
     private static RlsRules rules(String yaml) {
