@@ -1,5 +1,6 @@
 package dev.slidegate.core;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -19,8 +20,10 @@ import dev.slidegate.testing.RedisServer;
 /**
  * The accuracy oracle under load (STYLE.md 6): 8 threads offer 3N per window for 6 windows, and every
  * admitted call is bracketed on the caller's clock. The exact strategies (sliding log; sliding
- * counter, conservatively) must admit at most N provably inside any interval of length W; the log
- * must still admit at least 90% of N per window (exact, not over-cautious). A fixed window keeps N per
+ * counter, conservatively) must admit at most N provably inside any interval of length W, and refuse
+ * only when N grants can have been decided in the W before (the sliding counter: in the 2 W its two
+ * windows span): not over-cautious, judged refusal by refusal, however fast the machine offers the load
+ * (a mean of admitted calls per window read 0.86 N on a loaded CI machine). A fixed window keeps N per
  * aligned window but can reach 2N across an edge. The full table for every strategy, store and peer
  * is {@code AccuracyReport}; contention on one key is {@code ContentionTest}.
  */
@@ -38,18 +41,20 @@ class AccuracyTest {
         return new Policy(name, List.of(new Limit(N, W)), s, "ip", false);
     }
 
-    private static void assertExact(LoadOracle.Result r, String what, double minFraction) {
+    private static void assertExact(LoadOracle.Result r, String what, int lookbackWindows) {
         System.out.println(what + ": " + r);
         assertTrue(r.maxProvable() <= N,
                 what + ": " + r.maxProvable() + " admitted provably inside one window of " + W / 1000 + " ms");
-        assertTrue(r.meanFraction() >= minFraction, what + ": only " + r.meanFraction() + " N admitted per window on average");
+        assertTrue(r.refusals().size() > 0, what + ": the load of 3 N per window never reached the limit: " + r);
+        // 1 ms beyond the lookback: the stores' clocks (Redis' TIME, the wall) beside the callers' nanoTime
+        int unjustified = r.grants().unjustified(r.refusals(), N, lookbackWindows * W * 1000 + 1_000_000);
+        assertEquals(0, unjustified, what + ": refusals with fewer than N grants possible in the window before them: " + r);
     }
 
     @Test
     void memorySlidingLogIsExact() throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
-        assertExact(LoadOracle.offer(on(store, policy("acc-mem", Strategy.SLIDING_LOG)), N, W, 6, 8), "memory sliding-log",
-                0.9);
+        assertExact(LoadOracle.offer(on(store, policy("acc-mem", Strategy.SLIDING_LOG)), N, W, 6, 8), "memory sliding-log", 1);
     }
 
     @Test
@@ -57,7 +62,7 @@ class AccuracyTest {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             RedisStore store = new RedisStore(clients.dataSource(), Duration.ofSeconds(5));
             assertExact(LoadOracle.offer(on(store, policy("acc-redis", Strategy.SLIDING_LOG)), N, W, 6, 8), "redis sliding-log",
-                    0.9);
+                    1);
         }
     }
 
@@ -65,7 +70,7 @@ class AccuracyTest {
     void slidingCounterNeverExceedsN() throws InterruptedException {
         MemoryStore store = new MemoryStore(Clock.system(), 1000);
         assertExact(LoadOracle.offer(on(store, policy("acc-sc", Strategy.SLIDING_COUNTER)), N, W, 6, 8),
-                "memory sliding-counter", 0.75);
+                "memory sliding-counter", 2);
     }
 
     // the store's clock is the caller's (nanoTime in microseconds), so its aligned windows are known here

@@ -63,6 +63,37 @@ public final class Brackets {
         return counts.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     }
 
+    /**
+     * How many of the {@code refused} calls no limit of {@code n} per {@code lookback} could have refused: fewer than
+     * {@code n} of these grants can have been decided in the {@code lookback} before any instant of the refusal's
+     * bracket (a grant counts when its bracket reaches into (r.before - lookback, r.after]). A limiter that refuses
+     * more than its limit asks for is over-cautious, whatever the load offered or the machine's speed; a positive count
+     * proves it.
+     */
+    public int unjustified(Brackets refused, int n, long lookback) {
+        long[][] g;
+        long[][] r;
+        synchronized (this) {
+            g = new long[][] { Arrays.copyOf(before, size), Arrays.copyOf(after, size) };
+        }
+        synchronized (refused) {
+            r = new long[][] { Arrays.copyOf(refused.before, refused.size), Arrays.copyOf(refused.after, refused.size) };
+        }
+        int count = 0;
+        for (int i = 0; i < r[0].length; i++) {
+            int possible = 0;
+            for (int j = 0; j < g[0].length && possible < n; j++) {
+                if (g[0][j] <= r[1][i] && g[1][j] > r[0][i] - lookback) {
+                    possible++;
+                }
+            }
+            if (possible < n) {
+                count++;
+            }
+        }
+        return count;
+    }
+
     /** How many grants were recorded. */
     public synchronized int size() {
         return size;

@@ -34,14 +34,16 @@ public final class LoadOracle {
      * @param perWindow grants answered in each full window after the first grant
      * @param meanFraction the mean of {@code perWindow} as a fraction of N
      * @param grants all grants, to be judged further
+     * @param refusals all refusals, each bracketed like a grant (see {@link Brackets#unjustified})
      */
-    public record Result(int maxProvable, int maxByAnswer, int[] perWindow, double meanFraction, Brackets grants) {
+    public record Result(int maxProvable, int maxByAnswer, int[] perWindow, double meanFraction, Brackets grants,
+            Brackets refusals) {
 
         @Override
         public String toString() {
             return "max provable " + maxProvable + ", max by answer " + maxByAnswer + ", per window "
                     + Arrays.toString(perWindow)
-                    + String.format(", mean %.2f N", meanFraction);
+                    + String.format(", mean %.2f N", meanFraction) + ", refused " + refusals.size();
         }
     }
 
@@ -49,6 +51,7 @@ public final class LoadOracle {
     public static Result offer(Attempt attempt, int n, long windowMicros, int windows, int threads)
             throws InterruptedException {
         Brackets grants = new Brackets();
+        Brackets refusals = new Brackets();
         long perThread = 3L * n * windows / threads;
         long intervalNanos = windowMicros * 1000 * windows / perThread;
         CountDownLatch done = new CountDownLatch(threads);
@@ -66,6 +69,8 @@ public final class LoadOracle {
                         long before = System.nanoTime();
                         if (attempt.tryAdmit()) {
                             grants.add(before, System.nanoTime());
+                        } else {
+                            refusals.add(before, System.nanoTime());
                         }
                     }
                 } finally {
@@ -79,7 +84,7 @@ public final class LoadOracle {
             running.forEach(Thread::interrupt);
             throw new IllegalStateException("the load did not finish");
         }
-        return judge(grants, n, windowMicros * 1000, windows);
+        return judge(grants, refusals, n, windowMicros * 1000, windows);
     }
 
     /** {@code threads} threads call back to back for {@code forNanos}, then the grants are judged. */
@@ -102,7 +107,7 @@ public final class LoadOracle {
         for (Thread t : running) {
             t.join();
         }
-        return judge(grants, n, windowNanos, (int) (forNanos / windowNanos));
+        return judge(grants, new Brackets(), n, windowNanos, (int) (forNanos / windowNanos));
     }
 
     /**
@@ -130,9 +135,9 @@ public final class LoadOracle {
         return new Hammered(before, after, all.maxProvable(windowNanos));
     }
 
-    private static Result judge(Brackets grants, int n, long windowNanos, int windows) {
+    private static Result judge(Brackets grants, Brackets refusals, int n, long windowNanos, int windows) {
         if (grants.size() == 0) {
-            return new Result(0, 0, new int[0], 0, grants);
+            return new Result(0, 0, new int[0], 0, grants, refusals);
         }
         long[] answered = grants.afters();
         long first = Arrays.stream(answered).min().getAsLong();
@@ -145,6 +150,6 @@ public final class LoadOracle {
         }
         double mean = Arrays.stream(per).average().orElse(0) / n;
         return new Result(grants.maxProvable(windowNanos), Brackets.maxProvable(answered, answered, windowNanos), per, mean,
-                grants);
+                grants, refusals);
     }
 }
