@@ -145,7 +145,7 @@ public final class RlsAnswers {
                 a.status = DescriptorStatus.newBuilder().setCode(Code.OK).setLimitRemaining(UNLIMITED).build();
             } else if (a.policy == null || Long.compareUnsigned(a.cost, l.perUnit()) > 0) {
                 // 0 requests per unit, or a cost no window ever holds (a uint64 above 2^63 reads as negative)
-                a.status = status(l, l.shadow() ? Code.OK : Code.OVER_LIMIT, 0, l.unit().seconds);
+                a.status = status(l, l.shadow() ? Code.OK : Code.OVER_LIMIT, 0, l.unit().seconds * 1_000_000);
             } else if (a.cost == 0) {
                 peeked.add(a);
             } else {
@@ -158,6 +158,11 @@ public final class RlsAnswers {
         return outcome.thenCompose(o -> {
             if (o != null && !o.admitted() && !(o instanceof Outcome.Refused)) {
                 return CompletableFuture.failedFuture(o.failure());
+            }
+            if (o instanceof Outcome.Refused r && toldByTheRefusal(r.decision(), decided, peeked)) {
+                // the refusing descriptor is told by its decision (one Redis call for the common refusal of one descriptor,
+                // and none more while the store is failing: its fail mode refused); the others, charged nothing, by a look
+                return (r.decision().fallback() ? notLooked(peeked) : peek(peeked)).thenApply(unused -> true);
             }
             if (o instanceof Outcome.Refused) { // nothing was charged: each descriptor is told its state by a look
                 peeked.addAll(decided);
@@ -174,7 +179,8 @@ public final class RlsAnswers {
             if (o != null) {
                 apply(o, decided, peeked);
             }
-            return peek(peeked).thenApply(unused -> false);
+            boolean failing = o != null && o.decisions().stream().anyMatch(Decision::fallback);
+            return (failing ? notLooked(peeked) : peek(peeked)).thenApply(unused -> false);
         }).thenApply(refused -> response(asked, refused));
     }
 
@@ -197,9 +203,44 @@ public final class RlsAnswers {
                 continue;
             }
             boolean over = !d.allowed() && !a.limit.shadow();
-            a.status = status(a.limit, over ? Code.OVER_LIMIT : Code.OK, remaining(d), resetSeconds(d, a.limit));
+            a.status = status(a.limit, over ? Code.OVER_LIMIT : Code.OK, remaining(d), resetMicros(d, a.limit));
             a.decision = d;
         }
+    }
+
+    /**
+     * Tells the descriptor whose policy refused by the refusal itself, and adds the others to {@code peeked}; false (and
+     * nothing changed) when two descriptors of the request reached that policy, since the decision does not say which key.
+     */
+    private static boolean toldByTheRefusal(Decision refusing, List<Asked> decided, List<Asked> peeked) {
+        Asked refuser = null;
+        for (Asked a : decided) {
+            if (a.policy.name().equals(refusing.policy().name())) {
+                if (refuser != null) {
+                    return false;
+                }
+                refuser = a;
+            }
+        }
+        if (refuser == null) {
+            return false;
+        }
+        refuser.status = status(refuser.limit, Code.OVER_LIMIT, remaining(refusing), resetMicros(refusing, refuser.limit));
+        refuser.decision = refusing;
+        for (Asked a : decided) {
+            if (a != refuser) {
+                peeked.add(a);
+            }
+        }
+        return true;
+    }
+
+    /** While the store cannot decide, a look would wait for it too: these descriptors are told their rule, not its state. */
+    private static CompletionStage<Void> notLooked(List<Asked> peeked) {
+        for (Asked a : peeked) {
+            a.status = status(a.limit, Code.OK, 0, a.limit.unit().seconds * 1_000_000);
+        }
+        return CompletableFuture.completedFuture(null);
     }
 
     private CompletionStage<Void> peek(List<Asked> peeked) {
@@ -208,12 +249,12 @@ public final class RlsAnswers {
             Asked a = peeked.get(i);
             all[i] = inspection.peek(a.policy.policy(), a.key).toCompletableFuture().handle((d, error) -> {
                 if (error != null) {
-                    a.status = status(a.limit, Code.OK, 0, a.limit.unit().seconds);
+                    a.status = status(a.limit, Code.OK, 0, a.limit.unit().seconds * 1_000_000);
                     return null;
                 }
                 long remaining = remaining(d);
                 boolean over = a.cost > 0 && remaining < a.cost && !a.limit.shadow();
-                a.status = status(a.limit, over ? Code.OVER_LIMIT : Code.OK, remaining, resetSeconds(d, a.limit));
+                a.status = status(a.limit, over ? Code.OVER_LIMIT : Code.OK, remaining, resetMicros(d, a.limit));
                 a.decision = d;
                 return null;
             });
@@ -242,20 +283,23 @@ public final class RlsAnswers {
         return least == Long.MAX_VALUE ? 0 : least;
     }
 
-    private static long resetSeconds(Decision d, RlsRules.Limit l) {
+    // to the microsecond: a sliding log frees its permit one tick after the window, which whole seconds would round away
+    // (a client that waits exactly the seconds said would be refused once more)
+    private static long resetMicros(Decision d, RlsRules.Limit l) {
         long most = 0;
         for (LimitState s : d.states()) {
-            most = Math.max(most, s.resetSeconds());
+            most = Math.max(most, s.resetMicros());
         }
-        return d.states().isEmpty() ? l.unit().seconds : most;
+        return d.states().isEmpty() ? l.unit().seconds * 1_000_000 : most;
     }
 
-    private static DescriptorStatus status(RlsRules.Limit l, Code code, long remaining, long resetSeconds) {
+    private static DescriptorStatus status(RlsRules.Limit l, Code code, long remaining, long resetMicros) {
         return DescriptorStatus.newBuilder().setCode(code)
                 .setCurrentLimit(RateLimitResponse.RateLimit.newBuilder().setName(l.name() == null ? "" : l.name())
                         .setRequestsPerUnit((int) l.perUnit()).setUnit(Unit.forNumber(l.unit().ordinal() + 1)))
                 .setLimitRemaining((int) Math.min(remaining, 0xFFFF_FFFFL))
-                .setDurationUntilReset(com.google.protobuf.Duration.newBuilder().setSeconds(resetSeconds))
+                .setDurationUntilReset(com.google.protobuf.Duration.newBuilder().setSeconds(resetMicros / 1_000_000)
+                        .setNanos((int) (resetMicros % 1_000_000) * 1000))
                 .build();
     }
 
@@ -288,7 +332,8 @@ public final class RlsAnswers {
             r.addResponseHeadersToAdd(header("X-RateLimit-Limit",
                     Integer.toUnsignedString(s.getCurrentLimit().getRequestsPerUnit())));
             r.addResponseHeadersToAdd(header("X-RateLimit-Remaining", Integer.toUnsignedString(s.getLimitRemaining())));
-            r.addResponseHeadersToAdd(header("X-RateLimit-Reset", Long.toString(s.getDurationUntilReset().getSeconds())));
+            r.addResponseHeadersToAdd(header("X-RateLimit-Reset", Long.toString(LimitState.wholeSeconds(
+                    s.getDurationUntilReset().getSeconds() * 1_000_000 + s.getDurationUntilReset().getNanos() / 1000))));
         }
         return r.build();
     }

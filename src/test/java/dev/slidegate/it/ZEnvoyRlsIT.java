@@ -31,7 +31,8 @@ import io.grpc.netty.NettyChannelBuilder;
  * Envoy-shaped clients use it: the stubs Envoy's project publishes call two instances on one redis-server with the shipped
  * defaults, eight threads spread over both for a few seconds; every {@code OK} answer is bracketed on the clients' clock
  * ({@link Brackets}) and no window of 1 s may provably hold more than the rule's 20 of one key. The demo's own rules,
- * read beside the test's, answer as the README's recipe shows them.
+ * read beside the test's, answer as the README's recipe shows them; with Redis frozen, the shipped fail mode still limits
+ * them.
  *
  * <p>
  * Named to run last of the integration tests (they run one at a time, by name): every full run on this machine in which
@@ -110,6 +111,7 @@ class ZEnvoyRlsIT {
             assertTrue(worst <= N, worst + " OK answers lie within one window of 1 s");
             assertTrue(admitted.size() >= 0.8 * N * SECONDS, "only " + admitted.size() + " OK answers: over-cautious");
             theDemosRulesAnswerAsTheRecipeSays(stubs.get(0), fleet.instances().get(0), ports[0]);
+            theRulesLimitByTheShippedFailModeWhileRedisIsFrozen(stubs.get(1), redis);
         } finally {
             for (ManagedChannel c : channels) {
                 c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
@@ -142,5 +144,26 @@ class ZEnvoyRlsIT {
                 () -> rls.shouldRateLimit(RateLimitRequest.newBuilder().setDomain("demo").build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, empty.getStatus().getCode());
         assertTrue(service.log().contains("Slidegate answers Envoy's rate-limit service on 0.0.0.0:" + port), service.log());
+    }
+
+    // Redis frozen (SIGSTOP): the shipped fail mode (local) decides each rule in process at its limit divided by the live
+    // instances (the recipe's key: 3 a minute over 2 instances); every call is answered, and the rule still refuses
+    private static void theRulesLimitByTheShippedFailModeWhileRedisIsFrozen(
+            RateLimitServiceGrpc.RateLimitServiceBlockingStub stub, RedisServer redis) {
+        redis.signal("STOP");
+        try {
+            List<String> codes = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                long sent = System.nanoTime();
+                Code code = stub.withDeadlineAfter(10, TimeUnit.SECONDS).shouldRateLimit(request("demo", "recipe-key"))
+                        .getOverallCode();
+                codes.add(code + " in " + (System.nanoTime() - sent) / 1_000_000 + " ms");
+            }
+            System.out.println("Envoy's rate-limit service, Redis frozen, the recipe's key four times: " + codes);
+            assertTrue(codes.get(0).startsWith("OK "), "decided in process: " + codes);
+            assertTrue(codes.get(3).startsWith("OVER_LIMIT "), "the rule still limits in process: " + codes);
+        } finally {
+            redis.signal("CONT");
+        }
     }
 }

@@ -119,8 +119,10 @@ class EnvoyRlsTest {
             assertTrue(s.getDurationUntilReset().getSeconds() > 0 && s.getDurationUntilReset().getSeconds() <= 3600,
                     s.getDurationUntilReset().toString());
             assertEquals("\"" + s.getCurrentLimit().getName() + "\"", "\"\""); // the rule names no limit
-            assertTrue(header(r, "RateLimit").endsWith(";r=" + remaining + ";t=" + s.getDurationUntilReset().getSeconds()),
-                    header(r, "RateLimit"));
+            // the status to the microsecond, the header in whole seconds, rounded up
+            long resetMicros = s.getDurationUntilReset().getSeconds() * 1_000_000 + s.getDurationUntilReset().getNanos() / 1000;
+            assertTrue(header(r, "RateLimit").endsWith(";r=" + remaining + ";t=" + dev.slidegate.api.LimitState.wholeSeconds(
+                    resetMicros)), header(r, "RateLimit") + " " + s.getDurationUntilReset());
             assertTrue(header(r, "RateLimit-Policy").contains(";q=3;w=3600"), header(r, "RateLimit-Policy"));
         }
         RateLimitResponse refused = ask("edge", descriptor("api_key", "k1"));
