@@ -145,7 +145,7 @@ public final class RlsAnswers {
                 a.status = DescriptorStatus.newBuilder().setCode(Code.OK).setLimitRemaining(UNLIMITED).build();
             } else if (a.policy == null || Long.compareUnsigned(a.cost, l.perUnit()) > 0) {
                 // 0 requests per unit, or a cost no window ever holds (a uint64 above 2^63 reads as negative)
-                a.status = status(l, l.shadow() ? Code.OK : Code.OVER_LIMIT, 0, l.unit().seconds * 1_000_000);
+                a.status = status(l, l.shadow() ? Code.OK : Code.OVER_LIMIT, 0, l.unit().micros());
             } else if (a.cost == 0) {
                 peeked.add(a);
             } else {
@@ -159,14 +159,17 @@ public final class RlsAnswers {
             if (o != null && !o.admitted() && !(o instanceof Outcome.Refused)) {
                 return CompletableFuture.failedFuture(o.failure());
             }
+            // while the store is failing (a fail mode decided), a look would wait for it too: nothing is looked at
+            boolean failing = o instanceof Outcome.Refused r ? r.decision().fallback()
+                    : o != null && o.decisions().stream().anyMatch(Decision::fallback);
             if (o instanceof Outcome.Refused r && toldByTheRefusal(r.decision(), decided, peeked)) {
-                // the refusing descriptor is told by its decision (one Redis call for the common refusal of one descriptor,
-                // and none more while the store is failing: its fail mode refused); the others, charged nothing, by a look
-                return (r.decision().fallback() ? notLooked(peeked) : peek(peeked)).thenApply(unused -> true);
+                // the refusing descriptor is told by its decision (one store call for the common refusal of one
+                // descriptor); the others, charged nothing, by a look
+                return look(peeked, failing).thenApply(unused -> true);
             }
             if (o instanceof Outcome.Refused) { // nothing was charged: each descriptor is told its state by a look
                 peeked.addAll(decided);
-                return peek(peeked).thenApply(unused -> {
+                return look(peeked, failing).thenApply(unused -> {
                     if (decided.stream().noneMatch(a -> a.status.getCode() == Code.OVER_LIMIT)) {
                         // (its window moved between the refusal and the look: the refusing rule says so all the same)
                         String refuser = ((Outcome.Refused) o).decision().policy().name();
@@ -179,8 +182,7 @@ public final class RlsAnswers {
             if (o != null) {
                 apply(o, decided, peeked);
             }
-            boolean failing = o != null && o.decisions().stream().anyMatch(Decision::fallback);
-            return (failing ? notLooked(peeked) : peek(peeked)).thenApply(unused -> false);
+            return look(peeked, failing).thenApply(unused -> false);
         }).thenApply(refused -> response(asked, refused));
     }
 
@@ -235,21 +237,21 @@ public final class RlsAnswers {
         return true;
     }
 
-    /** While the store cannot decide, a look would wait for it too: these descriptors are told their rule, not its state. */
-    private static CompletionStage<Void> notLooked(List<Asked> peeked) {
-        for (Asked a : peeked) {
-            a.status = status(a.limit, Code.OK, 0, a.limit.unit().seconds * 1_000_000);
+    /**
+     * Tells each of {@code peeked} its state by a look that charges nothing; while the store is {@code failing}, or when a
+     * look fails, its rule without its state ({@code OK}, nothing said to remain).
+     */
+    private CompletionStage<Void> look(List<Asked> peeked, boolean failing) {
+        if (failing) {
+            peeked.forEach(RlsAnswers::stateUnknown);
+            return CompletableFuture.completedFuture(null);
         }
-        return CompletableFuture.completedFuture(null);
-    }
-
-    private CompletionStage<Void> peek(List<Asked> peeked) {
         CompletableFuture<?>[] all = new CompletableFuture<?>[peeked.size()];
         for (int i = 0; i < all.length; i++) {
             Asked a = peeked.get(i);
             all[i] = inspection.peek(a.policy.policy(), a.key).toCompletableFuture().handle((d, error) -> {
                 if (error != null) {
-                    a.status = status(a.limit, Code.OK, 0, a.limit.unit().seconds * 1_000_000);
+                    stateUnknown(a);
                     return null;
                 }
                 long remaining = remaining(d);
@@ -283,6 +285,10 @@ public final class RlsAnswers {
         return least == Long.MAX_VALUE ? 0 : least;
     }
 
+    private static void stateUnknown(Asked a) {
+        a.status = status(a.limit, Code.OK, 0, a.limit.unit().micros());
+    }
+
     // to the microsecond: a sliding log frees its permit one tick after the window, which whole seconds would round away
     // (a client that waits exactly the seconds said would be refused once more)
     private static long resetMicros(Decision d, RlsRules.Limit l) {
@@ -290,7 +296,7 @@ public final class RlsAnswers {
         for (LimitState s : d.states()) {
             most = Math.max(most, s.resetMicros());
         }
-        return d.states().isEmpty() ? l.unit().seconds * 1_000_000 : most;
+        return d.states().isEmpty() ? l.unit().micros() : most;
     }
 
     private static DescriptorStatus status(RlsRules.Limit l, Code code, long remaining, long resetMicros) {

@@ -28,7 +28,12 @@ import io.quarkus.runtime.configuration.ConfigurationException;
 public class RlsPolicies {
 
     /** A rule's policy: {@code null} for an unlimited rule or one of 0 requests (decided without a store). */
-    public record Rule(RlsRules.Limit limit, PolicyRegistry.Resolved resolved, dev.slidegate.engine.MethodPolicy method) {
+    public record Rule(RlsRules.Limit limit, dev.slidegate.engine.MethodPolicy method) {
+
+        /** The rule's policy as the catalog binds it; {@code null} when it has none. */
+        public PolicyRegistry.Resolved resolved() {
+            return method == null ? null : method.resolved();
+        }
     }
 
     private final boolean enabled;
@@ -57,11 +62,11 @@ public class RlsPolicies {
                             + Integer.MAX_VALUE);
                 }
                 String name = name(l, names);
-                Policy policy = new Policy(name, List.of(new Limit((int) l.perUnit(), l.unit().seconds * 1_000_000L)),
+                Policy policy = new Policy(name, List.of(new Limit((int) l.perUnit(), l.unit().micros())),
                         strategy, "rls", false, l.shadow(), Policy.DEFAULT_CELLS, failMode);
                 resolved = new PolicyRegistry.Resolved(name, policy, new KeySource.Global(), Map.of(), 1);
             }
-            all.put(l, new Rule(l, resolved, resolved == null ? null // built once, not per request
+            all.put(l, new Rule(l, resolved == null ? null // built once, not per request
                     : new dev.slidegate.engine.MethodPolicy("ShouldRateLimit(" + l.domain() + ")", resolved,
                             dev.slidegate.engine.MethodPolicy.Kind.STAGE)));
         }

@@ -39,6 +39,11 @@ public final class RlsRules {
         Unit(long seconds) {
             this.seconds = seconds;
         }
+
+        /** The unit's length in microseconds. */
+        public long micros() {
+            return seconds * 1_000_000;
+        }
     }
 
     /**

@@ -42,9 +42,14 @@ class RlsStrategiesTest {
 
     private RlsAnswers answers(Strategy strategy) {
         MemoryStore store = new MemoryStore(clock, 1000);
-        RlsPolicies policies = new RlsPolicies(true, RlsRuleFiles.parse(Map.of("rules.yaml", RULES)), strategy,
-                FailMode.LOCAL);
-        return new RlsAnswers(policies, Deciders.on(store, clock), store, RlsAnswers.Headers.parse("ietf"));
+        return answers(RULES, strategy, store, store);
+    }
+
+    /** The answers of {@code rules} on {@code store}, its looks through {@code inspection}. */
+    private RlsAnswers answers(String rules, Strategy strategy, MemoryStore store,
+            dev.slidegate.core.StoreInspection inspection) {
+        return new RlsAnswers(new RlsPolicies(true, RlsRuleFiles.parse(Map.of("rules.yaml", rules)), strategy, FailMode.LOCAL),
+                Deciders.on(store, clock), inspection, RlsAnswers.Headers.parse("ietf"));
     }
 
     private static RateLimitResponse ask(RlsAnswers answers, String key) {
@@ -120,8 +125,7 @@ class RlsStrategiesTest {
     @org.junit.jupiter.api.Test
     void tiersAreRulesPerPlanEachWithItsOwnWindows() {
         MemoryStore store = new MemoryStore(clock, 1000);
-        RlsAnswers answers = new RlsAnswers(new RlsPolicies(true, RlsRuleFiles.parse(Map.of("tiers.yaml", TIERS)),
-                Strategy.SLIDING_LOG, FailMode.LOCAL), Deciders.on(store, clock), store, RlsAnswers.Headers.parse("ietf"));
+        RlsAnswers answers = answers(TIERS, Strategy.SLIDING_LOG, store, store);
         java.util.function.BiFunction<String, String, RateLimitResponse> ask = (plan, key) -> answers.answer(RateLimitRequest
                 .newBuilder().setDomain("edge").addDescriptors(Descriptor.newBuilder()
                         .addEntries(Descriptor.Entry.newBuilder().setKey("plan").setValue(plan))
@@ -154,8 +158,7 @@ class RlsStrategiesTest {
                 return super.peek(policy, key);
             }
         };
-        RlsAnswers answers = new RlsAnswers(new RlsPolicies(true, RlsRuleFiles.parse(Map.of("tiers.yaml", TIERS)),
-                Strategy.SLIDING_LOG, FailMode.LOCAL), Deciders.on(store, clock), counted, RlsAnswers.Headers.parse("ietf"));
+        RlsAnswers answers = answers(TIERS, Strategy.SLIDING_LOG, store, counted);
         java.util.function.Function<String[], RateLimitResponse> ask = keys -> {
             RateLimitRequest.Builder r = RateLimitRequest.newBuilder().setDomain("edge");
             for (String key : keys) {
