@@ -234,6 +234,33 @@ public final class FallbackStore implements DecisionStore {
         }).thenCompose(stage -> stage);
     }
 
+    /** Gives back in the store, and where it cannot be reached in the local store, as {@link #settle} settles. */
+    @Override
+    public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        if (!breaker.allowRequest()) {
+            return local.refund(share(policy).windows(), key, atMicros, cost);
+        }
+        long sentAt = breaker.now();
+        CompletionStage<Void> remote;
+        try {
+            remote = delegate.refund(policy, key, atMicros, cost);
+        } catch (RuntimeException e) {
+            remote = CompletableFuture.failedFuture(e);
+        }
+        return remote.handle((done, error) -> {
+            if (error == null) {
+                breaker.success(sentAt);
+                return CompletableFuture.<Void> completedFuture(null);
+            }
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause()
+                    : error;
+            breaker.failure(cause);
+            onError.accept(cause);
+            return local.refund(share(policy).windows(), key, atMicros, cost);
+        }).thenCompose(stage -> stage);
+    }
+
     /**
      * Holds the key in the store, and in the local one too (a policy that fails {@code local} then decides there
      * within the hold as well); when the store cannot, the local hold answers.

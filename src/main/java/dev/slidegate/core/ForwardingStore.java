@@ -50,6 +50,11 @@ public class ForwardingStore implements DecisionStore {
     }
 
     @Override
+    public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        return delegate.refund(policy, key, atMicros, cost);
+    }
+
+    @Override
     public CompletionStage<Long> hold(Policy policy, String key, long forMicros) {
         return delegate.hold(policy, key, forMicros);
     }

@@ -154,6 +154,11 @@ public final class LateOccupancy extends ForwardingStore {
         return delegate.settle(occupying(policy), key, admittedAtMicros, estimate, actual);
     }
 
+    @Override
+    public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        return delegate.refund(occupying(policy), key, atMicros, cost);
+    }
+
     /** The admin's view of the same windows: a waiting policy's state read as its decisions count it. */
     public StoreInspection inspection(StoreInspection inspection) {
         return toleranceMicros <= 0 ? inspection : new Inspection(inspection, this);

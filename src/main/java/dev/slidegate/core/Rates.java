@@ -134,6 +134,30 @@ public interface Rates {
     CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual);
 
     /**
+     * Gives back the {@code cost} permits a call admitted at {@code admittedAtMicros} ({@link Decision#atMicros()}) took
+     * and will never run on: an outgoing call that waited for its permit and found its upstream's pause over it (it is
+     * decided again after the pause). Where they were charged, on every limit of the key; what a window no longer counts
+     * is left alone. A policy that settles is settled at 0; a sliding log gives back {@link #refund} the permits.
+     *
+     * @return completes when given back; a failed stage leaves them charged (a refusal too many, never an admission)
+     */
+    default CompletionStage<Void> giveBack(Policy policy, String key, long admittedAtMicros, int cost) {
+        if (policy.settles()) {
+            return settle(policy, key, admittedAtMicros, cost, 0).thenApply(at -> null);
+        }
+        return refund(policy, key, admittedAtMicros, cost);
+    }
+
+    /**
+     * Removes up to {@code cost} permits a sliding log recorded at {@code atMicros} for {@code key} (permits recorded at
+     * one instant are alike), for {@link #giveBack}. A store that cannot answers a failed stage, and the permits stay.
+     */
+    default CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getSimpleName() + " cannot give back permits of a sliding log"));
+    }
+
+    /**
      * Checks the policy of {@link #acquire}: one that counts per window.
      *
      * @throws IllegalArgumentException naming the rule

@@ -36,9 +36,9 @@ final class Chain {
             Upstreams upstreams, Leases leases) {
         this.overrides = overrides;
         this.upstreams = upstreams;
-        this.ends = new CallEnds(leases, new Settlements(store, waits::nanoTime));
+        this.ends = new CallEnds(leases, new Settlements(store, waits::nanoTime), store);
         this.wait = new WaitStage(this, waits, waitStats, admission);
-        this.upstream = new UpstreamStage(this, upstreams, store);
+        this.upstream = new UpstreamStage(this, upstreams);
         this.rate = new RateStage(this, store, store, store, overrides, admission, waitStats);
     }
 
@@ -95,10 +95,11 @@ final class Chain {
 
     /**
      * Decides {@code call} again, as a new arrival, with what is left of its max-wait after {@code waitedMicros} (none
-     * where {@code mayWait} is false): the leases of the first asking end, what it reserved to settle comes back.
+     * where {@code mayWait} is false): the leases of the first asking end, what it reserved to settle comes back, and
+     * where its upstream {@code voided} the permits it waited for, those too ({@link CallEnds#askedAgain}).
      */
-    void again(Call call, long waitedMicros, boolean mayWait) {
-        ends.askedAgain(call.made, call.asks);
+    void again(Call call, long waitedMicros, boolean mayWait, boolean voided) {
+        ends.askedAgain(call.made, call.asks, voided);
         next(call.anew(anew(call.asks, waitedMicros, mayWait)), 0);
     }
 

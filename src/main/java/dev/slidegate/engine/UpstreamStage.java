@@ -16,13 +16,12 @@ final class UpstreamStage {
 
     private final Chain chain;
     private final Upstreams upstreams;
-    /** Where a permit placed under limits the upstream has lowered since is given back. */
-    private final dev.slidegate.core.Rates rates;
 
-    UpstreamStage(Chain chain, Upstreams upstreams, dev.slidegate.core.Rates rates) {
+    /** Where a permit placed under limits the upstream has lowered since is given back. */
+
+    UpstreamStage(Chain chain, Upstreams upstreams) {
         this.chain = chain;
         this.upstreams = upstreams;
-        this.rates = rates;
     }
 
     /**
@@ -84,10 +83,11 @@ final class UpstreamStage {
     /**
      * For a held outgoing call, before it goes out: whether its upstream's answer to another call held the key meanwhile
      * (on any instance), which voids the permit it waited for. Then it is decided again (placed after the hold, within
-     * what is left of its max-wait) and this returns {@code true}; the one store read this costs is paid only by calls
-     * that waited. A call placed under limits its upstream has lowered since (a call that waited from before the first
+     * what is left of its max-wait; the permit it waited for is given back: {@link CallEnds#askedAgain}) and this
+     * returns {@code true}; the one store read this costs is paid only by calls that waited. A call placed under limits its
+     * upstream has lowered since (a call that waited from before the first
      * answer said the provider's quotas: placed under the configured limits, it would go out into a window the quotas
-     * leave no room in) gives its permits back and is decided again, under what the upstream publishes now.
+     * leave no room in) is decided again too, under what the upstream publishes now.
      */
     boolean heldMeanwhile(Call call) {
         Ask outgoing = null;
@@ -103,7 +103,6 @@ final class UpstreamStage {
             return false;
         }
         if (changed) {
-            giveBack(call);
             chain.wait.afterUpstreamRead(call, true);
             return true;
         }
@@ -125,20 +124,6 @@ final class UpstreamStage {
             }
         }
         return false;
-    }
-
-    /** Gives back what each outgoing policy charged a call that is decided again before it goes out (settled at 0). */
-    private void giveBack(Call call) {
-        for (int j = 0; j < call.made.size(); j++) {
-            Ask a = call.asks[j];
-            Decision d = call.made.get(j);
-            if (a.mp().outgoing() && d.allowed() && !d.policy().dryRun()) {
-                try {
-                    rates.settle(d.policy(), a.key(), d.atMicros(), a.cost(), 0);
-                } catch (RuntimeException e) { // a permit not given back only slows the calls that follow
-                }
-            }
-        }
     }
 
     /** How long the upstream of {@code a} holds its key now (µs); a store that cannot say fails the stage. */

@@ -138,6 +138,16 @@ public class Upstreams {
      */
     public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers,
             java.util.function.Predicate<String> countedBeside) {
+        return learn(configured, key, status, headers, countedBeside, () -> 1);
+    }
+
+    /**
+     * As {@link #learn(Policy, String, int, Function, java.util.function.Predicate)}, for a call whose cost under
+     * {@code configured} {@code cost} works out (asked only when an upstream's spent quota has to be explained: an
+     * estimate may cost a little work).
+     */
+    public CompletionStage<Void> learn(Policy configured, String key, int status, Function<String, List<String>> headers,
+            java.util.function.Predicate<String> countedBeside, java.util.function.IntSupplier cost) {
         long nowMillis = clock.nowMicros() / 1000;
         String policy = configured.name();
         UpstreamHeaders.Reading r;
@@ -192,9 +202,12 @@ public class Upstreams {
         if (refused || !ownCountMayExplain) {
             return hold(policy, paced, key, forMicros, why, nowMillis).thenCombine(kept, (held, k) -> null);
         }
-        // a call granted with nothing left after it: when the policy's own count has nothing left either, it waits for
-        // its own permits, exactly; the upstream's reset (whole seconds, often rounded up) would only waste the rest of
-        // the window. When the policy still has room, the upstream counts calls it does not see: hold.
+        // a call granted with nothing left after it: when the policy's own count could not admit that call again either
+        // (less left than it cost), it waits for its own permits, exactly; the upstream's reset (whole seconds, often
+        // rounded up) would only waste the rest of the window. An estimate of tokens is made on the request the caller
+        // sent, the upstream counts what it was relayed: a few tokens a call apart, so "exactly 0 left" held the fleet a
+        // whole second when the next tokens freed 50 ms later (UpstreamFleetIT). When the policy still has room for
+        // another such call, the upstream counts calls it does not see: hold.
         CompletionStage<Decision> own;
         try {
             own = inspection.peek(paced, key);
@@ -203,10 +216,30 @@ public class Upstreams {
         }
         Limit spacing = pacing.spreading(paced);
         return own.handle((d, error) -> error == null
-                && d.states().stream().anyMatch(l -> l.remaining() == 0 && !l.limit().equals(spacing)))
+                && explained(d, spacing, cost))
                 .thenCompose(explained -> explained ? CompletableFuture.<Void> completedFuture(null)
                         : hold(policy, paced, key, forMicros, why, nowMillis))
                 .thenCombine(kept, (held, k) -> null);
+    }
+
+    /** Whether a window of the policy's own count (not its spacing) has less left than the call just made cost. */
+    private static boolean explained(Decision own, Limit spacing, java.util.function.IntSupplier cost) {
+        long made = -1;
+        for (dev.slidegate.api.LimitState l : own.states()) {
+            if (l.limit().equals(spacing)) {
+                continue;
+            }
+            if (l.remaining() == 0) {
+                return true;
+            }
+            if (made < 0) {
+                made = Math.max(1, cost.getAsInt());
+            }
+            if (l.remaining() < made) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private CompletionStage<Void> hold(String policy, Policy paced, String key, long forMicros, String why, long nowMillis) {

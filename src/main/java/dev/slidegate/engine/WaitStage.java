@@ -97,7 +97,7 @@ final class WaitStage {
             call.leave();
             long waited = released(call, WaitStats.Release.LATE) / 1000;
             admission.wokeLate(call.made);
-            chain.again(call, waited, true);
+            chain.again(call, waited, true, false);
         };
         waits.hold(call.deadlineNanos, call.earliestNanos, () -> call.resume.execute(() -> {
             if (waits.late(call.earliestNanos)) { // on time when the timer fired, but its caller's context ran it late
@@ -130,7 +130,7 @@ final class WaitStage {
             if (lateNow) {
                 admission.wokeLate(call.made);
             }
-            chain.again(call, waited, true);
+            chain.again(call, waited, true, heldNow);
             return;
         }
         released(call, WaitStats.Release.RAN); // the store could not say: the permit stands
@@ -153,7 +153,7 @@ final class WaitStage {
         }
         admission.wokeLate(call.made);
         call.leave();
-        chain.again(call, (waits.nanoTime() - call.startNanos) / 1000, true);
+        chain.again(call, (waits.nanoTime() - call.startNanos) / 1000, true, false);
     }
 
     /**

@@ -72,10 +72,22 @@ public class UpstreamResponses implements ClientResponseFilter {
             try {
                 Policy configured = mp.policyFor(plans, arguments, null);
                 upstreams.learn(configured, keys.resolve(mp, arguments, null), response.getStatus(), headers,
-                        paced.size() == 1 ? unit -> false : unit -> countedBy(paced, mp, unit));
+                        paced.size() == 1 ? unit -> false : unit -> countedBy(paced, mp, unit), () -> costOf(mp, arguments));
             } catch (RuntimeException e) { // the call was decided under this key a moment ago: nothing here should fail
                 LOG.debugf(e, "%s: the answer of the upstream could not be read for policy '%s'", mp.where(), mp.name());
             }
+        }
+    }
+
+    /**
+     * What the call cost under {@code mp}, worked out again from its arguments (only when its upstream's spent quota is
+     * to be explained); 1 when that fails (a resolver that needs the request the call served, which is not at hand here).
+     */
+    private static int costOf(MethodPolicy mp, Object[] arguments) {
+        try {
+            return mp.costOf(arguments, null);
+        } catch (RuntimeException e) {
+            return 1;
         }
     }
 

@@ -688,6 +688,28 @@ abstract sealed class KeyState extends KeyHead implements Cloneable permits Slid
     /** Charges {@code delta} (refunds, below 0) in every slot where the charge made at {@code at} went, as of {@code now}. */
     protected abstract void settleSlots(long now, long at, long delta);
 
+    /**
+     * Gives back up to {@code count} permits recorded at {@code at} ({@link dev.slidegate.core.Rates#refund}), for a call
+     * that will not run on them; a refusal remembered before is forgotten.
+     *
+     * @return false (nothing done) for a retired state
+     */
+    final synchronized boolean refund(long now, long at, int count) {
+        if (retired) {
+            return false;
+        }
+        absorb();
+        now = observe(now);
+        refundSlots(at, count);
+        refuseUntil(Long.MIN_VALUE, now);
+        return true;
+    }
+
+    /** Removes up to {@code count} permits recorded at {@code at}: a sliding log's; the strategies that settle settle. */
+    protected void refundSlots(long at, int count) {
+        throw new UnsupportedOperationException("a " + policy.strategy() + " settles what it gives back");
+    }
+
     /** Microseconds from {@code now} until the hold ends, 0 when the key is not held. */
     final synchronized long heldFor(long now) {
         long at = Math.max(now, lastMicros);

@@ -474,6 +474,28 @@ public final class MemoryStore implements LimiterStore {
         }
     }
 
+    /** Gives back into the key's log, or the overflow log its call was decided in, as {@link #settle} settles. */
+    @Override
+    public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        try {
+            if (policy.settles()) {
+                throw new IllegalArgumentException("policy '" + policy.name() + "' settles what it gives back");
+            }
+            long now = clock.nowMicros();
+            Keys keys = policies.get(policy.name());
+            KeyState state = keys == null ? null : keys.states.get(key);
+            if (state == null && keys != null) {
+                state = keys.states.get(OVERFLOW);
+            }
+            if (state != null && cost > 0) {
+                state.refund(now, atMicros, cost);
+            }
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     /**
      * Settles into the key's window, or the overflow window its call was decided in; a key no longer kept counts the
      * admission nowhere, so there is nothing to settle.

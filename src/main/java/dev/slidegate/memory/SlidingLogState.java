@@ -204,6 +204,40 @@ final class SlidingLogState extends KeyState {
         throw new UnsupportedOperationException("a sliding log does not settle");
     }
 
+    /**
+     * Removes up to {@code count} entries recorded at {@code at}: the instants are in order (a call is placed no earlier
+     * than the last reservation), so they lie together; the newer entries move down over them.
+     */
+    @Override
+    protected void refundSlots(long at, int count) {
+        int lo = 1; // the newest entry not newer than "at": entries get older as k grows
+        int hi = size + 1;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (recent(mid) > at) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        int removed = 0;
+        while (lo + removed <= size && removed < count && recent(lo + removed) == at) {
+            removed++;
+        }
+        if (removed == 0) {
+            return;
+        }
+        for (int k = lo - 1; k >= 1; k--) {
+            int to = head - k - removed;
+            ring[to < 0 ? to + ring.length : to] = recent(k);
+        }
+        head = head - removed < 0 ? head - removed + ring.length : head - removed;
+        size -= removed;
+        if (size > 0) {
+            oldest = recent(size);
+        }
+    }
+
     @Override
     protected void standing(int i, long now) {
         // the entries not yet free among the newest permits[i] (more never matter); when even the oldest one kept still

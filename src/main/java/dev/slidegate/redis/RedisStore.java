@@ -304,15 +304,20 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
             if (a.policy().settles()) {
                 given[i] = settle(a.policy(), a.key(), d.atMicros(), a.cost(), 0).toCompletableFuture();
             } else {
-                String[] cmd = { DecisionScripts.REFUND_LOG.sha1(), "1",
-                        DecisionScripts.keyPrefix(a.policy(), a.key()) + ":log", Long.toString(d.atMicros()),
-                        Integer.toString(a.cost()) };
-                Lateness.Call<Long> call = lateness.start(DecisionScripts.REFUND_LOG);
-                calls.call(DecisionScripts.REFUND_LOG, cmd, call, reply -> call.complete(reply, r -> r.toLong()));
-                given[i] = call.result.toCompletableFuture();
+                given[i] = refund(a.policy(), a.key(), d.atMicros(), a.cost()).toCompletableFuture();
             }
         }
         return CompletableFuture.allOf(given).handle((done, error) -> null);
+    }
+
+    /** Gives back a sliding log's permits recorded at one instant ({@code refund_sliding_log.lua}). */
+    @Override
+    public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        String[] cmd = { DecisionScripts.REFUND_LOG.sha1(), "1", DecisionScripts.keyPrefix(policy, key) + ":log",
+                Long.toString(atMicros), Integer.toString(cost) };
+        Lateness.Call<Long> call = lateness.start(DecisionScripts.REFUND_LOG);
+        calls.call(DecisionScripts.REFUND_LOG, cmd, call, reply -> call.complete(reply, r -> r.toLong()));
+        return call.result.thenApply(given -> null);
     }
 
     @Override

@@ -116,6 +116,13 @@ public final class RefusalCache extends dev.slidegate.core.ForwardingStore {
     }
 
     @Override
+    public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        refusals.invalidate(id(policy, 1, key)); // permits come back: this instance sees them at once
+        refusals.invalidate(id(policy, cost, key));
+        return delegate.refund(policy, key, atMicros, cost);
+    }
+
+    @Override
     public CompletionStage<java.util.List<Long>> leave(Policy policy, String key, java.util.List<Long> leases) {
         refusals.invalidate(id(policy, 1, key)); // a slot frees: this instance sees it at once
         return delegate.leave(policy, key, leases);

@@ -501,6 +501,29 @@ public abstract class StoreContract {
         }
     }
 
+    // a call that waited for its permit and will not run on it (its upstream's pause caught it: UpstreamStage) gives it
+    // back: the next call is placed at that permit, not a window after it, and only what it took comes back
+    @ParameterizedTest
+    @EnumSource(Strategy.class)
+    void aReservedPermitGivenBackIsTheNextCallers(Strategy s) {
+        Policy p = policy(s, false, lim(1, 1));
+        String k = newKey();
+        assertTrue(call(p, k).allowed());
+        Decision reserved = store().acquire(p, k, 1, 3 * w()).toCompletableFuture().join();
+        assertTrue(reserved.allowed() && reserved.waitMicros() > 0, () -> "placed at the next permit: " + reserved);
+        store().giveBack(p, k, reserved.atMicros(), 1).toCompletableFuture().join();
+        Decision next = store().acquire(p, k, 1, 3 * w()).toCompletableFuture().join();
+        assertTrue(next.allowed(), () -> "placed: " + next);
+        assertTrue(next.waitMicros() <= reserved.waitMicros(),
+                () -> "the permit given back is the next call's: " + next + " after " + reserved);
+        Decision after = store().acquire(p, k, 1, 3 * w()).toCompletableFuture().join();
+        assertTrue(after.allowed() && after.waitMicros() > next.waitMicros(),
+                () -> "one permit came back, no more: " + after + " after " + next);
+        if (s == Strategy.SLIDING_LOG || s == Strategy.TOKEN_BUCKET) {
+            assertTrue(after.waitMicros() >= next.waitMicros() + w() - edge(), () -> "a window later: " + after);
+        }
+    }
+
     // a call that may wait for its user's permit (1 per W) is placed, with its tenant's (which has room now), at the
     // instant the user's frees: both decisions at that one instant, both charged there
     @ParameterizedTest

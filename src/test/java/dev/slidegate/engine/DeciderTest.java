@@ -360,6 +360,43 @@ class DeciderTest {
         assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
     }
 
+    // a hold made while a call waits for its permit (another instance's 429) voids that permit: the call gives it back
+    // before it is decided again, after the hold. Kept, the permit sat unused in its window behind the hold and the
+    // next call went out a window later (UpstreamFleetIT: the fleet idle 1.5 s after a provider's 429s)
+    @Test
+    void aHeldCallAHoldCatchesGivesItsPermitBackAndGoesOutWhenTheHoldEnds() {
+        ManualTimers timers = new ManualTimers(clock);
+        Policy calls = new Policy("provider", List.of(Limit.parse("1/1s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(5_000_000);
+        MethodPolicy callsMp = new MethodPolicy(null, "DeciderTest#provider",
+                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
+                        true, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        Upstreams upstreams = upstreams(memory);
+        Decider d = new Decider(new CallerKeys(), memory, call -> null, new Admission(new DecisionStats()),
+                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams,
+                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        clock::nanoTime, timers));
+        long start = clock.nowMicros();
+        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), "held for the next window's permit (1 s and the margin)");
+        timers.advance(clock, 100_000);
+        // the upstream refuses a call of another instance: nothing left for 1.5 s
+        upstreams.learn(calls, "client:provider", 429, name -> name.equals("x-ratelimit-remaining-requests") ? List.of("0")
+                : name.equals("x-ratelimit-reset-requests") ? List.of("1500ms") : null).toCompletableFuture().join();
+        long holdEnds = clock.nowMicros() + 1_500_000;
+        for (int i = 0; i < 500 && !held.isDone(); i++) {
+            timers.advance(clock, 10_000);
+        }
+        long out = clock.nowMicros();
+        Outcome o = held.join();
+        assertTrue(o.admitted(), o.toString());
+        assertTrue(out >= holdEnds, "not before the hold ends: " + (out - start) / 1000 + " ms");
+        assertTrue(out < holdEnds + 200_000, "it goes out when the hold ends, not a window after its voided permit: "
+                + (out - start) / 1000 + " ms (the hold ends at " + (holdEnds - start) / 1000 + " ms)");
+    }
+
     // what one method of a REST client learned paces every method that names the policy (each holds an equal policy of
     // its own): a client called whole and streamed keeps to the quota it learned
     @Test

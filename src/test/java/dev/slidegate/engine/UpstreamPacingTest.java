@@ -99,4 +99,41 @@ class UpstreamPacingTest {
         assertTrue(paused > 900_000 && paused <= 1_000_000,
                 "an unreadable reset and Retry-After hold for pause-without-retry-after: " + paused + " us");
     }
+
+    // a provider counts the body it was relayed, a little more than the estimate made on the request the caller sent:
+    // its remaining tokens read 0 while the policy's own count had a few left, and the whole fleet was held for the
+    // quota's reset (1 s) though the next tokens freed 50 ms later (UpstreamFleetIT read 988 tokens/s of 2 000). Less
+    // left than the call just made cost is the policy's own to wait for; room for another such call is not.
+    @Test
+    void aSpentTokenQuotaIsTheOwnCountsToWaitForWhenItCouldNotAdmitTheCallAgain() {
+        Policy tokens = policy("model-tokens", Strategy.SLIDING_LOG, false, "2000/1s").withUnit("tokens");
+        Upstreams u = new Upstreams(store, store, new UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
+                UpstreamHeaders.Form.all(), MARGIN, 1_000_000, 300_000_000, 10_000, false, 1, Clock.system());
+        java.util.function.Function<String, List<String>> spent = fields("x-ratelimit-limit-tokens", "2000",
+                "x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "1s");
+
+        // 19 calls of 103 tokens by the estimate (1 957): the provider counted 2 000; 43 left by the own count
+        Policy paced = u.paced(tokens, "client");
+        for (int i = 0; i < 19; i++) {
+            assertTrue(store.acquire(paced, "client", 103, 0).toCompletableFuture().join().allowed());
+        }
+        u.learn(tokens, "client", 200, spent, unit -> false, () -> 103).toCompletableFuture().join();
+        assertEquals(0, store.heldFor(paced, "client").toCompletableFuture().join(),
+                "43 tokens left of a call of 103: the policy waits for its own permits, no hold");
+
+        // another key: 5 calls of 103 tokens (515) while the provider says none are left: it counts calls the policy
+        // does not see (another client of the same quota), and the fleet holds until its reset
+        for (int i = 0; i < 5; i++) {
+            assertTrue(store.acquire(paced, "shared", 103, 0).toCompletableFuture().join().allowed());
+        }
+        u.learn(tokens, "shared", 200, spent, unit -> false, () -> 103).toCompletableFuture().join();
+        long held = store.heldFor(paced, "shared").toCompletableFuture().join();
+        assertTrue(held > 900_000 && held <= 1_000_000, "room for 14 more such calls: held " + held + " us");
+
+        // what a caller controls (its call's cost) explains at most that the next such call waits: a smaller one that
+        // goes out gets the provider's 429, which holds whatever the cost said
+        u.learn(tokens, "client", 429, spent, unit -> false, () -> 1_000_000).toCompletableFuture().join();
+        long after429 = store.heldFor(paced, "client").toCompletableFuture().join();
+        assertTrue(after429 > 900_000 && after429 <= 1_000_000, "a 429 holds whatever the cost: " + after429 + " us");
+    }
 }

@@ -235,6 +235,19 @@ public final class ReferenceStore implements LimiterStore {
      * none below 0): every count that scans the charges sees it from now on; a token bucket's level
      * moves now.
      */
+    /** The log loses up to {@code cost} of its instants equal to {@code atMicros}, the newest first. */
+    @Override
+    public synchronized CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        KeyData d = data.get(policy.name() + "\u0000" + key);
+        for (int i = d == null ? -1 : d.log.size() - 1, given = 0; i >= 0 && given < cost; i--) {
+            if (d.log.get(i) == atMicros) {
+                d.log.remove(i);
+                given++;
+            }
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     public synchronized CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate,
             long actual) {
