@@ -296,6 +296,15 @@ public interface SlidegateConfig {
          */
         @WithDefault("ietf")
         String headers();
+
+        /**
+         * The descriptor entry that carries the caller's API key, for rules with {@code plans} (e.g. {@code api_key}): to
+         * the plan resolver it is the plans' header ({@code slidegate.plans.header}), so the shipped one finds the
+         * caller's plan in {@code slidegate.plans.api-keys.*}, as for HTTP calls. Unset: only a plan resolver of the
+         * service's own, reading the entries as headers, gives a descriptor a plan.
+         */
+        @WithName("plan-entry")
+        Optional<String> planEntry();
     }
 
     /** One named policy. Every property overrides the same member of an {@code @RateLimited} naming this policy. */

@@ -71,11 +71,45 @@ public final class RlsAnswers {
     private final StoreInspection inspection;
     private final Headers headers;
 
+    private final dev.slidegate.api.PlanResolver plans;
+    private final String planEntry;
+    private final String planHeader;
+
     public RlsAnswers(RlsPolicies policies, Decider decider, StoreInspection inspection, Headers headers) {
+        this(policies, decider, inspection, headers, call -> null, null, "X-Api-Key");
+    }
+
+    /**
+     * @param plans the service's plan resolver, asked for descriptors whose rule has {@code plans}
+     * @param planEntry the descriptor entry that carries the caller's API key ({@code slidegate.rls.plan-entry}), or
+     *        {@code null}
+     * @param planHeader the header the plan resolver reads the API key from ({@code slidegate.plans.header})
+     */
+    public RlsAnswers(RlsPolicies policies, Decider decider, StoreInspection inspection, Headers headers,
+            dev.slidegate.api.PlanResolver plans, String planEntry, String planHeader) {
         this.policies = policies;
         this.decider = decider;
         this.inspection = inspection;
         this.headers = headers;
+        this.plans = plans;
+        this.planEntry = planEntry;
+        this.planHeader = planHeader;
+    }
+
+    /**
+     * The plan of a descriptor's caller, for a rule with plans: the plan resolver sees the descriptor as a request whose
+     * headers are its entries ({@link DescriptorView}); {@code null} for none, or when the resolver fails (the rule's
+     * own limit then counts).
+     */
+    private String planOf(RlsPolicies.Rule rule, Descriptor d) {
+        try {
+            return plans.plan(new dev.slidegate.api.KeyResolver.Call(rule.limit().id(), null, new Object[0],
+                    new DescriptorView(d, planEntry, planHeader)));
+        } catch (RuntimeException e) {
+            LOG.debugv("ShouldRateLimit: the plan resolver failed for rule {0} ({1}): its own limit counts",
+                    rule.limit().id(), e.toString());
+            return null;
+        }
     }
 
     /** One descriptor as matched: its rule (or none), its key and its cost. */
@@ -133,7 +167,10 @@ public final class RlsAnswers {
             }
             replaced.addAll(m.limit().replaces());
             RlsPolicies.Rule rule = policies.rule(m.limit());
-            asked.add(new Asked(m.limit(), rule.method(), CallerKeys.bounded(CallerKeys.custom(m.key())), cost));
+            if (!rule.plans().isEmpty()) {
+                rule = rule.forPlan(planOf(rule, d));
+            }
+            asked.add(new Asked(rule.limit(), rule.method(), CallerKeys.bounded(CallerKeys.custom(m.key())), cost));
         }
         List<Asked> decided = new ArrayList<>();
         List<Asked> peeked = new ArrayList<>();

@@ -27,12 +27,25 @@ import io.quarkus.runtime.configuration.ConfigurationException;
  */
 public class RlsPolicies {
 
-    /** A rule's policy: {@code null} for an unlimited rule or one of 0 requests (decided without a store). */
-    public record Rule(RlsRules.Limit limit, dev.slidegate.engine.MethodPolicy method) {
+    /**
+     * A rule's policy: {@code null} for an unlimited rule or one of 0 requests (decided without a store); and the rule of
+     * each of its plans, by plan name (empty for a rule without {@code plans}).
+     */
+    public record Rule(RlsRules.Limit limit, dev.slidegate.engine.MethodPolicy method, Map<String, Rule> plans) {
+
+        Rule(RlsRules.Limit limit, dev.slidegate.engine.MethodPolicy method) {
+            this(limit, method, Map.of());
+        }
 
         /** The rule's policy as the catalog binds it; {@code null} when it has none. */
         public PolicyRegistry.Resolved resolved() {
             return method == null ? null : method.resolved();
+        }
+
+        /** The rule for callers of {@code plan}: its plan's, or this one for none or a plan it does not list. */
+        public Rule forPlan(String plan) {
+            Rule r = plan == null || plans.isEmpty() ? null : plans.get(plan);
+            return r == null ? this : r;
         }
     }
 
@@ -54,23 +67,33 @@ public class RlsPolicies {
         Map<RlsRules.Limit, Rule> all = new LinkedHashMap<>();
         Set<String> names = new HashSet<>();
         for (RlsRules.Limit l : rules.limits()) {
-            PolicyRegistry.Resolved resolved = null;
-            if (!l.unlimited() && l.perUnit() > 0) {
-                if (l.perUnit() > Integer.MAX_VALUE) {
-                    throw new ConfigurationException("slidegate.rls.config: rule " + l.id() + " allows " + l.perUnit()
-                            + " requests per " + l.unit().name().toLowerCase(Locale.ROOT) + "; Slidegate counts at most "
-                            + Integer.MAX_VALUE);
-                }
-                String name = name(l, names);
-                Policy policy = new Policy(name, List.of(new Limit((int) l.perUnit(), l.unit().micros())),
-                        strategy, "rls", false, l.shadow(), Policy.DEFAULT_CELLS, failMode);
-                resolved = new PolicyRegistry.Resolved(name, policy, new KeySource.Global(), Map.of(), 1);
+            Map<String, Rule> plans = new LinkedHashMap<>();
+            for (RlsRules.Plan plan : l.plans()) {
+                RlsRules.Limit of = l.of(plan);
+                plans.put(plan.name(), new Rule(of, method(of, names, strategy, failMode)));
             }
-            all.put(l, new Rule(l, resolved == null ? null // built once, not per request
-                    : new dev.slidegate.engine.MethodPolicy("ShouldRateLimit(" + l.domain() + ")", resolved,
-                            dev.slidegate.engine.MethodPolicy.Kind.STAGE)));
+            all.put(l, new Rule(l, method(l, names, strategy, failMode), java.util.Collections.unmodifiableMap(plans)));
         }
         this.byLimit = java.util.Collections.unmodifiableMap(all); // in the order of the files
+    }
+
+    /** The policy of a rule's limit (or a plan's), built once, not per request; {@code null} when it has none. */
+    private static dev.slidegate.engine.MethodPolicy method(RlsRules.Limit l, Set<String> names, Strategy strategy,
+            FailMode failMode) {
+        if (l.unlimited() || l.perUnit() == 0) {
+            return null;
+        }
+        if (l.perUnit() > Integer.MAX_VALUE) {
+            throw new ConfigurationException("slidegate.rls.config: rule " + l.id() + " allows " + l.perUnit()
+                    + " requests per " + l.unit().name().toLowerCase(Locale.ROOT) + "; Slidegate counts at most "
+                    + Integer.MAX_VALUE);
+        }
+        String name = name(l, names);
+        Policy policy = new Policy(name, List.of(new Limit((int) l.perUnit(), l.unit().micros())), strategy, "rls", false,
+                l.shadow(), Policy.DEFAULT_CELLS, failMode);
+        return new dev.slidegate.engine.MethodPolicy("ShouldRateLimit(" + l.domain() + ")",
+                new PolicyRegistry.Resolved(name, policy, new KeySource.Global(), Map.of(), 1),
+                dev.slidegate.engine.MethodPolicy.Kind.STAGE);
     }
 
     /** Whether the service answers {@code ShouldRateLimit} ({@code slidegate.rls.enabled}). */
@@ -90,9 +113,13 @@ public class RlsPolicies {
     /** The rules' policies, for the catalog. */
     public List<PolicyCatalog.Bound> bounds() {
         List<PolicyCatalog.Bound> out = new ArrayList<>();
-        for (Rule r : byLimit.values()) {
-            if (r.resolved() != null) {
-                out.add(new PolicyCatalog.Bound(r.resolved(), "slidegate.rls.config (rule " + r.limit().id() + ")"));
+        for (Rule rule : byLimit.values()) {
+            List<Rule> each = new ArrayList<>(List.of(rule));
+            each.addAll(rule.plans().values());
+            for (Rule r : each) {
+                if (r.resolved() != null) {
+                    out.add(new PolicyCatalog.Bound(r.resolved(), "slidegate.rls.config (rule " + r.limit().id() + ")"));
+                }
             }
         }
         return out;

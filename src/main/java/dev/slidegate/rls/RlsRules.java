@@ -52,7 +52,25 @@ public final class RlsRules {
      * @param id the rule's place, unique in all domains ({@code domain.key_value.key}), which names its policy
      */
     public record Limit(String id, String domain, long perUnit, Unit unit, boolean unlimited, String name,
-            List<String> replaces, boolean shadow) {
+            List<String> replaces, boolean shadow, List<Plan> plans) {
+
+        Limit(String id, String domain, long perUnit, Unit unit, boolean unlimited, String name, List<String> replaces,
+                boolean shadow) {
+            this(id, domain, perUnit, unit, unlimited, name, replaces, shadow, List.of());
+        }
+
+        /** This rule's limit for callers of {@code plan}: its place, name and shadow mode, the plan's rate. */
+        public Limit of(Plan plan) {
+            return new Limit(id + "." + plan.name(), domain, plan.perUnit(), plan.unit(), false, name, replaces, shadow,
+                    List.of());
+        }
+    }
+
+    /**
+     * A plan's rate for a rule (Slidegate's own field {@code plans} of a {@code rate_limit}): {@code perUnit} per
+     * {@code unit} for callers whose plan ({@code slidegate.rls.plan-entry}) is {@code name}.
+     */
+    public record Plan(String name, long perUnit, Unit unit) {
     }
 
     /** One rule: a key, an optional value (a pattern when it holds {@code *}), its limit and the rules below it. */
@@ -113,7 +131,10 @@ public final class RlsRules {
 
     private static final Set<String> RULE_FIELDS = Set.of("key", "value", "descriptors", "rate_limit", "shadow_mode",
             "detailed_metric", "value_to_metric", "share_threshold");
-    private static final Set<String> LIMIT_FIELDS = Set.of("unit", "requests_per_unit", "unlimited", "name", "replaces");
+    private static final Set<String> LIMIT_FIELDS = Set.of("unit", "requests_per_unit", "unlimited", "name", "replaces",
+            "plans");
+    /** A plan's name: as the plans of {@code slidegate.plans.api-keys} and a policy's name allow. */
+    private static final java.util.regex.Pattern PLAN_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,32}");
     /** The longest key or value a rule names, and the deepest nesting, as bounds against a mistyped document. */
     static final int MAX_TEXT = 256;
     static final int MAX_DEPTH = 16;
@@ -257,26 +278,61 @@ public final class RlsRules {
                 throw new IllegalArgumentException(file + ": rate_limit of " + here
                         + " is unlimited and names a unit or requests_per_unit too");
             }
+            if (m.get("plans") != null) {
+                throw new IllegalArgumentException(file + ": rate_limit of " + here + " is unlimited and has plans too");
+            }
             return new Limit(id, domain, 0, null, true, name, List.copyOf(replaces), shadow);
         }
-        String unitText = text(m.get("unit"), file, "'unit' in rate_limit of " + here);
-        Unit unit = null;
-        for (Unit u : Unit.values()) {
-            if (u.name().equalsIgnoreCase(unitText == null ? "" : unitText.trim())) {
-                unit = u;
+        String where = "rate_limit of " + here;
+        Unit unit = unit(m.get("unit"), file, where);
+        long perUnit = perUnit(m.get("requests_per_unit"), file, where);
+        List<Plan> plans = new ArrayList<>();
+        if (m.get("plans") != null) {
+            Map<String, Object> byName = map(m.get("plans"), file, "'plans' of " + where);
+            for (Map.Entry<String, Object> e : byName.entrySet()) {
+                String plan = e.getKey();
+                if (!PLAN_NAME.matcher(plan).matches()) {
+                    throw new IllegalArgumentException(file + ": 'plans' of " + where + " names plan '"
+                            + (plan.length() > 40 ? plan.substring(0, 40) + "..." : plan)
+                            + "'; a plan's name is 1 to 32 letters, digits, '_' or '-'");
+                }
+                String at = "plan '" + plan + "' of " + where;
+                Map<String, Object> pm = map(e.getValue(), file, at);
+                for (String field : pm.keySet()) {
+                    if (!field.equals("unit") && !field.equals("requests_per_unit")) {
+                        throw new IllegalArgumentException(file + ": unknown field '" + field + "' in " + at
+                                + " (a plan has 'unit' and 'requests_per_unit')");
+                    }
+                }
+                long n = perUnit(pm.get("requests_per_unit"), file, at);
+                if (n == 0) {
+                    throw new IllegalArgumentException(file + ": " + at + " allows 0 requests; a plan allows at least 1 "
+                            + "(leave its callers out of slidegate.plans.api-keys to give them the rule's own limit)");
+                }
+                plans.add(new Plan(plan, n, unit(pm.get("unit"), file, at)));
             }
         }
-        if (unit == null) {
-            throw new IllegalArgumentException(file + ": rate_limit of " + here + " has unit '" + unitText
-                    + "'; one of second, minute, hour, day, week, month, year");
+        return new Limit(id, domain, perUnit, unit, false, name, List.copyOf(replaces), shadow, List.copyOf(plans));
+    }
+
+    private static Unit unit(Object o, String file, String where) {
+        String unitText = text(o, file, "'unit' in " + where);
+        for (Unit u : Unit.values()) {
+            if (u.name().equalsIgnoreCase(unitText == null ? "" : unitText.trim())) {
+                return u;
+            }
         }
-        Object n = m.get("requests_per_unit");
+        throw new IllegalArgumentException(file + ": " + where + " has unit '" + unitText
+                + "'; one of second, minute, hour, day, week, month, year");
+    }
+
+    private static long perUnit(Object n, String file, String where) {
         if (!(n instanceof Number number) || number.longValue() != number.doubleValue() || number.longValue() < 0
                 || number.longValue() > 0xFFFF_FFFFL) {
-            throw new IllegalArgumentException(file + ": rate_limit of " + here + " has requests_per_unit '" + n
+            throw new IllegalArgumentException(file + ": " + where + " has requests_per_unit '" + n
                     + "'; a whole number from 0 to 4294967295");
         }
-        return new Limit(id, domain, number.longValue(), unit, false, name, List.copyOf(replaces), shadow);
+        return number.longValue();
     }
 
     /** A rule's place as an id: unique among all rules, even where two places differ only in characters dropped later. */

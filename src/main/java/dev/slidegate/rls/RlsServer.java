@@ -54,11 +54,15 @@ public class RlsServer {
     private final Decider decider;
     private final StoreStack stack;
 
-    RlsServer(SlidegateConfig config, RlsPolicies policies, Decider decider, StoreStack stack) {
+    private final dev.slidegate.api.PlanResolver plans;
+
+    RlsServer(SlidegateConfig config, RlsPolicies policies, Decider decider, StoreStack stack,
+            dev.slidegate.api.PlanResolver plans) {
         this.config = config;
         this.policies = policies;
         this.decider = decider;
         this.stack = stack;
+        this.plans = plans;
     }
 
     /** The port it listens on, or -1 when it does not. */
@@ -72,7 +76,8 @@ public class RlsServer {
             return;
         }
         RlsAnswers answers = new RlsAnswers(policies, decider, stack.inspection(),
-                RlsAnswers.Headers.parse(config.rls().headers()));
+                RlsAnswers.Headers.parse(config.rls().headers()), plans, config.rls().planEntry().orElse(null),
+                config.plans().header());
         // a Vert.x of its own (one event loop, no metrics): a second HTTP server on the service's Vert.x is measured by
         // its HTTP metrics under another set of tags, which Prometheus refuses, failing the start of the service's own
         Vertx own = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(1)

@@ -139,7 +139,14 @@ class ZEnvoyRlsIT {
         assertTrue(refused.getResponseHeadersToAddList().stream()
                 .anyMatch(h -> h.getKey().equals("RateLimit") && h.getValue().contains(";r=0;")),
                 refused.getResponseHeadersToAddList().toString());
-        assertEquals(Code.OK, rls.shouldRateLimit(request("demo", "another-key")).getOverallCode());
+        var another = rls.shouldRateLimit(request("demo", "another-key"));
+        assertEquals(Code.OK, another.getOverallCode());
+        assertEquals(100, another.getStatuses(0).getCurrentLimit().getRequestsPerUnit(), "the rule's own rate: " + another);
+        // the demo's plan table reaches its rules (slidegate.rls.plan-entry=api_key): its pro key has the pro plan's rate
+        var pro = rls.shouldRateLimit(request("demo", "demo-pro-key"));
+        assertEquals(Code.OK, pro.getOverallCode());
+        assertEquals(1000, pro.getStatuses(0).getCurrentLimit().getRequestsPerUnit(), "plan pro's rate: " + pro);
+        assertEquals(999, pro.getStatuses(0).getLimitRemaining(), "counted in the plan's window: " + pro);
         StatusRuntimeException empty = assertThrows(StatusRuntimeException.class,
                 () -> rls.shouldRateLimit(RateLimitRequest.newBuilder().setDomain("demo").build()));
         assertEquals(Status.Code.INVALID_ARGUMENT, empty.getStatus().getCode());

@@ -107,6 +107,47 @@ class RlsRulesTest {
                 assertThrows(IllegalArgumentException.class, () -> RlsRuleFiles.parse(twoFiles())).getMessage());
     }
 
+    // Slidegate's own field of a rate_limit: plans, each a unit and requests_per_unit; each plan a policy of its own
+    @Test
+    void plansAreReadCheckedAndEachAPolicyOfItsOwn() {
+        RlsRules r = rules("""
+                domain: d
+                descriptors:
+                  - key: api_key
+                    rate_limit:
+                      unit: minute
+                      requests_per_unit: 2
+                      plans:
+                        pro: {unit: minute, requests_per_unit: 50}
+                        enterprise: {unit: second, requests_per_unit: 10}
+                """);
+        assertEquals(List.of(new RlsRules.Plan("pro", 50, RlsRules.Unit.MINUTE),
+                new RlsRules.Plan("enterprise", 10, RlsRules.Unit.SECOND)), r.limits().get(0).plans());
+        RlsPolicies p = new RlsPolicies(true, r, Strategy.SLIDING_LOG, FailMode.LOCAL);
+        assertEquals(List.of("rls.d.api_key", "rls.d.api_key.pro", "rls.d.api_key.enterprise"),
+                p.bounds().stream().map(b -> b.resolved().name()).toList());
+        RlsPolicies.Rule rule = p.rule(r.limits().get(0));
+        assertEquals(10, rule.forPlan("enterprise").resolved().policy().limits().get(0).permits());
+        assertEquals(1_000_000, rule.forPlan("enterprise").resolved().policy().limits().get(0).windowMicros());
+        assertEquals(rule, rule.forPlan("gold"), "a plan the rule does not list: the rule's own");
+        assertEquals(rule, rule.forPlan(null));
+
+        String base = "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unit: second, requests_per_unit: 1, plans: ";
+        assertEquals("rules.yaml: plan 'pro' of rate_limit of d.k has unit 'fortnight'; one of second, minute, hour, day, "
+                + "week, month, year", refusal(base + "{pro: {unit: fortnight, requests_per_unit: 5}}}\n"));
+        assertEquals("rules.yaml: plan 'pro' of rate_limit of d.k allows 0 requests; a plan allows at least 1 (leave its "
+                + "callers out of slidegate.plans.api-keys to give them the rule's own limit)",
+                refusal(base + "{pro: {unit: second, requests_per_unit: 0}}}\n"));
+        assertEquals("rules.yaml: unknown field 'shadow_mode' in plan 'pro' of rate_limit of d.k (a plan has 'unit' and "
+                + "'requests_per_unit')", refusal(base + "{pro: {unit: second, requests_per_unit: 5, shadow_mode: true}}}\n"));
+        assertEquals("rules.yaml: 'plans' of rate_limit of d.k names plan 'a plan'; a plan's name is 1 to 32 letters, "
+                + "digits, '_' or '-'", refusal(base + "{'a plan': {unit: second, requests_per_unit: 5}}}\n"));
+        assertEquals("rules.yaml: 'plans' of rate_limit of d.k is not a map of fields", refusal(base + "[pro]}\n"));
+        assertEquals("rules.yaml: rate_limit of d.k is unlimited and has plans too", refusal(
+                "domain: d\ndescriptors:\n  - key: k\n    rate_limit: {unlimited: true, plans: {pro: {unit: second, "
+                        + "requests_per_unit: 5}}}\n"));
+    }
+
     private static Map<String, String> twoFiles() {
         Map<String, String> m = new java.util.LinkedHashMap<>();
         m.put("a.yaml", "domain: d\n");

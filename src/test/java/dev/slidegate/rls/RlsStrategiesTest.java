@@ -144,6 +144,63 @@ class RlsStrategiesTest {
         assertEquals(Code.OK, ask.apply("basic", "k").getOverallCode(), "each value of the plan has its own window");
     }
 
+    private static final String PLANS = """
+            domain: edge
+            descriptors:
+              - key: api_key
+                rate_limit:
+                  unit: minute
+                  requests_per_unit: 2
+                  plans:
+                    pro: {unit: minute, requests_per_unit: 5}
+            """;
+
+    // the service's plan table reaches the rules (slidegate.rls.plan-entry): the plan resolver reads the descriptor's
+    // api_key entry as the plans' header, and a caller of plan pro counts against its plan's rate in a window of its
+    // own; a key no plan lists, and a plan the rule does not list, count against the rule's own; a resolver that fails
+    // gives no plan. What a client controls is the key it sends: a made-up key has no plan
+    @org.junit.jupiter.api.Test
+    void aRulesPlansFollowTheServicesPlanTableByTheEntryThatCarriesTheApiKey() {
+        MemoryStore store = new MemoryStore(clock, 1000);
+        Map<String, String> planOf = Map.of("k-pro", "pro", "k-gold", "gold");
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        dev.slidegate.api.PlanResolver resolver = call -> {
+            asked.incrementAndGet();
+            String key = call.request().header("X-Api-Key");
+            if ("boom".equals(key)) {
+                throw new IllegalStateException("the plan table is down");
+            }
+            return key == null ? null : planOf.get(key);
+        };
+        RlsAnswers answers = new RlsAnswers(
+                new RlsPolicies(true, RlsRuleFiles.parse(Map.of("rules.yaml", PLANS)), Strategy.SLIDING_LOG, FailMode.LOCAL),
+                Deciders.on(store, clock), store, RlsAnswers.Headers.parse("ietf"), resolver, "api_key", "X-Api-Key");
+        for (int i = 1; i <= 5; i++) {
+            RateLimitResponse r = ask(answers, "k-pro");
+            assertEquals(Code.OK, r.getOverallCode(), "pro call " + i + ": " + r);
+            assertEquals(5, r.getStatuses(0).getCurrentLimit().getRequestsPerUnit(), "the plan's rate is said: " + r);
+            assertEquals(5 - i, r.getStatuses(0).getLimitRemaining());
+        }
+        assertEquals(Code.OVER_LIMIT, ask(answers, "k-pro").getOverallCode(), "5 a minute for pro, no more");
+        for (String key : new String[] { "made-up", "k-gold", "boom" }) {
+            for (int i = 1; i <= 2; i++) {
+                RateLimitResponse r = ask(answers, key);
+                assertEquals(Code.OK, r.getOverallCode(), key + " call " + i + ": " + r);
+                assertEquals(2, r.getStatuses(0).getCurrentLimit().getRequestsPerUnit(), key + ": the rule's own rate");
+            }
+            assertEquals(Code.OVER_LIMIT, ask(answers, key).getOverallCode(), key + ": 2 a minute, the rule's own");
+        }
+        assertTrue(asked.get() >= 15, "the resolver is asked for each descriptor of a rule with plans: " + asked);
+
+        // a rule without plans never asks the resolver
+        asked.set(0);
+        RlsAnswers plain = new RlsAnswers(
+                new RlsPolicies(true, RlsRuleFiles.parse(Map.of("rules.yaml", RULES)), Strategy.SLIDING_LOG, FailMode.LOCAL),
+                Deciders.on(store, clock), store, RlsAnswers.Headers.parse("ietf"), resolver, "api_key", "X-Api-Key");
+        assertEquals(Code.OK, ask(plain, "k-pro").getOverallCode());
+        assertEquals(0, asked.get());
+    }
+
     // a refused descriptor is told by its refusal: a flood of refusals costs the store one call each, not two (a look
     // after each), and the admin's reads (the same bounded inspection) never queue behind it
     @org.junit.jupiter.api.Test
