@@ -66,6 +66,8 @@ public final class RlsAnswers {
     static final int MAX_DOMAINS_SAID = 100;
 
     private final Set<String> unknownSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Whether a descriptor's own limit was said to be ignored (once: Envoy's route configuration sets it). */
+    private volatile boolean overrideSaid;
     private final RlsPolicies policies;
     private final Decider decider;
     private final StoreInspection inspection;
@@ -153,6 +155,13 @@ public final class RlsAnswers {
         List<Asked> asked = new ArrayList<>(request.getDescriptorsCount());
         Set<String> replaced = new HashSet<>();
         for (Descriptor d : request.getDescriptorsList()) {
+            if (d.hasLimit() && !overrideSaid) {
+                overrideSaid = true; // (a race says it twice at most)
+                LOG.warn("Envoy's rate-limit service: a request of domain '" + shown(request.getDomain())
+                        + "' carries a descriptor's own limit (" + d.getLimit().getRequestsPerUnit() + " per "
+                        + d.getLimit().getUnit().name().toLowerCase(java.util.Locale.ROOT) + "); Slidegate does not honour "
+                        + "it: the configured rules decide (docs/envoy.md; said once)");
+            }
             List<String> keys = new ArrayList<>(d.getEntriesCount());
             List<String> values = new ArrayList<>(d.getEntriesCount());
             for (Descriptor.Entry e : d.getEntriesList()) {
@@ -308,10 +317,15 @@ public final class RlsAnswers {
      */
     private void unknownDomain(String domain) {
         if (unknownSaid.size() < MAX_DOMAINS_SAID && unknownSaid.add(domain)) {
-            LOG.warn("Envoy's rate-limit service: domain '" + (domain.length() > 64 ? domain.substring(0, 64) + "..." : domain)
+            LOG.warn("Envoy's rate-limit service: domain '" + shown(domain)
                     + "' has no rules (slidegate.rls.config has " + policies.rules().domains()
                     + "); its requests are answered OK, without a limit (said once)");
         }
+    }
+
+    /** A domain as a log line shows it: at most 64 characters. */
+    private static String shown(String domain) {
+        return domain.length() > 64 ? domain.substring(0, 64) + "..." : domain;
     }
 
     private static long remaining(Decision d) {

@@ -201,6 +201,28 @@ class RlsStrategiesTest {
         assertEquals(0, asked.get());
     }
 
+    // a descriptor's own limit (Envoy's route configuration can set one) is not honoured: the configured rule decides,
+    // and the service says so once, not once per request
+    @org.junit.jupiter.api.Test
+    void aDescriptorsOwnLimitIsSaidOnceAndTheRuleDecides() {
+        RlsAnswers answers = answers(Strategy.SLIDING_LOG);
+        java.util.List<String> lines;
+        try (dev.slidegate.testing.LogCapture log = dev.slidegate.testing.LogCapture.of("dev.slidegate")) {
+            for (int i = 1; i <= 5; i++) {
+                RateLimitResponse r = answers.answer(RateLimitRequest.newBuilder().setDomain("edge").addDescriptors(
+                        Descriptor.newBuilder().addEntries(Descriptor.Entry.newBuilder().setKey("api_key").setValue("o"))
+                                .setLimit(Descriptor.Override.newBuilder().setRequestsPerUnit(1000)
+                                        .setUnit(dev.slidegate.rls.proto.Unit.SECOND)))
+                        .build()).toCompletableFuture().join();
+                assertEquals(i <= 4 ? Code.OK : Code.OVER_LIMIT, r.getOverallCode(), "call " + i + ": the rule's 4 a minute");
+                assertEquals(4, r.getStatuses(0).getCurrentLimit().getRequestsPerUnit());
+            }
+            lines = log.lines();
+        }
+        assertEquals(1, lines.stream().filter(l -> l.contains("carries a descriptor's own limit (1000 per second)")).count(),
+                lines.toString());
+    }
+
     // a refused descriptor is told by its refusal: a flood of refusals costs the store one call each, not two (a look
     // after each), and the admin's reads (the same bounded inspection) never queue behind it
     @org.junit.jupiter.api.Test
