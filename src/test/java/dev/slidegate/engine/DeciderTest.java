@@ -331,6 +331,22 @@ class DeciderTest {
         assertEquals(callsWait, o.decisions().get(1).waitMicros(), "the tokens charged when the call goes out: " + o);
     }
 
+    /** {@code calls} as the policy of a REST client's method, paced to its upstream "provider". */
+    private static MethodPolicy outgoing(Policy calls) {
+        return new MethodPolicy(null, "DeciderTest#provider",
+                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
+                        true, dev.slidegate.core.Settlement.OFF),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+    }
+
+    /** A decider whose calls wait on {@code timers} and are paced by {@code upstreams}, on the memory store. */
+    private Decider outgoingDecider(ManualTimers timers, Upstreams upstreams) {
+        return new Decider(new CallerKeys(), memory, call -> null, new Admission(new DecisionStats()),
+                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams,
+                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        clock::nanoTime, timers));
+    }
+
     // a call that waits for its upstream from before an answer said the upstream's quota (placed under the configured
     // limits) gives its permit back and is decided again under the quota before it goes out
     @Test
@@ -338,15 +354,9 @@ class DeciderTest {
         ManualTimers timers = new ManualTimers(clock);
         Policy calls = new Policy("provider", List.of(Limit.parse("2/1s")), Strategy.SLIDING_LOG, "client", false)
                 .withMaxWait(3_000_000);
-        MethodPolicy callsMp = new MethodPolicy(null, "DeciderTest#provider",
-                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
-                        true, dev.slidegate.core.Settlement.OFF),
-                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        MethodPolicy callsMp = outgoing(calls);
         Upstreams upstreams = upstreams(memory);
-        Decider d = new Decider(new CallerKeys(), memory, call -> null, new Admission(new DecisionStats()),
-                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams,
-                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                        clock::nanoTime, timers));
+        Decider d = outgoingDecider(timers, upstreams);
         assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
         assertFalse(held.isDone(), "held: the configured 2 per second are spread, one per 525 ms");
@@ -368,15 +378,9 @@ class DeciderTest {
         ManualTimers timers = new ManualTimers(clock);
         Policy calls = new Policy("provider", List.of(Limit.parse("1/1s")), Strategy.SLIDING_LOG, "client", false)
                 .withMaxWait(5_000_000);
-        MethodPolicy callsMp = new MethodPolicy(null, "DeciderTest#provider",
-                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
-                        true, dev.slidegate.core.Settlement.OFF),
-                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        MethodPolicy callsMp = outgoing(calls);
         Upstreams upstreams = upstreams(memory);
-        Decider d = new Decider(new CallerKeys(), memory, call -> null, new Admission(new DecisionStats()),
-                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams,
-                new Leases(memory, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                        clock::nanoTime, timers));
+        Decider d = outgoingDecider(timers, upstreams);
         long start = clock.nowMicros();
         assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
