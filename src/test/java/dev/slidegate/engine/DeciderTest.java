@@ -370,6 +370,39 @@ class DeciderTest {
         assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
     }
 
+    // an outgoing policy that settles, whose held call's permit its upstream voided (its quota lowered meanwhile): what
+    // the call charged comes back once. It came back twice (the upstream stage settled it at 0, then the call's end
+    // did), so the window lost the first call's charge too, and the call decided again under the lower quota went out
+    // at once beside it: 2 in a window of 1
+    @Test
+    void aVoidedPermitOfAPolicyThatSettlesComesBackOnce() {
+        ManualTimers timers = new ManualTimers(clock);
+        Policy calls = new Policy("provider", List.of(Limit.parse("2/1s")), Strategy.FIXED_WINDOW, "client", false)
+                .withMaxWait(5_000_000);
+        // both calls in one window: an outgoing policy's windows are 1 s and the margin (50 ms), aligned to the epoch
+        clock.advanceMicros(1_050_000 - clock.nowMicros() % 1_050_000 + 10_000);
+        MethodPolicy settles = new MethodPolicy(null, "DeciderTest#provider",
+                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
+                        true, dev.slidegate.core.Settlement.REPORTED),
+                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        Upstreams upstreams = upstreams(memory);
+        Decider d = outgoingDecider(timers, upstreams);
+        long start = clock.nowMicros();
+        Outcome first = join(d.decide(settles, "client:provider", 1, null));
+        assertTrue(first.admitted(), first.toString()); // runs on, unsettled: 1 of 2
+        CompletableFuture<Outcome> held = d.decide(settles, "client:provider", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), "held: the 2 a second are spread");
+        upstreams.learn(calls, "client:provider", 200, name -> name.equals("x-ratelimit-limit-requests") ? List.of("1")
+                : null).toCompletableFuture().join();
+        for (int i = 0; i < 300 && !held.isDone(); i++) {
+            timers.advance(clock, 10_000);
+        }
+        long out = clock.nowMicros();
+        assertTrue(held.join().admitted(), held.join().toString());
+        assertTrue(out - start >= 900_000, "1 a second now, and the first call still counts: it went out "
+                + (out - start) / 1000 + " ms after the first");
+    }
+
     // a hold made while a call waits for its permit (another instance's 429) voids that permit: the call gives it back
     // before it is decided again, after the hold. Kept, the permit sat unused in its window behind the hold and the
     // next call went out a window later (UpstreamFleetIT: the fleet idle 1.5 s after a provider's 429s)
