@@ -17,8 +17,6 @@ final class UpstreamStage {
     private final Chain chain;
     private final Upstreams upstreams;
 
-    /** Where a permit placed under limits the upstream has lowered since is given back. */
-
     UpstreamStage(Chain chain, Upstreams upstreams) {
         this.chain = chain;
         this.upstreams = upstreams;
@@ -84,10 +82,10 @@ final class UpstreamStage {
      * For a held outgoing call, before it goes out: whether its upstream's answer to another call held the key meanwhile
      * (on any instance), which voids the permit it waited for. Then it is decided again (placed after the hold, within
      * what is left of its max-wait; the permit it waited for is given back: {@link CallEnds#askedAgain}) and this
-     * returns {@code true}; the one store read this costs is paid only by calls that waited. A call placed under limits its
-     * upstream has lowered since (a call that waited from before the first
-     * answer said the provider's quotas: placed under the configured limits, it would go out into a window the quotas
-     * leave no room in) is decided again too, under what the upstream publishes now.
+     * returns {@code true}; the one store read this costs is paid only by calls that waited. A call placed under limits
+     * its upstream has lowered since (a call that waited from before the first answer said the provider's quotas: placed
+     * under the configured limits, it would go out into a window the quotas leave no room in) is decided again too,
+     * under what the upstream publishes now.
      */
     boolean heldMeanwhile(Call call) {
         Ask outgoing = null;
