@@ -210,54 +210,44 @@ public final class FallbackStore implements DecisionStore {
     @Override
     public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
         DecisionStore.settlement(policy, estimate, actual);
-        if (!breaker.allowRequest()) {
-            return local.settle(share(policy).windows(), key, admittedAtMicros, estimate, actual);
-        }
-        long sentAt = breaker.now();
-        CompletionStage<Long> remote;
-        try {
-            remote = delegate.settle(policy, key, admittedAtMicros, estimate, actual);
-        } catch (RuntimeException e) {
-            remote = CompletableFuture.failedFuture(e);
-        }
-        return remote.handle((at, error) -> {
-            if (error == null) {
-                breaker.success(sentAt);
-                return CompletableFuture.completedFuture(at);
-            }
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause()
-                    : error;
-            breaker.failure(cause);
-            onError.accept(cause);
-            return local.settle(share(policy).windows(), key, admittedAtMicros, estimate, actual);
-        }).thenCompose(stage -> stage);
+        return storeElseLocal(() -> delegate.settle(policy, key, admittedAtMicros, estimate, actual),
+                () -> local.settle(share(policy).windows(), key, admittedAtMicros, estimate, actual));
     }
 
     /** Gives back in the store, and where it cannot be reached in the local store, as {@link #settle} settles. */
     @Override
     public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
+        return storeElseLocal(() -> delegate.refund(policy, key, atMicros, cost),
+                () -> local.refund(share(policy).windows(), key, atMicros, cost));
+    }
+
+    /**
+     * {@code remote} while the breaker lets calls through and it succeeds (the breaker told either way), else
+     * {@code local}: where a call the fail mode {@code local} decided was charged.
+     */
+    private <T> CompletionStage<T> storeElseLocal(java.util.function.Supplier<CompletionStage<T>> remote,
+            java.util.function.Supplier<CompletionStage<T>> local) {
         if (!breaker.allowRequest()) {
-            return local.refund(share(policy).windows(), key, atMicros, cost);
+            return local.get();
         }
         long sentAt = breaker.now();
-        CompletionStage<Void> remote;
+        CompletionStage<T> sent;
         try {
-            remote = delegate.refund(policy, key, atMicros, cost);
+            sent = remote.get();
         } catch (RuntimeException e) {
-            remote = CompletableFuture.failedFuture(e);
+            sent = CompletableFuture.failedFuture(e);
         }
-        return remote.handle((done, error) -> {
+        return sent.handle((value, error) -> {
             if (error == null) {
                 breaker.success(sentAt);
-                return CompletableFuture.<Void> completedFuture(null);
+                return CompletableFuture.completedFuture(value);
             }
             Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                     ? error.getCause()
                     : error;
             breaker.failure(cause);
             onError.accept(cause);
-            return local.refund(share(policy).windows(), key, atMicros, cost);
+            return local.get();
         }).thenCompose(stage -> stage);
     }
 

@@ -64,6 +64,8 @@ public final class RlsAnswers {
 
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger("dev.slidegate");
     static final int MAX_DOMAINS_SAID = 100;
+    /** A descriptor's arguments, to a plan resolver: none. */
+    private static final Object[] NO_ARGUMENTS = {};
 
     private final Set<String> unknownSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Whether a descriptor's own limit was said to be ignored (once: Envoy's route configuration sets it). */
@@ -105,7 +107,7 @@ public final class RlsAnswers {
      */
     private String planOf(RlsPolicies.Rule rule, Descriptor d) {
         try {
-            return plans.plan(new dev.slidegate.api.KeyResolver.Call(rule.limit().id(), null, new Object[0],
+            return plans.plan(new dev.slidegate.api.KeyResolver.Call(rule.limit().id(), null, NO_ARGUMENTS,
                     new DescriptorView(d, planEntry, planHeader)));
         } catch (RuntimeException e) {
             LOG.debugv("ShouldRateLimit: the plan resolver failed for rule {0} ({1}): its own limit counts",

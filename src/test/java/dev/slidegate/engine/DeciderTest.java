@@ -333,9 +333,14 @@ class DeciderTest {
 
     /** {@code calls} as the policy of a REST client's method, paced to its upstream "provider". */
     private static MethodPolicy outgoing(Policy calls) {
+        return outgoing(calls, dev.slidegate.core.Settlement.OFF);
+    }
+
+    /** {@link #outgoing(Policy)}, settled as {@code settlement} says. */
+    private static MethodPolicy outgoing(Policy calls, dev.slidegate.core.Settlement settlement) {
         return new MethodPolicy(null, "DeciderTest#provider",
                 new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
-                        true, dev.slidegate.core.Settlement.OFF),
+                        true, settlement),
                 -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
     }
 
@@ -381,10 +386,7 @@ class DeciderTest {
                 .withMaxWait(5_000_000);
         // both calls in one window: an outgoing policy's windows are 1 s and the margin (50 ms), aligned to the epoch
         clock.advanceMicros(1_050_000 - clock.nowMicros() % 1_050_000 + 10_000);
-        MethodPolicy settles = new MethodPolicy(null, "DeciderTest#provider",
-                new dev.slidegate.config.PolicyRegistry.Resolved("provider", calls, new KeySource.Client(), Map.of(), 1,
-                        true, dev.slidegate.core.Settlement.REPORTED),
-                -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
+        MethodPolicy settles = outgoing(calls, dev.slidegate.core.Settlement.REPORTED);
         Upstreams upstreams = upstreams(memory);
         Decider d = outgoingDecider(timers, upstreams);
         long start = clock.nowMicros();
