@@ -23,6 +23,7 @@ import dev.slidegate.config.PolicyCatalog;
 import dev.slidegate.config.PolicyRegistry;
 import dev.slidegate.engine.MethodPolicy;
 import dev.slidegate.rls.RlsPolicies;
+import dev.slidegate.rls.RlsRules;
 import dev.slidegate.rls.RlsSupport;
 
 /** Resolves and caches the {@link MethodPolicy} of each {@link RateLimited} method: once per method, never per call. */
@@ -118,7 +119,9 @@ public class MethodPolicies {
                     + "io.quarkus:quarkus-grpc and com.fasterxml.jackson.dataformat:jackson-dataformat-yaml in the service "
                     + "when it is built (docs/envoy.md)");
         }
-        return new RlsPolicies(config);
+        return new RlsPolicies(config, config.rls().enabled()
+                ? built.get().read(config.rls().config().orElse(List.of()))
+                : RlsRules.none());
     }
 
     private static <T> Function<String, T> byName(Instance<T> resolvers) {

@@ -53,9 +53,9 @@ public class RlsPolicies {
     private final RlsRules rules;
     private final Map<RlsRules.Limit, Rule> byLimit;
 
-    public RlsPolicies(SlidegateConfig config) {
-        this(config.rls().enabled(),
-                config.rls().enabled() ? RlsRuleFiles.read(config.rls().config().orElse(List.of())) : RlsRules.none(),
+    /** The policies of {@code rules} (read by {@link RlsSupport#read}, or none), as the configuration says. */
+    public RlsPolicies(SlidegateConfig config, RlsRules rules) {
+        this(config.rls().enabled(), rules,
                 config.rls().strategy().or(() -> config.defaults().strategy()).orElse(Strategy.SLIDING_LOG),
                 config.failMode().orElse(FailMode.LOCAL));
     }

@@ -5,8 +5,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import jakarta.enterprise.event.Observes;
-
 import org.jboss.logging.Logger;
 
 import dev.slidegate.api.StoreUnavailableException;
@@ -15,8 +13,6 @@ import dev.slidegate.config.StoreStack;
 import dev.slidegate.engine.Decider;
 import dev.slidegate.rls.proto.RateLimitResponse;
 import dev.slidegate.rls.proto.RateLimitServiceGrpc;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -37,8 +33,9 @@ import io.vertx.grpc.server.GrpcServerResponse;
  * logged line. Never a stack trace to the client.
  *
  * <p>
- * A bean only where the service has {@code quarkus-grpc} ({@code config/OptionalParts}); no scope annotation, so that
- * bean discovery never finds it on its own (its listener is held here, one per application).
+ * A bean only where the service has {@code quarkus-grpc} and {@code jackson-dataformat-yaml} ({@link RlsParts}): no
+ * scope annotation and no observer method (either would make it a bean everywhere, and a native build of a service
+ * without gRPC fail), so {@link RlsStart} starts and stops it. Its listener is held here, one per application.
  */
 public class RlsServer {
 
@@ -71,7 +68,8 @@ public class RlsServer {
         return s == null ? -1 : s.actualPort();
     }
 
-    void start(@Observes StartupEvent event) {
+    /** Listens, when {@code slidegate.rls.enabled=true}; else does nothing. */
+    void start() {
         if (!config.rls().enabled()) {
             return;
         }
@@ -121,7 +119,8 @@ public class RlsServer {
         }
     }
 
-    void stop(@Observes ShutdownEvent event) {
+    /** Stops the listener, if it listens. */
+    void stop() {
         HttpServer s = LISTENING.getAndSet(null);
         if (s != null) {
             s.close();

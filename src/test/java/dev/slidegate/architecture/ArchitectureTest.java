@@ -2,7 +2,11 @@ package dev.slidegate.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -10,7 +14,9 @@ import org.junit.jupiter.api.Test;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.AccessTarget;
 import com.tngtech.archunit.core.domain.JavaAccess;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 
@@ -98,5 +104,100 @@ class ArchitectureTest {
         com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices().matching("dev.slidegate.(*)..").should()
                 .beFreeOfCycles().because("docs/architecture.md draws the layers in one direction (issue 57)")
                 .check(SLIDEGATE);
+    }
+
+    /**
+     * The libraries a service may leave out (optional in Slidegate's pom): Redis, gRPC and Envoy's messages, YAML, the
+     * REST client, health, metrics' Prometheus registry, OpenAPI, the properties-file users, JSON logs, Guava.
+     */
+    private static final List<String> OPTIONAL_LIBRARIES = List.of("io.quarkus.redis.", "io.vertx.redis.",
+            "io.vertx.mutiny.redis.", "io.grpc.", "io.vertx.grpc.", "io.quarkus.grpc.", "com.google.protobuf.",
+            "com.fasterxml.jackson.dataformat.yaml.", "org.jboss.resteasy.reactive.client.", "io.quarkus.rest.client.",
+            "org.eclipse.microprofile.rest.client.", "org.eclipse.microprofile.health.", "io.smallrye.health.",
+            "io.micrometer.prometheus", "org.eclipse.microprofile.openapi.", "io.smallrye.openapi.",
+            "io.quarkus.elytron.", "org.wildfly.security.", "io.quarkus.logging.json.", "com.google.common.");
+
+    /** What makes a class a bean in every service that has Slidegate, whatever its class path. */
+    private static final List<String> ALWAYS_A_BEAN = List.of("jakarta.enterprise.context.", "jakarta.inject.Singleton",
+            "jakarta.ws.rs.Path", "jakarta.ws.rs.ext.Provider", "io.quarkus.runtime.Startup", "jakarta.interceptor.",
+            "jakarta.enterprise.inject.Produces", "jakarta.enterprise.event.Observes",
+            "org.jboss.resteasy.reactive.server.Server", "io.quarkus.vertx.web.", "io.quarkus.arc.");
+
+    /**
+     * A service may leave out an optional library, and its native build analyses every method it can reach: one that
+     * names a class of a missing library fails the build ("Discovered unresolved type during parsing"), though the JVM,
+     * which links lazily, runs. So the classes that touch an optional library, and every class that reaches one of them
+     * through a constructor, a static member or a reference to either, are beans only where {@code OptionalParts} or
+     * {@code RlsParts} add them (no scope, producer, observer or REST annotation of their own), reached elsewhere through
+     * an instance of such a bean alone. Health checks are beans only with {@code quarkus-smallrye-health}, which they need.
+     */
+    @Test
+    void optionalLibrariesAreReachedOnlyThroughTheirOptionalBeans() {
+        Set<JavaClass> reaching = new java.util.HashSet<>();
+        for (JavaClass c : SHIPPED) {
+            if (c.getDirectDependenciesFromSelf().stream().anyMatch(d -> optional(d.getTargetClass().getName()))) {
+                reaching.add(c);
+            }
+        }
+        for (boolean grew = true; grew;) { // the classes that reach them through code always analysed once it is reached
+            grew = false;
+            for (JavaClass c : SHIPPED) {
+                if (!reaching.contains(c) && c.getAccessesFromSelf().stream()
+                        .anyMatch(a -> reaching.contains(a.getTargetOwner()) && staticOrNew(a.getTarget()))) {
+                    grew = reaching.add(c);
+                }
+            }
+        }
+        List<String> beans = reaching.stream().filter(c -> !c.getPackageName().startsWith("dev.slidegate.health"))
+                .flatMap(c -> alwaysABean(c).stream()).sorted().toList();
+        org.junit.jupiter.api.Assertions.assertEquals(List.of(), beans,
+                "classes that reach an optional library but are beans in every service: a native build without it fails");
+    }
+
+    /** A scratch of the rule above: it must see the shape that broke native builds (an observer reaching gRPC). */
+    @Test
+    void theOptionalLibrariesRuleSeesAnObserverThatReachesOne() {
+        JavaClass observer = new ClassFileImporter().importClass(ObserverReachingYaml.class);
+        assertEquals(List.of(ObserverReachingYaml.class.getName() + ": jakarta.enterprise.event.Observes"),
+                alwaysABean(observer));
+        assertTrue(observer.getDirectDependenciesFromSelf().stream().anyMatch(d -> optional(d.getTargetClass().getName())));
+    }
+
+    static class ObserverReachingYaml {
+        void start(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent e) {
+            new com.fasterxml.jackson.dataformat.yaml.YAMLMapper();
+        }
+    }
+
+    private static final JavaClasses SHIPPED = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("dev.slidegate")
+            .that(DescribedPredicate.not(JavaClass.Predicates.resideInAPackage("dev.slidegate.demo..")));
+
+    private static boolean optional(String className) {
+        return OPTIONAL_LIBRARIES.stream().anyMatch(className::startsWith);
+    }
+
+    private static boolean staticOrNew(AccessTarget t) {
+        if (t instanceof AccessTarget.ConstructorCallTarget || t instanceof AccessTarget.ConstructorReferenceTarget) {
+            return true;
+        }
+        return t.resolveMember().map(m -> m.getModifiers().contains(JavaModifier.STATIC)).orElse(false);
+    }
+
+    /** Why {@code c} is a bean in every service: the annotations on it, its members and their parameters. */
+    private static List<String> alwaysABean(JavaClass c) {
+        List<String> why = new ArrayList<>();
+        c.getAnnotations().forEach(a -> note(why, c, a.getRawType().getName()));
+        c.getMembers().forEach(m -> m.getAnnotations().forEach(a -> note(why, c, a.getRawType().getName())));
+        c.getMethods().forEach(m -> m.getParameters().forEach(
+                p -> p.getAnnotations().forEach(a -> note(why, c, a.getRawType().getName()))));
+        c.getConstructors().forEach(m -> m.getAnnotations().forEach(a -> note(why, c, a.getRawType().getName())));
+        return why.stream().distinct().toList();
+    }
+
+    private static void note(List<String> why, JavaClass c, String annotation) {
+        if (ALWAYS_A_BEAN.stream().anyMatch(annotation::startsWith)) {
+            why.add(c.getName() + ": " + annotation);
+        }
     }
 }

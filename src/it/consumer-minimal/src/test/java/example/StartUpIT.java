@@ -30,15 +30,25 @@ class StartUpIT {
                 + "com.fasterxml.jackson.dataformat:jackson-dataformat-yaml in the service when it is built"), log);
     }
 
-    /** Starts the jar with {@code properties} and returns its output once start-up stopped by itself, as it must. */
+    /**
+     * Starts the packaged service (the native executable when {@code native.image.path} names one, else the jar) with
+     * {@code properties} and returns its output once start-up stopped by itself, as it must.
+     */
     private static String startStopping(String... properties) throws Exception {
-        Path jar = Path.of("target/quarkus-app/quarkus-run.jar");
-        assertTrue(Files.exists(jar), "the service was packaged: " + jar.toAbsolutePath());
+        String executable = System.getProperty("native.image.path");
+        Path artifact = Path.of(executable != null ? executable : "target/quarkus-app/quarkus-run.jar");
+        assertTrue(Files.exists(artifact), "the service was packaged: " + artifact.toAbsolutePath());
         File out = File.createTempFile("minimal-consumer", ".log");
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dquarkus.http.port=0"));
+        List<String> cmd = new java.util.ArrayList<>();
+        if (executable == null) {
+            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Dquarkus.http.port=0"));
+        } else {
+            cmd.addAll(List.of(artifact.toString(), "-Dquarkus.http.port=0"));
+        }
         cmd.addAll(List.of(properties));
-        cmd.addAll(List.of("-jar", jar.toString()));
+        if (executable == null) {
+            cmd.addAll(List.of("-jar", artifact.toString()));
+        }
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out).start();
         try {
             assertTrue(p.waitFor(120, TimeUnit.SECONDS), "start-up stops by itself");
