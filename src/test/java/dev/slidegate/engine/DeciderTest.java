@@ -210,6 +210,19 @@ class DeciderTest {
      * Timers on the test's one clock (issue 57): they fire when the test moves the clock, and waits, leases and the store
      * read the same clock, so moving it moves them all.
      */
+    /** Moves the clock and its timers 10 ms at a time until {@code call} is decided, at most {@code steps} times. */
+    private void untilDecided(ManualTimers timers, CompletableFuture<?> call, int steps) {
+        for (int i = 0; i < steps && !call.isDone(); i++) {
+            timers.advance(clock, 10_000);
+        }
+    }
+
+    /** An answer of the upstream of {@code calls} that says its quota: 1 request a window. */
+    private static void quotaOfOne(Upstreams upstreams, Policy calls) {
+        upstreams.learn(calls, "client:provider", 200, name -> name.equals("x-ratelimit-limit-requests") ? List.of("1")
+                : null).toCompletableFuture().join();
+    }
+
     static final class ManualTimers implements Waits.Timer {
         final ManualClock clock;
         final java.util.List<long[]> due = new java.util.ArrayList<>();
@@ -365,11 +378,8 @@ class DeciderTest {
         assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
         CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
         assertFalse(held.isDone(), "held: the configured 2 per second are spread, one per 525 ms");
-        upstreams.learn(calls, "client:provider", 200, name -> name.equals("x-ratelimit-limit-requests") ? List.of("1")
-                : null).toCompletableFuture().join();
-        for (int i = 0; i < 300 && !held.isDone(); i++) { // timers fire on time: it wakes at its permit's instant
-            timers.advance(clock, 10_000);
-        }
+        quotaOfOne(upstreams, calls);
+        untilDecided(timers, held, 300); // timers fire on time: it wakes at its permit's instant
         Outcome o = held.join();
         assertTrue(o.admitted(), o.toString());
         assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
@@ -394,11 +404,8 @@ class DeciderTest {
         assertTrue(first.admitted(), first.toString()); // runs on, unsettled: 1 of 2
         CompletableFuture<Outcome> held = d.decide(settles, "client:provider", 1, null).toCompletableFuture();
         assertFalse(held.isDone(), "held: the 2 a second are spread");
-        upstreams.learn(calls, "client:provider", 200, name -> name.equals("x-ratelimit-limit-requests") ? List.of("1")
-                : null).toCompletableFuture().join();
-        for (int i = 0; i < 300 && !held.isDone(); i++) {
-            timers.advance(clock, 10_000);
-        }
+        quotaOfOne(upstreams, calls);
+        untilDecided(timers, held, 300);
         long out = clock.nowMicros();
         assertTrue(held.join().admitted(), held.join().toString());
         assertTrue(out - start >= 900_000, "1 a second now, and the first call still counts: it went out "
@@ -425,9 +432,7 @@ class DeciderTest {
         upstreams.learn(calls, "client:provider", 429, name -> name.equals("x-ratelimit-remaining-requests") ? List.of("0")
                 : name.equals("x-ratelimit-reset-requests") ? List.of("1500ms") : null).toCompletableFuture().join();
         long holdEnds = clock.nowMicros() + 1_500_000;
-        for (int i = 0; i < 500 && !held.isDone(); i++) {
-            timers.advance(clock, 10_000);
-        }
+        untilDecided(timers, held, 500);
         long out = clock.nowMicros();
         Outcome o = held.join();
         assertTrue(o.admitted(), o.toString());
@@ -618,9 +623,7 @@ class DeciderTest {
         store.slow = false;
         timers.advance(clock, 1_005_000); // the wait counted from the answer's arrival is over
         assertFalse(held.isDone(), "about 100 ms after its permit's instant: not run on it, decided again and held anew");
-        for (int step = 0; step < 200 && !held.isDone(); step++) {
-            timers.advance(clock, 10_000);
-        }
+        untilDecided(timers, held, 200);
         Outcome.Admitted again = assertInstanceOf(Outcome.Admitted.class, held.join());
         assertTrue(again.decisions().get(0).atMicros() >= askedAt + 2_000_000, "runs on a new permit, a window later: "
                 + again + ", asked at " + askedAt);

@@ -39,12 +39,8 @@ class StartUpIT {
         Path artifact = Path.of(executable != null ? executable : "target/quarkus-app/quarkus-run.jar");
         assertTrue(Files.exists(artifact), "the service was packaged: " + artifact.toAbsolutePath());
         File out = File.createTempFile("minimal-consumer", ".log");
-        List<String> cmd = new java.util.ArrayList<>();
-        if (executable == null) {
-            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Dquarkus.http.port=0"));
-        } else {
-            cmd.addAll(List.of(artifact.toString(), "-Dquarkus.http.port=0"));
-        }
+        List<String> cmd = new java.util.ArrayList<>(List.of(executable != null ? executable
+                : Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Dquarkus.http.port=0"));
         cmd.addAll(List.of(properties));
         if (executable == null) {
             cmd.addAll(List.of("-jar", artifact.toString()));
