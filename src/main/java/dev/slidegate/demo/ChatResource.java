@@ -176,18 +176,9 @@ public class ChatResource {
         return body.encode();
     }
 
-    /**
-     * What the caller is told when the provider did not answer: Slidegate's own refusal of the call (it would have waited
-     * longer than the policy's {@code max-wait}) as it is, an error the provider answered as 502 with a sentence. A call
-     * the provider never answered used nothing: its estimate comes back.
-     */
+    /** What the caller is told when the provider did not answer ({@link ProviderFailures}). */
     private Throwable providerFailed(Throwable failure) {
-        usage.report(0);
-        if (failure instanceof jakarta.ws.rs.WebApplicationException e && e.getResponse() != null) {
-            return new jakarta.ws.rs.WebApplicationException(problems.response(Problems.of(502, "Bad Gateway",
-                    "provider-failed", "The model's provider answered " + e.getResponse().getStatus() + ".")));
-        }
-        return failure;
+        return ProviderFailures.answer(failure, usage, problems::response);
     }
 
     /** A failure as the last event of a stream, as OpenAI streams an error: {@code {"error": {"message", "code"}}}. */
