@@ -83,7 +83,7 @@ public class EarlyDecisions {
             boolean suspended) {
         HttpOutcomes.record(v, rc);
         if (!v.admitted()) {
-            problems.abort(request, HttpOutcomes.problem(v)); // resumes a suspended request with the answer
+            HttpOutcomes.abort(problems, request, v); // resumes a suspended request with the answer
             return;
         }
         Decided.mark(rc, policies.get(0).method(), (Outcome.Admitted) v);

@@ -1,8 +1,11 @@
 package dev.slidegate.entry;
 
+import org.jboss.resteasy.reactive.server.spi.ResteasyReactiveContainerRequestContext;
+
 import dev.slidegate.engine.Outcome;
 import dev.slidegate.http.HttpDecisions;
 import dev.slidegate.http.Problem;
+import dev.slidegate.http.ProblemMappers;
 import dev.slidegate.http.Problems;
 import io.vertx.ext.web.RoutingContext;
 
@@ -46,6 +49,24 @@ final class HttpOutcomes {
     /** Whether a request failed: its response was not written in full (the connection closed), or is a 5xx. */
     static boolean failed(RoutingContext rc, boolean unfinished) {
         return unfinished || rc.response().getStatusCode() >= 500;
+    }
+
+    /** Answers a call that was not admitted in a REST filter ({@link #problem}); a refusal's body may be one made already. */
+    static void abort(ProblemMappers problems, ResteasyReactiveContainerRequestContext request, Outcome o) {
+        if (o instanceof Outcome.Refused r) {
+            problems.refuse(request, r.failure());
+        } else {
+            problems.abort(request, problem(o));
+        }
+    }
+
+    /** Answers a call that was not admitted outside the REST layer ({@link #problem}). */
+    static void send(ProblemMappers problems, io.vertx.core.http.HttpServerResponse response, Outcome o) {
+        if (o instanceof Outcome.Refused r) {
+            problems.refuse(response, r.failure());
+        } else {
+            problems.send(response, problem(o));
+        }
     }
 
     /** The answer to a call that was not admitted: 429, 400, 503 or 500. */

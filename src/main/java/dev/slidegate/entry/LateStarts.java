@@ -89,7 +89,7 @@ public class LateStarts {
     private void apply(Outcome o, RoutingContext rc, ResteasyReactiveContainerRequestContext request, boolean suspended) {
         HttpOutcomes.record(o, rc);
         if (!o.admitted()) {
-            problems.abort(request, HttpOutcomes.problem(o)); // resumes a suspended request with the answer
+            HttpOutcomes.abort(problems, request, o); // resumes a suspended request with the answer
             return;
         }
         HttpOutcomes.endWithResponse(o, rc);

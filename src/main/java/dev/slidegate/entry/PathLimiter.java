@@ -171,7 +171,7 @@ public class PathLimiter {
                     LateStarts.admitted(rc, v); // a REST endpoint's thread checks it was taken up in time
                     rc.next();
                 } else {
-                    problems.send(rc.response(), HttpOutcomes.problem(v));
+                    HttpOutcomes.send(problems, rc.response(), v);
                 }
             });
         }

@@ -38,6 +38,8 @@ public class ProblemMappers {
     private boolean fixedWriter;
     /** RESTEasy's own byte-array writer, chosen once (the first refusal); {@code null} until then. */
     private volatile EntityWriter writer;
+    /** The latest refusal's body of each policy, reused while refusals are alike. */
+    private final RefusalBodies refusals = new RefusalBodies();
 
     @Inject
     ProblemMappers(SlidegateConfig config) {
@@ -58,10 +60,23 @@ public class ProblemMappers {
      * run-time lookup back (RESTEasy resets the writer then).
      */
     public void abort(ResteasyReactiveContainerRequestContext request, Problem problem) {
+        abort(request, problem, json(problem));
+    }
+
+    /**
+     * Refuses a request in a REST filter with the 429 of {@code e}
+     * ({@link #abort(ResteasyReactiveContainerRequestContext, Problem)}).
+     */
+    public void refuse(ResteasyReactiveContainerRequestContext request, RateLimitExceededException e) {
+        RefusalBodies.Body b = refusals.of(e, this::json);
+        abort(request, b.problem(), b.json());
+    }
+
+    private void abort(ResteasyReactiveContainerRequestContext request, Problem problem, byte[] json) {
         if (fixedWriter) {
             fixWriter(request);
         }
-        request.abortWith(response(problem));
+        request.abortWith(response(problem, json));
     }
 
     private void fixWriter(ResteasyReactiveContainerRequestContext request) {
@@ -87,7 +102,11 @@ public class ProblemMappers {
 
     /** The response carrying {@code problem}: its status, Retry-After when it has one, and its JSON ({@link #json}). */
     public Response response(Problem problem) {
-        Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(json(problem));
+        return response(problem, json(problem));
+    }
+
+    private static Response response(Problem problem, byte[] json) {
+        Response.ResponseBuilder r = Response.status(problem.status()).type(PROBLEM).entity(json);
         if (problem.retryAfter() != null) {
             r.header(HttpHeaders.RETRY_AFTER, problem.retryAfter());
         }
@@ -96,11 +115,21 @@ public class ProblemMappers {
 
     /** Sends {@code problem} as the answer of a request handled outside the REST layer (a route handler). */
     public void send(io.vertx.core.http.HttpServerResponse response, Problem problem) {
+        send(response, problem, json(problem));
+    }
+
+    /** Sends the 429 of {@code e} as the answer of a request handled outside the REST layer. */
+    public void refuse(io.vertx.core.http.HttpServerResponse response, RateLimitExceededException e) {
+        RefusalBodies.Body b = refusals.of(e, this::json);
+        send(response, b.problem(), b.json());
+    }
+
+    private static void send(io.vertx.core.http.HttpServerResponse response, Problem problem, byte[] json) {
         response.setStatusCode(problem.status()).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
         if (problem.retryAfter() != null) {
             response.putHeader(HttpHeaders.RETRY_AFTER, Long.toString(problem.retryAfter()));
         }
-        response.end(io.vertx.core.buffer.Buffer.buffer(json(problem)));
+        response.end(io.vertx.core.buffer.Buffer.buffer(json));
     }
 
     /**
@@ -258,7 +287,8 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response tooManyRequests(RateLimitExceededException e) {
-        return response(Problems.rateLimited(e));
+        RefusalBodies.Body b = refusals.of(e, this::json);
+        return response(b.problem(), b.json());
     }
 
     @ServerExceptionMapper
