@@ -40,6 +40,8 @@ public class ProblemMappers {
     private volatile EntityWriter writer;
     /** The latest refusal's body of each policy, reused while refusals are alike. */
     private final RefusalBodies refusals = new RefusalBodies();
+    /** {@link #json}, as the refusals' bodies are written (one function, not one per refusal). */
+    private final java.util.function.Function<Problem, byte[]> writeJson = this::json;
 
     @Inject
     ProblemMappers(SlidegateConfig config) {
@@ -68,7 +70,7 @@ public class ProblemMappers {
      * ({@link #abort(ResteasyReactiveContainerRequestContext, Problem)}).
      */
     public void refuse(ResteasyReactiveContainerRequestContext request, RateLimitExceededException e) {
-        RefusalBodies.Body b = refusals.of(e, this::json);
+        RefusalBodies.Body b = refusals.of(e, writeJson);
         abort(request, b.problem(), b.json());
     }
 
@@ -120,7 +122,7 @@ public class ProblemMappers {
 
     /** Sends the 429 of {@code e} as the answer of a request handled outside the REST layer. */
     public void refuse(io.vertx.core.http.HttpServerResponse response, RateLimitExceededException e) {
-        RefusalBodies.Body b = refusals.of(e, this::json);
+        RefusalBodies.Body b = refusals.of(e, writeJson);
         send(response, b.problem(), b.json());
     }
 
@@ -287,7 +289,7 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response tooManyRequests(RateLimitExceededException e) {
-        RefusalBodies.Body b = refusals.of(e, this::json);
+        RefusalBodies.Body b = refusals.of(e, writeJson);
         return response(b.problem(), b.json());
     }
 
