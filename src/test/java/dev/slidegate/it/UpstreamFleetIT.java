@@ -219,8 +219,8 @@ class UpstreamFleetIT {
                 .map(c -> (c[0] - start) + " " + c[1] + " " + c[2]).collect(java.util.stream.Collectors.joining(", ")));
         assertEquals(0, refused,
                 "the provider refused calls of the fleet once its quotas were known\n" + slidegateLines(fleet));
-        assertTrue(Math.max(tokens / TOKENS, requests / REQUESTS) >= 0.6, "the provider's quotas were barely used: " + tokens
-                + " tokens/s, " + requests + " requests/s");
+        assertTrue(Math.max(tokens / TOKENS, requests / REQUESTS) >= 0.6, () -> "the provider's quotas were barely used: "
+                + tokens + " tokens/s, " + requests + " requests/s\n" + slidegateLines(fleet));
         // every caller was answered: the chat (whole or streamed), or a sentence: 502 when the provider refused (before its
         // quotas were known) or its connection failed under the call (ProviderFailures), 429 when the call would have waited longer than its policy's max-wait, an error event when
         // the stream's answer was under way; never a failure of the service
