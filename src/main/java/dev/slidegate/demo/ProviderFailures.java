@@ -45,7 +45,8 @@ final class ProviderFailures {
 
     /** Whether {@code failure} (or a cause of it) is a connection that could not be made: the call was never sent. */
     static boolean neverConnected(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        int depth = 0; // (a chain of causes that loops ends here too)
+        for (Throwable t = failure; t != null && depth++ < 16; t = t.getCause()) {
             if (t instanceof java.net.ConnectException) {
                 return true;
             }
