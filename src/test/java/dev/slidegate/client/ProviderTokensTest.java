@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.slidegate.api.RateLimitExceededException;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 
 /**
  * Issue 60, outgoing: a client of an LLM provider paced in tokens and in requests learns the provider's quotas of both
@@ -25,6 +26,7 @@ import io.quarkus.test.junit.QuarkusTest;
 // a regression fails in seconds, never hangs the build
 @org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 @QuarkusTest
+@TestProfile(dev.slidegate.http.SharedProfiles.Demo.class) // the demo as it ships (and Envoy's rate-limit service)
 class ProviderTokensTest {
 
     @Inject

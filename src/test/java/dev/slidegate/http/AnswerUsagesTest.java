@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import dev.slidegate.client.LlmClient;
 import dev.slidegate.client.LlmStandIn;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 
 /**
  * Policies that read usage from the answer (issue 60), against a stand-in of OpenAI and of Anthropic, whole and streamed:
@@ -22,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 // a regression fails in seconds, never hangs the build
 @org.junit.jupiter.api.Timeout(value = 60, unit = java.util.concurrent.TimeUnit.SECONDS)
 @QuarkusTest
+@TestProfile(dev.slidegate.http.SharedProfiles.Demo.class) // the demo as it ships (and Envoy's rate-limit service)
 class AnswerUsagesTest {
 
     @RestClient

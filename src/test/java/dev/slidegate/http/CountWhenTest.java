@@ -15,6 +15,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 
 /**
  * {@code count-when}: a policy counts only the calls whose outcome is one it names, judged where the protected code sees
@@ -22,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
  * or refunded when its outcome is known; a caller who leaves before the answer is counted.
  */
 @QuarkusTest
+@TestProfile(dev.slidegate.http.SharedProfiles.Demo.class) // the demo as it ships (and Envoy's rate-limit service)
 class CountWhenTest {
 
     /**

@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.Map;
 
+import jakarta.inject.Inject;
+
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import dev.slidegate.config.StoreStack;
 import dev.slidegate.testing.RedisTestResource;
 import dev.slidegate.testing.Resp;
 import dev.slidegate.testing.Tools;
@@ -22,19 +25,15 @@ import io.quarkus.test.junit.TestProfile;
  * replaced by a fresh local one, and no request of the flood fails.
  */
 @QuarkusTest
-@TestProfile(RedisKeyFloodTest.OnRedis.class)
+@TestProfile(SharedProfiles.OnRedis.class)
 class RedisKeyFloodTest {
 
-    public static class OnRedis extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.store", "redis");
-        }
+    @Inject
+    StoreStack stack;
 
-        @Override
-        public List<TestResourceEntry> testResources() {
-            return List.of(new TestResourceEntry(RedisTestResource.class));
-        }
+    @BeforeEach
+    void flush() { // the profile's Redis is shared: the login window of this address starts empty
+        RedisTestResource.flushAll(stack);
     }
 
     private static int login(String password) {

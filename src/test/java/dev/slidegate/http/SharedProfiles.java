@@ -73,7 +73,9 @@ public final class SharedProfiles {
      * (the live page; it flushes Redis before each test and counts the refusals it causes from the count it found);
      * {@code AdminBenchmarkSmokeTest} (and the {@code AdminBenchmark} it smoke-tests): the {@code bench} policy on
      * {@code /bench/*}, keyed by {@code X-Bench}, failing closed; {@code RedisDemoApiTest}: the demo API, and
-     * {@code plain-get} on {@code /test/plain/*}, from a flushed Redis in each test. (Not {@code QuarkusProxyTest}: the
+     * {@code plain-get} on {@code /test/plain/*}, from a flushed Redis in each test; {@code RedisKeyFloodTest}: fills this
+     * Redis to its {@code maxmemory} with API keys of {@code reports} from a flushed Redis, and lifts the limit again after
+     * (the classes after it flush what it left). (Not {@code QuarkusProxyTest}: the
      * demo API's contract checks that a forged {@code X-Forwarded-For} changes nothing where no proxy is trusted.)
      */
     public static class OnRedis extends SmallLimits {
@@ -96,6 +98,21 @@ public final class SharedProfiles {
         @Override
         public java.util.List<TestResourceEntry> testResources() {
             return java.util.List.of(new TestResourceEntry(dev.slidegate.testing.RedisTestResource.class));
+        }
+    }
+
+    /**
+     * The demo as it ships ({@code application.properties}, none of {@link SmallLimits}' policies), with Envoy's rate-limit
+     * service on: {@code EnvoyRlsTest} (its rules' policies are named {@code rls.*}, which no other class calls, and it
+     * speaks gRPC on a port of its own) and the classes that test the demo's own settings and their own endpoints
+     * ({@code AnswerUsagesTest}, {@code BlockForTest}, {@code CountWhenTest}, {@code ProviderTokensTest},
+     * {@code StructuredFieldsTest}).
+     */
+    public static class Demo implements io.quarkus.test.junit.QuarkusTestProfile {
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            return java.util.Map.of("slidegate.rls.enabled", "true", "slidegate.rls.port", "0", "slidegate.rls.host",
+                    "127.0.0.1", "slidegate.rls.config", "src/test/resources/rls");
         }
     }
 }

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import dev.slidegate.testing.Tools;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import io.restassured.response.Response;
 
 /**
@@ -30,6 +31,7 @@ import io.restassured.response.Response;
  * test says so and skips (under CI it fails).
  */
 @QuarkusTest
+@TestProfile(dev.slidegate.http.SharedProfiles.Demo.class) // the demo as it ships (and Envoy's rate-limit service)
 class StructuredFieldsTest {
 
     private static final String LIBRARY = "structured-headers@2.1.0";

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,7 +36,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 
 /**
@@ -46,17 +44,9 @@ import io.quarkus.test.junit.TestProfile;
  * (envoyproxy/ratelimit's format). The oracle is the client's own count of {@code OK} answers.
  */
 @QuarkusTest
-@TestProfile(EnvoyRlsTest.Rls.class)
+@TestProfile(dev.slidegate.http.SharedProfiles.Demo.class)
 @Timeout(60)
 class EnvoyRlsTest {
-
-    public static class Rls implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return Map.of("slidegate.rls.enabled", "true", "slidegate.rls.port", "0", "slidegate.rls.host", "127.0.0.1",
-                    "slidegate.rls.config", "src/test/resources/rls");
-        }
-    }
 
     private static ManagedChannel channel;
     private static RateLimitServiceGrpc.RateLimitServiceBlockingStub rls;
