@@ -2,8 +2,6 @@ package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
 
-import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
@@ -16,15 +14,8 @@ import io.quarkus.test.junit.TestProfile;
  * and the flood's new keys beyond the budget share one window.
  */
 @QuarkusTest
-@TestProfile(KeyFloodTest.SmallBudget.class)
+@TestProfile(SharedProfiles.ForwardingAndKeyBudget.class)
 class KeyFloodTest {
-
-    public static class SmallBudget extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("slidegate.memory.max-keys", "200", "slidegate.policies.reports.limits", "1/1h");
-        }
-    }
 
     @Test
     void aKeyFloodOnOnePolicyDoesNotLiftAnothersLimit() {

@@ -15,17 +15,8 @@ import io.quarkus.test.junit.TestProfile;
  * left. (The test client's loopback address plays a proxy that appends {@code X-Forwarded-For}.)
  */
 @QuarkusTest
-@TestProfile(QuarkusProxyTest.QuarkusForwarding.class)
+@TestProfile(SharedProfiles.ForwardingAndKeyBudget.class)
 class QuarkusProxyTest {
-
-    public static class QuarkusForwarding extends SmallLimits {
-        @Override
-        public java.util.Map<String, String> getConfigOverrides() {
-            return plus("quarkus.http.proxy.proxy-address-forwarding", "true",
-                    "quarkus.http.proxy.allow-x-forwarded", "true",
-                    "quarkus.http.proxy.trusted-proxies", "127.0.0.1");
-        }
-    }
 
     private static int used(String key) {
         return AdminCredentials.admin().get("/admin/policies/products/keys/" + key).then()

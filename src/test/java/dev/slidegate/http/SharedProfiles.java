@@ -115,4 +115,22 @@ public final class SharedProfiles {
                     "127.0.0.1", "slidegate.rls.config", "src/test/resources/rls");
         }
     }
+
+    /**
+     * {@code QuarkusProxyTest}: proxies configured in Quarkus' own {@code quarkus.http.proxy.*} only, the test client's
+     * loopback address a proxy, on {@code products} and {@code /test/keys/quarkus-remote-address};
+     * {@code KeyFloodTest}: {@code slidegate.memory.max-keys=200} and {@code reports} at 1/1h, flooded with API keys from
+     * loopback without a forwarding header (so its caller is the proxy's own address, as everywhere without one), and
+     * {@code /api/login}: neither of which the other class calls, and the key budget is each policy's own.
+     */
+    public static class ForwardingAndKeyBudget extends SmallLimits {
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            return plus("quarkus.http.proxy.proxy-address-forwarding", "true",
+                    "quarkus.http.proxy.allow-x-forwarded", "true",
+                    "quarkus.http.proxy.trusted-proxies", "127.0.0.1",
+                    "slidegate.memory.max-keys", "200",
+                    "slidegate.policies.reports.limits", "1/1h");
+        }
+    }
 }
