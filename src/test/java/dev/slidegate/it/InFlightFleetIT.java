@@ -17,8 +17,6 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
-import dev.slidegate.testing.RedisServer;
-
 /**
  * Calls in flight across a fleet (issue 40): the packaged service as 3 processes on one redis-server with the shipped
  * defaults (the demo's {@code archives}: 2 at once per API key, leases of 30 s). 48 clients ask for archives of random
@@ -40,8 +38,7 @@ class InFlightFleetIT {
 
     @Test
     void atNoInstantDoMoreThanTwoArchivesRunAcrossThreeInstances() throws Exception {
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess.Fleet fleet = ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri())) {
+        try (SharedFleet fleet = SharedFleet.use(InFlightFleetIT.class)) { // the demo's archives as shipped
             List<ServiceProcess> instances = fleet.instances();
             // first a warm-up under another API key: the three JVMs compile the paths they run (a cold JVM on 2 shared
             // cores takes a few hundred ms per call at first, which is no part of what the limit keeps)

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.testing.Brackets;
-import dev.slidegate.testing.RedisServer;
 
 /**
  * Settled usage across a fleet (issue 41): the packaged service as 3 processes on one redis-server, with the shipped
@@ -48,15 +47,7 @@ class SettledFleetIT {
 
     @Test
     void theSettledUsageInAnyWindowKeepsTheStatedBound() throws Exception {
-        try (RedisServer redis = RedisServer.start();
-                ServiceProcess.Fleet fleet = ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
-                        "-Dslidegate.policies.completion-tokens.limits=" + N + "/1s",
-                        "-Dslidegate.policies.completion-tokens.strategy=sliding-counter",
-                        "-Dslidegate.policies.completion-tokens.cost-resolver=", // (the demo estimates max-tokens)
-                        "-Dslidegate.policies.completion-tokens.cost=" + ESTIMATE,
-                        // the demo's chat: a month of CHAT_MONTH tokens, at most CHAT_BURST in any second
-                        "-Dslidegate.policies.chat-tokens.limits=" + CHAT_MONTH + "/month",
-                        "-Dslidegate.policies.chat-burst.limits=" + CHAT_BURST + "/1s")) {
+        try (SharedFleet fleet = SharedFleet.use(SettledFleetIT.class)) {
             List<ServiceProcess> instances = fleet.instances();
             load(instances, "warm-up", 1_000_000_000L, new ConcurrentLinkedQueue<>(), new ConcurrentLinkedQueue<>());
             ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
@@ -106,6 +97,16 @@ class SettledFleetIT {
 
     private static final int CHAT_BURST = 1500;
     private static final int CHAT_MONTH = 3000;
+    /**
+     * What the {@link SharedFleet} starts with for this test: completions at N tokens per second, sliding-counter, charged
+     * a fixed estimate first; the demo's chat a month of CHAT_MONTH tokens, at most CHAT_BURST in any second.
+     */
+    static final List<String> SETTINGS = List.of("-Dslidegate.policies.completion-tokens.limits=" + N + "/1s",
+            "-Dslidegate.policies.completion-tokens.strategy=sliding-counter",
+            "-Dslidegate.policies.completion-tokens.cost-resolver=", // (the demo estimates max-tokens)
+            "-Dslidegate.policies.completion-tokens.cost=" + ESTIMATE,
+            "-Dslidegate.policies.chat-tokens.limits=" + CHAT_MONTH + "/month",
+            "-Dslidegate.policies.chat-burst.limits=" + CHAT_BURST + "/1s");
     /** How long the clients chat: the month's budget is spent in about 2 s at the burst's rate. */
     private static final long CHAT_NANOS = 3_000_000_000L;
 

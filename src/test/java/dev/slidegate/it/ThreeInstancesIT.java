@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.testing.Brackets;
-import dev.slidegate.testing.RedisServer;
 
 /**
  * Multi-instance exactness: the packaged service as 3 processes on one redis-server, with the shipped
@@ -31,6 +30,9 @@ import dev.slidegate.testing.RedisServer;
 class ThreeInstancesIT {
 
     private static final int N = 50;
+    /** What the {@link SharedFleet} starts with for this test: {@code reports} at N per second, sliding-log. */
+    static final List<String> SETTINGS = List.of("-Dslidegate.policies.reports.limits=" + N + "/1s",
+            "-Dslidegate.policies.reports.strategy=sliding-log");
     private static final long W_NANOS = 1_000_000_000L;
     private static final long SECONDS = Long.getLong("three.instances.seconds", 10);
 
@@ -45,7 +47,7 @@ class ThreeInstancesIT {
 
     @Test
     void noKeyEverGetsMoreThanNInAnyWindow() throws Exception {
-        try (RedisServer redis = RedisServer.start(); ServiceProcess.Fleet fleet = start(redis)) {
+        try (SharedFleet fleet = SharedFleet.use(ThreeInstancesIT.class)) {
             List<ServiceProcess> instances = fleet.instances();
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             Map<String, Admitted> admitted = new ConcurrentHashMap<>();
@@ -110,11 +112,5 @@ class ThreeInstancesIT {
             assertTrue(worst <= N, worst + " admitted calls of key " + worstKey + " lie within one window of 1 s");
             assertTrue(hot >= 0.8 * N * SECONDS, "the hot key was admitted only " + hot + " times: over-cautious");
         }
-    }
-
-    private static ServiceProcess.Fleet start(RedisServer redis) {
-        return ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
-                "-Dslidegate.policies.reports.limits=" + N + "/1s",
-                "-Dslidegate.policies.reports.strategy=sliding-log");
     }
 }

@@ -20,7 +20,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import dev.slidegate.testing.Brackets;
-import dev.slidegate.testing.RedisServer;
 
 /**
  * Calls that wait for their permits across a fleet (issue 38): the packaged service as 3 processes on one
@@ -36,6 +35,8 @@ import dev.slidegate.testing.RedisServer;
 class WaitingInstancesIT {
 
     private static final int N = 5;
+    /** What the {@link SharedFleet} starts with for this test: the warehouse at N per 500 ms. */
+    static final List<String> SETTINGS = List.of("-Dslidegate.policies.warehouse.limits=" + N + "/500ms");
     private static final long W_MICROS = 500_000;
     private static final long TOLERANCE_MICROS = 50_000; // slidegate.wait.late-tolerance, shipped
     private static final Pattern ASKED = Pattern.compile("\"askedAt\":\"([^\"]+)\"");
@@ -45,7 +46,7 @@ class WaitingInstancesIT {
 
     @Test
     void theWarehouseIsPacedExactlyAcrossThreeInstances() throws Exception {
-        try (RedisServer redis = RedisServer.start(); ServiceProcess.Fleet fleet = start(redis)) {
+        try (SharedFleet fleet = SharedFleet.use(WaitingInstancesIT.class)) {
             List<ServiceProcess> instances = fleet.instances();
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             for (ServiceProcess s : instances) { // warm each instance's path once (answers within its max-wait)
@@ -130,10 +131,5 @@ class WaitingInstancesIT {
 
     private static long micros(Instant t) {
         return t.getEpochSecond() * 1_000_000 + t.getNano() / 1000;
-    }
-
-    private static ServiceProcess.Fleet start(RedisServer redis) {
-        return ServiceProcess.fleet(3, "-Dquarkus.redis.hosts=" + redis.uri(),
-                "-Dslidegate.policies.warehouse.limits=" + N + "/500ms");
     }
 }
