@@ -113,20 +113,52 @@ public final class SettingsCheck {
     private SettingsCheck() {
     }
 
+    /** The configuration {@link #checkOnce} checked last: a start-up checks it once, whoever asks first. */
+    private static volatile SlidegateConfig checked;
+
+    /**
+     * {@link #check}, unless this very configuration was checked already: the store's producer and the start-up observer
+     * both ask, and a start-up pays for one check.
+     */
+    public static void checkOnce(Config config, SlidegateConfig slidegate) {
+        if (checked != slidegate) {
+            check(config, slidegate);
+            checked = slidegate;
+        }
+    }
+
     /**
      * @throws ConfigurationException naming the first setting that is wrong
      */
     public static void check(Config config, SlidegateConfig slidegate) {
         Map<String, Kind> known = concrete(slidegate);
-        known.forEach((name, kind) -> checkRaw(config, name, kind));
-        Set<String> environment = new java.util.HashSet<>();
-        known.keySet().forEach(n -> environment.add(environmentName(n)));
+        // the raw values given: the settings a source lists by name (SmallRye lists a profile's property under its plain
+        // name), or, where any is given as an environment variable, every setting (an environment variable has no dotted
+        // name to look for); looking up each of some hundred settings, nearly all of them absent, cost more than a start
+        // of the rest of Slidegate allocates
+        List<String> fromEnvironment = new java.util.ArrayList<>();
         for (org.eclipse.microprofile.config.spi.ConfigSource source : config.getConfigSources()) {
-            if (!(source instanceof io.smallrye.config.EnvConfigSource)) {
-                continue;
+            if (source instanceof io.smallrye.config.EnvConfigSource) {
+                for (String name : source.getPropertyNames()) {
+                    if (name.startsWith("SLIDEGATE_")) {
+                        fromEnvironment.add(name);
+                    }
+                }
             }
-            for (String name : new java.util.TreeSet<>(source.getPropertyNames())) {
-                if (name.startsWith("SLIDEGATE_") && !environment.contains(LIST_INDEX.matcher(name).replaceFirst(""))) {
+        }
+        if (fromEnvironment.isEmpty()) {
+            for (String name : config.getPropertyNames()) {
+                Kind kind = name.startsWith("slidegate.") ? known.get(name) : null;
+                if (kind != null) {
+                    checkRaw(config, name, kind);
+                }
+            }
+        } else {
+            known.forEach((name, kind) -> checkRaw(config, name, kind));
+            Set<String> environment = new java.util.HashSet<>();
+            known.keySet().forEach(n -> environment.add(environmentName(n)));
+            for (String name : new java.util.TreeSet<>(fromEnvironment)) {
+                if (!environment.contains(LIST_INDEX.matcher(name).replaceFirst(""))) {
                     throw fail(name + " (an environment variable) is no Slidegate setting: under SLIDEGATE_ only the "
                             + "environment form of a slidegate.* property is read, such as SLIDEGATE_POLICIES_<NAME>_LIMITS for "
                             + "slidegate.policies.<name>.limits; a policy or plan whose name holds '-' or '.' must also be "

@@ -15,6 +15,6 @@ import io.quarkus.runtime.StartupEvent;
 class SettingsCheckOnStart {
 
     void onStart(@Observes @Priority(1) StartupEvent event, SlidegateConfig config) {
-        SettingsCheck.check(ConfigProvider.getConfig(), config);
+        SettingsCheck.checkOnce(ConfigProvider.getConfig(), config);
     }
 }

@@ -58,7 +58,7 @@ public class StoreProducer {
         // the store is built while Quarkus starts, before any start-up observer runs (SettingsCheckOnStart
         // covers a service that builds none): check the settings it is built from first
         org.eclipse.microprofile.config.Config settings = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        SettingsCheck.check(settings, config);
+        SettingsCheck.checkOnce(settings, config);
         RedisClientSettings client = RedisClientSettings.of(config.redis().client(), settings);
         boolean redisConfigured = client.hosts().isPresent();
         String why;

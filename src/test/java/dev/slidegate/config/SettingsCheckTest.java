@@ -62,6 +62,22 @@ class SettingsCheckTest {
         assertEquals(true, e.getMessage().startsWith("Invalid Slidegate configuration: " + expected), e.getMessage());
     }
 
+    // the check reads the raw values the sources list by name (no lookup of every setting there is): a property of the
+    // active profile is listed under its plain name, and checked as one
+    @Test
+    void aSettingOfTheActiveProfileIsCheckedToo() {
+        SmallRyeConfig config = new io.smallrye.config.SmallRyeConfigBuilder().withMapping(SlidegateConfig.class)
+                .withValidateUnknown(false).withProfile("prod")
+                .withConverter(java.time.Duration.class, 100, new io.quarkus.runtime.configuration.DurationConverter())
+                .withSources(new io.smallrye.config.PropertiesConfigSource(
+                        Map.of("%prod.slidegate.enabled", "ture", "%dev.slidegate.admin.enabled", "1"), "test", 250))
+                .build();
+        ConfigurationException e = assertThrows(ConfigurationException.class,
+                () -> SettingsCheck.check(config, config.getConfigMapping(SlidegateConfig.class)));
+        assertEquals("Invalid Slidegate configuration: slidegate.enabled: 'ture' is not a boolean: expected true or false",
+                e.getMessage());
+    }
+
     @Test
     void everySettingSlidegateReadsIsAccepted() {
         Map<String, String> all = new HashMap<>();
