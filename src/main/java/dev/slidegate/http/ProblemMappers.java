@@ -71,14 +71,18 @@ public class ProblemMappers {
      */
     public void refuse(ResteasyReactiveContainerRequestContext request, RateLimitExceededException e) {
         RefusalBodies.Body b = refusals.of(e, writeJson);
-        abort(request, b.problem(), b.json());
+        abort(request, b.response(ProblemMappers::response));
     }
 
     private void abort(ResteasyReactiveContainerRequestContext request, Problem problem, byte[] json) {
+        abort(request, response(problem, json));
+    }
+
+    private void abort(ResteasyReactiveContainerRequestContext request, Response response) {
         if (fixedWriter) {
             fixWriter(request);
         }
-        request.abortWith(response(problem, json));
+        request.abortWith(response);
     }
 
     private void fixWriter(ResteasyReactiveContainerRequestContext request) {

@@ -9,14 +9,55 @@ import dev.slidegate.api.RateLimitExceededException;
 /**
  * The latest refusal's problem and JSON body of each policy, reused while a flood's refusals are alike: the same policy
  * (the very object), the same limit, the same Retry-After second, the same kind of refusal and cost. A flood refused many
- * times a second then builds no sentence and writes no body per request (in a native service, some 700 bytes a refusal
- * less). A refusal unlike the latest one of its slot is built as before and becomes the latest; nothing is ever answered
+ * times a second then builds no sentence and writes no body per request (in a native service, some 0.9 KB a refusal less,
+ * and the response the REST layer answers with once more). A refusal unlike the latest one of its slot is built as before and
+ * becomes the latest; nothing is ever answered
  * that the refusal would not have built itself.
  */
 final class RefusalBodies {
 
-    /** A refusal as answered: what decides its body, then the body. */
-    record Body(Policy policy, int limit, long retryAfter, int kind, int cost, Problem problem, byte[] json) {
+    /**
+     * A refusal as answered: what decides its body, then the body; and, once the REST layer answered it, the response it
+     * answered with (RESTEasy only reads a filter's response: it copies it into a builder of its own before writing).
+     */
+    static final class Body {
+        private final Policy policy;
+        private final int limit;
+        private final long retryAfter;
+        private final int kind;
+        private final int cost;
+        private final Problem problem;
+        private final byte[] json;
+        private volatile jakarta.ws.rs.core.Response response;
+
+        Body(Policy policy, int limit, long retryAfter, int kind, int cost, Problem problem, byte[] json) {
+            this.policy = policy;
+            this.limit = limit;
+            this.retryAfter = retryAfter;
+            this.kind = kind;
+            this.cost = cost;
+            this.problem = problem;
+            this.json = json;
+        }
+
+        Problem problem() {
+            return problem;
+        }
+
+        byte[] json() {
+            return json;
+        }
+
+        /** The response answering this refusal in the REST layer, built by {@code build} the first time. */
+        jakarta.ws.rs.core.Response response(
+                java.util.function.BiFunction<Problem, byte[], jakarta.ws.rs.core.Response> build) {
+            jakarta.ws.rs.core.Response r = response;
+            if (r == null) {
+                r = build.apply(problem, json);
+                response = r;
+            }
+            return r;
+        }
 
         boolean answers(RateLimitExceededException e) {
             return e.decision().policy() == policy && e.decision().trippedIndex() == limit

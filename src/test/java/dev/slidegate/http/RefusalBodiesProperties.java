@@ -83,6 +83,19 @@ class RefusalBodiesProperties {
         assertEquals(60L, first.problem().retryAfter());
         RefusalBodies.Body twin = bodies.of(refused(POLICIES.get(1), 0, 58_900_000), PROBLEMS::json);
         assertNotSame(later, twin, "another policy object of the same name builds its own");
+        // the REST layer's response is built once per body, with its status, Retry-After and bytes
+        int[] built = new int[1];
+        java.util.function.BiFunction<Problem, byte[], jakarta.ws.rs.core.Response> build = (problem, json) -> {
+            built[0]++;
+            return jakarta.ws.rs.core.Response.status(problem.status()).entity(json)
+                    .header("Retry-After", problem.retryAfter()).build();
+        };
+        jakarta.ws.rs.core.Response answered = first.response(build);
+        assertSame(answered, first.response(build));
+        assertEquals(1, built[0]);
+        assertEquals(429, answered.getStatus());
+        assertSame(first.json(), answered.getEntity());
+        assertNotSame(answered, later.response(build), "the next second's body answers with its own response");
     }
 
     private static RateLimitExceededException refused(Policy p, int limit, long retryMicros) {
