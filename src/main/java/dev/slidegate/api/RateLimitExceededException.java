@@ -77,7 +77,8 @@ public class RateLimitExceededException extends RuntimeException {
     }
 
     private static boolean neverAdmissible(Decision d, int cost) {
-        return d.trippedLimit().map(l -> cost > l.permits()).orElse(false);
+        int tripped = d.trippedIndex(); // (no Optional: asked of every refusal, whose answer may be reused)
+        return tripped >= 0 && cost > d.policy().limits().get(tripped).permits();
     }
 
     /** The refusal, with the limit that tripped and how long to wait. */

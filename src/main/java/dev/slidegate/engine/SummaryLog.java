@@ -68,6 +68,10 @@ final class SummaryLog {
         if (!log.isInfoEnabled()) {
             return;
         }
-        summaries.computeIfAbsent(d.policy().name(), n -> new IntervalSummary(intervalNanos, nanoTime)).record(d, line);
+        IntervalSummary summary = summaries.get(d.policy().name()); // (no capturing lambda made per refusal)
+        if (summary == null) {
+            summary = summaries.computeIfAbsent(d.policy().name(), n -> new IntervalSummary(intervalNanos, nanoTime));
+        }
+        summary.record(d, line);
     }
 }

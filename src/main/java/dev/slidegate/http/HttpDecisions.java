@@ -28,15 +28,68 @@ public final class HttpDecisions {
         if (decision.fallback() && decision.policy().failMode() == dev.slidegate.api.FailMode.OPEN) {
             return;
         }
-        List<Decision> decisions = rc.get(KEY);
-        if (decisions == null) {
-            List<Decision> created = new ArrayList<>(2);
-            rc.put(KEY, created);
-            rc.addHeadersEndHandler(v -> RateLimitHeaders.write(rc.response().headers(), created, rc.get(PARTITIONS)));
-            decisions = created;
+        Recorded recorded = rc.get(KEY);
+        if (recorded == null) {
+            recorded = new Recorded(rc);
+            rc.put(KEY, recorded);
+            rc.addHeadersEndHandler(recorded);
         }
-        synchronized (decisions) {
-            decisions.add(decision);
+        recorded.add(decision);
+    }
+
+    /**
+     * The decisions of one request, written as its RateLimit fields when its headers go out. Decisions are added (and
+     * taken back) from whichever thread decides; the list is replaced, never changed, so the writer reads a whole one
+     * without a lock (a lock on a list made per request cost each request a monitor in a native executable).
+     */
+    private static final class Recorded implements io.vertx.core.Handler<Void> {
+        private static final java.lang.invoke.VarHandle DECISIONS;
+        static {
+            try {
+                DECISIONS = java.lang.invoke.MethodHandles.lookup().findVarHandle(Recorded.class, "decisions", List.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final RoutingContext rc;
+        @SuppressWarnings("unused") // through DECISIONS
+        private volatile List<Decision> decisions = List.of();
+
+        Recorded(RoutingContext rc) {
+            this.rc = rc;
+        }
+
+        void add(Decision d) {
+            List<Decision> was;
+            List<Decision> now;
+            do {
+                was = decisions;
+                if (was.isEmpty()) {
+                    now = List.of(d);
+                } else {
+                    List<Decision> grown = new ArrayList<>(was.size() + 1);
+                    grown.addAll(was);
+                    grown.add(d);
+                    now = java.util.Collections.unmodifiableList(grown);
+                }
+            } while (!DECISIONS.compareAndSet(this, was, now));
+        }
+
+        void remove(List<Decision> made) {
+            List<Decision> was;
+            List<Decision> now;
+            do {
+                was = decisions;
+                List<Decision> kept = new ArrayList<>(was);
+                kept.removeIf(d -> made.stream().anyMatch(m -> m == d));
+                now = java.util.Collections.unmodifiableList(kept);
+            } while (!DECISIONS.compareAndSet(this, was, now));
+        }
+
+        @Override
+        public void handle(Void v) {
+            RateLimitHeaders.write(rc.response().headers(), decisions, rc.get(PARTITIONS));
         }
     }
 
@@ -55,11 +108,9 @@ public final class HttpDecisions {
 
     /** Forgets {@code made} (the very decisions recorded), for a call decided again: its new decisions are recorded instead. */
     public static void forget(RoutingContext rc, List<Decision> made) {
-        List<Decision> decisions = rc.get(KEY);
-        if (decisions != null) {
-            synchronized (decisions) {
-                decisions.removeIf(d -> made.stream().anyMatch(m -> m == d));
-            }
+        Recorded recorded = rc.get(KEY);
+        if (recorded != null) {
+            recorded.remove(made);
         }
     }
 }

@@ -93,7 +93,7 @@ public final class RateLimitHeaders {
     /**
      * The values of {@code RateLimit-Policy} and {@code RateLimit} (in that order) that {@code decisions} make, or
      * {@code null} when none has a limit's state (answers other than HTTP ones carry them too: Envoy's rate-limit
-     * service).
+     * service). Nothing may change {@code decisions} meanwhile (a request's are replaced, never changed).
      */
     public static String[] fields(List<Decision> decisions) {
         return fields(decisions, null);
@@ -103,35 +103,33 @@ public final class RateLimitHeaders {
         String policyField = null;
         StringBuilder policies = null; // only with more than one decision
         StringBuilder state = new StringBuilder(64);
-        synchronized (decisions) {
-            for (Decision d : decisions) {
-                List<LimitState> states = d.states();
-                if (states.isEmpty()) {
-                    continue;
+        for (Decision d : decisions) {
+            List<LimitState> states = d.states();
+            if (states.isEmpty()) {
+                continue;
+            }
+            // states of other limits than the policy's (not written by the stores) are spelled out
+            Written w = sameLimits(d.policy(), states) ? WRITTEN.get(d.policy()) : null;
+            String pk = partitions == null ? null : partitions.get(d);
+            String field = pk != null ? spelledOut(d, pk) : w != null ? w.policyField : spelledOut(d, null);
+            if (policyField == null) {
+                policyField = field;
+            } else {
+                if (policies == null) {
+                    policies = new StringBuilder(policyField);
                 }
-                // states of other limits than the policy's (not written by the stores) are spelled out
-                Written w = sameLimits(d.policy(), states) ? WRITTEN.get(d.policy()) : null;
-                String pk = partitions == null ? null : partitions.get(d);
-                String field = pk != null ? spelledOut(d, pk) : w != null ? w.policyField : spelledOut(d, null);
-                if (policyField == null) {
-                    policyField = field;
+                policies.append(", ").append(field);
+            }
+            for (int i = 0; i < states.size(); i++) {
+                separate(state);
+                if (w != null) {
+                    state.append(w.statePrefixes[i]);
                 } else {
-                    if (policies == null) {
-                        policies = new StringBuilder(policyField);
-                    }
-                    policies.append(", ").append(field);
+                    state.append('"').append(d.policy().quotaName(i)).append("\";r=");
                 }
-                for (int i = 0; i < states.size(); i++) {
-                    separate(state);
-                    if (w != null) {
-                        state.append(w.statePrefixes[i]);
-                    } else {
-                        state.append('"').append(d.policy().quotaName(i)).append("\";r=");
-                    }
-                    state.append(states.get(i).remaining()).append(";t=").append(states.get(i).resetSeconds());
-                    if (pk != null) {
-                        state.append(pk);
-                    }
+                state.append(states.get(i).remaining()).append(";t=").append(states.get(i).resetSeconds());
+                if (pk != null) {
+                    state.append(pk);
                 }
             }
         }
