@@ -84,6 +84,17 @@ class EarlyDecisionsTest {
         } finally {
             RefusalProviders.claim = false;
         }
+        // alike refusals share one response (RefusalBodies): a filter that replaced one answer changed no later one, and
+        // no field is written twice
+        for (int i = 0; i < 3; i++) {
+            io.restassured.response.Response again = given().get("/test/early/blocking");
+            assertEquals(429, again.statusCode());
+            assertEquals("application/problem+json", again.contentType());
+            assertEquals("early-blocking", again.jsonPath().getString("policy"));
+            for (String field : new String[] { "Retry-After", "Content-Type", "RateLimit", "RateLimit-Policy" }) {
+                assertEquals(1, again.headers().getList(field).size(), field + " in " + again.headers());
+            }
+        }
         assertEquals(3, EarlyResource.BLOCKING_CALLS.get());
     }
 
