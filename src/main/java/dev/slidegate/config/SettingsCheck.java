@@ -132,10 +132,7 @@ public final class SettingsCheck {
      */
     public static void check(Config config, SlidegateConfig slidegate) {
         Map<String, Kind> known = concrete(slidegate);
-        // the raw values given: the settings a source lists by name (SmallRye lists a profile's property under its plain
-        // name), or, where any is given as an environment variable, every setting (an environment variable has no dotted
-        // name to look for); looking up each of some hundred settings, nearly all of them absent, cost more than a start
-        // of the rest of Slidegate allocates
+        known.forEach((name, kind) -> checkRaw(config, name, kind)); // looked up, not listed: a source may list no names
         List<String> fromEnvironment = new java.util.ArrayList<>();
         for (org.eclipse.microprofile.config.spi.ConfigSource source : config.getConfigSources()) {
             if (source instanceof io.smallrye.config.EnvConfigSource) {
@@ -146,15 +143,7 @@ public final class SettingsCheck {
                 }
             }
         }
-        if (fromEnvironment.isEmpty()) {
-            for (String name : config.getPropertyNames()) {
-                Kind kind = name.startsWith("slidegate.") ? known.get(name) : null;
-                if (kind != null) {
-                    checkRaw(config, name, kind);
-                }
-            }
-        } else {
-            known.forEach((name, kind) -> checkRaw(config, name, kind));
+        if (!fromEnvironment.isEmpty()) {
             Set<String> environment = new java.util.HashSet<>();
             known.keySet().forEach(n -> environment.add(environmentName(n)));
             for (String name : new java.util.TreeSet<>(fromEnvironment)) {

@@ -62,8 +62,7 @@ class SettingsCheckTest {
         assertEquals(true, e.getMessage().startsWith("Invalid Slidegate configuration: " + expected), e.getMessage());
     }
 
-    // the check reads the raw values the sources list by name (no lookup of every setting there is): a property of the
-    // active profile is listed under its plain name, and checked as one
+    // a property of the active profile is read under its plain name, and checked as one
     @Test
     void aSettingOfTheActiveProfileIsCheckedToo() {
         SmallRyeConfig config = new io.smallrye.config.SmallRyeConfigBuilder().withMapping(SlidegateConfig.class)
