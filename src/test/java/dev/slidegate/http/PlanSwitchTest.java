@@ -2,8 +2,6 @@ package dev.slidegate.http;
 
 import static io.restassured.RestAssured.given;
 
-import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 
 import io.quarkus.test.junit.QuarkusTest;
@@ -14,18 +12,8 @@ import io.quarkus.test.junit.TestProfile;
  * plan's limits at once (each plan has windows of its own).
  */
 @QuarkusTest
-@TestProfile(PlanSwitchTest.Switching.class)
+@TestProfile(ServiceChoicesTest.LibraryDefaults.class) // its plan settings and resolver are this class's
 class PlanSwitchTest {
-
-    public static class Switching extends SmallLimits {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            return plus("quarkus.arc.selected-alternatives", HeaderPlans.class.getName(),
-                    "slidegate.policies.reports.plans.free.limits", "2/1h",
-                    "slidegate.policies.reports.plans.pro.limits", "4/1h",
-                    "slidegate.policies.reports.default-plan", "free");
-        }
-    }
 
     @Test
     void upgradingFromFreeToProLiftsTheLimit() {

@@ -31,10 +31,16 @@ public class ServiceChoicesTest {
     public static class LibraryDefaults extends SmallLimits {
         @Override
         public java.util.Map<String, String> getConfigOverrides() {
-            // (AdminRootTest shares this start: the admin where a service puts it, for the role it names)
+            // (AdminRootTest shares this start: the admin where a service puts it, for the role it names; and PlanSwitchTest:
+            // a PlanResolver of the service's own, reading X-Plan, and plans of reports that only its requests name, which
+            // neither of the others reads: their calls of reports lack the API key, their admin calls read products)
             return plus("slidegate.http.header-timeout", "0", "slidegate.http.problem-bodies", "slidegate",
                     "slidegate.openapi.enabled", "false", "slidegate.admin.root-path", "/ops/rate-limits",
-                    "slidegate.admin.role", "viewer");
+                    "slidegate.admin.role", "viewer",
+                    "quarkus.arc.selected-alternatives", HeaderPlans.class.getName(),
+                    "slidegate.policies.reports.plans.free.limits", "2/1h",
+                    "slidegate.policies.reports.plans.pro.limits", "4/1h",
+                    "slidegate.policies.reports.default-plan", "free");
         }
     }
 
