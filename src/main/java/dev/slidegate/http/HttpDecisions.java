@@ -53,8 +53,7 @@ public final class HttpDecisions {
         }
 
         private final RoutingContext rc;
-        @SuppressWarnings("unused") // through DECISIONS
-        private volatile List<Decision> decisions = List.of();
+        private volatile List<Decision> decisions = List.of(); // replaced through DECISIONS
 
         Recorded(RoutingContext rc) {
             this.rc = rc;

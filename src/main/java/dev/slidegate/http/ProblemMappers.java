@@ -62,7 +62,7 @@ public class ProblemMappers {
      * run-time lookup back (RESTEasy resets the writer then).
      */
     public void abort(ResteasyReactiveContainerRequestContext request, Problem problem) {
-        abort(request, problem, json(problem));
+        abort(request, response(problem));
     }
 
     /**
@@ -72,10 +72,6 @@ public class ProblemMappers {
     public void refuse(ResteasyReactiveContainerRequestContext request, RateLimitExceededException e) {
         RefusalBodies.Body b = refusals.of(e, writeJson);
         abort(request, b.response(ProblemMappers::response));
-    }
-
-    private void abort(ResteasyReactiveContainerRequestContext request, Problem problem, byte[] json) {
-        abort(request, response(problem, json));
     }
 
     private void abort(ResteasyReactiveContainerRequestContext request, Response response) {
@@ -293,8 +289,7 @@ public class ProblemMappers {
 
     @ServerExceptionMapper
     public Response tooManyRequests(RateLimitExceededException e) {
-        RefusalBodies.Body b = refusals.of(e, writeJson);
-        return response(b.problem(), b.json());
+        return refusals.of(e, writeJson).response(ProblemMappers::response);
     }
 
     @ServerExceptionMapper

@@ -9,10 +9,9 @@ import dev.slidegate.api.RateLimitExceededException;
 /**
  * The latest refusal's problem and JSON body of each policy, reused while a flood's refusals are alike: the same policy
  * (the very object), the same limit, the same Retry-After second, the same kind of refusal and cost. A flood refused many
- * times a second then builds no sentence and writes no body per request (in a native service, some 0.9 KB a refusal less,
- * and the response the REST layer answers with once more). A refusal unlike the latest one of its slot is built as before and
- * becomes the latest; nothing is ever answered
- * that the refusal would not have built itself.
+ * times a second then builds no sentence, writes no body and, in the REST layer (a filter or the exception mapper), builds
+ * no response per request (in a native service about 2 KB a refusal less). A refusal unlike the latest one of its slot is
+ * built as before and becomes the latest; nothing is ever answered that the refusal would not have built itself.
  */
 final class RefusalBodies {
 
