@@ -3,6 +3,7 @@ package dev.slidegate.it;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import dev.slidegate.testing.RedisServer;
@@ -18,8 +19,10 @@ import dev.slidegate.testing.RedisServer;
  */
 final class SharedFleet implements AutoCloseable {
 
-    private static final List<Class<?>> USERS = List.of(ThreeInstancesIT.class, InFlightFleetIT.class,
-            WaitingInstancesIT.class, SettledFleetIT.class);
+    /** Its users, each with the settings it changes (the demo's archives as shipped: none). */
+    private static final Map<Class<?>, List<String>> USERS = Map.of(ThreeInstancesIT.class, ThreeInstancesIT.SETTINGS,
+            InFlightFleetIT.class, List.of(), WaitingInstancesIT.class, WaitingInstancesIT.SETTINGS, SettledFleetIT.class,
+            SettledFleetIT.SETTINGS);
     private static final Set<Class<?>> DONE = new HashSet<>();
     private static RedisServer redis;
     private static ServiceProcess.Fleet fleet;
@@ -32,15 +35,13 @@ final class SharedFleet implements AutoCloseable {
 
     /** The shared fleet for {@code user}, one of {@link #USERS}; started if it is the first. */
     static synchronized SharedFleet use(Class<?> user) {
-        if (!USERS.contains(user)) {
+        if (!USERS.containsKey(user)) {
             throw new IllegalArgumentException(user + " is not a user of the shared fleet: add it and its settings");
         }
         if (fleet == null) {
             redis = RedisServer.start();
             List<String> properties = new ArrayList<>(List.of("-Dquarkus.redis.hosts=" + redis.uri()));
-            properties.addAll(ThreeInstancesIT.SETTINGS);
-            properties.addAll(WaitingInstancesIT.SETTINGS);
-            properties.addAll(SettledFleetIT.SETTINGS);
+            USERS.values().forEach(properties::addAll);
             try {
                 fleet = ServiceProcess.fleet(3, properties.toArray(String[]::new));
             } catch (RuntimeException e) {
@@ -61,7 +62,7 @@ final class SharedFleet implements AutoCloseable {
     public void close() {
         synchronized (SharedFleet.class) {
             DONE.add(user);
-            if (DONE.containsAll(USERS) && fleet != null) {
+            if (DONE.containsAll(USERS.keySet()) && fleet != null) {
                 fleet.close();
                 redis.close();
                 fleet = null;
