@@ -176,7 +176,8 @@ public class RedisStackFactory implements RedisStacks {
                 Duration.ofSeconds(1));
         owned.add(fleetClock);
         return new StoreStack(store, Optional.of(fallback.breaker()), Optional.ofNullable(refusals), owned, overrides,
-                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock, Optional.ofNullable(hot));
+                new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock, Optional.ofNullable(hot),
+                decisions.instants());
     }
 
     @Override

@@ -51,6 +51,13 @@ public class StoreProducer {
         return stack.decisions();
     }
 
+    /** Where the shared store's clock falls on this instance's: where a held call's permit lies. */
+    @Produces
+    @Singleton
+    dev.slidegate.core.PermitInstants instants(StoreStack stack) {
+        return stack.instants();
+    }
+
     /** The store stack chosen by {@code slidegate.store}, assembled here and nowhere else. */
     @Produces
     @Singleton

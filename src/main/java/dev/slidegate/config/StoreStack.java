@@ -30,10 +30,14 @@ import dev.slidegate.redis.RefusalCache;
  * @param fleetClock the clock every instance judges alike by (override expiry): with Redis, the instance's clock set
  *        to the Redis server's ({@link dev.slidegate.redis.RedisClock}); in process, the instance's own
  * @param hotKeys the hot keys admitted from permits taken ahead of Redis; empty in process or when turned off
+ * @param instants where the shared store's clock falls on the instance's, as its answers said: where a held call's permit
+ *        lies however late its own answer came ({@link dev.slidegate.core.PermitInstants}); unknown in process (the
+ *        instance's own clock) and on a cluster (a clock per node)
  */
 public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
         List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, StoreInspection inspection, WriteProbe probe,
-        dev.slidegate.core.Clock fleetClock, Optional<dev.slidegate.core.HotKeys> hotKeys)
+        dev.slidegate.core.Clock fleetClock, Optional<dev.slidegate.core.HotKeys> hotKeys,
+        dev.slidegate.core.PermitInstants instants)
         implements
             AutoCloseable {
 
@@ -57,6 +61,14 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
         owned = List.copyOf(owned);
     }
 
+    /** A stack whose store's clock is not learned ({@link dev.slidegate.core.PermitInstants#unknown()}). */
+    public StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Optional<RefusalCache> refusals,
+            List<AutoCloseable> owned, dev.slidegate.api.OverrideSource overrides, StoreInspection inspection, WriteProbe probe,
+            dev.slidegate.core.Clock fleetClock, Optional<dev.slidegate.core.HotKeys> hotKeys) {
+        this(decisions, breaker, refusals, owned, overrides, inspection, probe, fleetClock, hotKeys,
+                dev.slidegate.core.PermitInstants.unknown());
+    }
+
     /**
      * The in-process stack: decisions through {@code decisions} (the store, perhaps metered), the admin
      * straight to the store, at most {@link #ADMIN_IN_FLIGHT} reads at once; overrides in this
@@ -75,7 +87,7 @@ public record StoreStack(DecisionStore decisions, Optional<Breaker> breaker, Opt
     public StoreStack occupyingLate(long toleranceMicros) {
         dev.slidegate.core.LateOccupancy late = new dev.slidegate.core.LateOccupancy(decisions, toleranceMicros);
         return new StoreStack(late, breaker, refusals, owned, overrides, late.inspection(inspection), probe, fleetClock,
-                hotKeys);
+                hotKeys, instants);
     }
 
     /** Refusals answered from memory of an earlier Redis refusal, without a Redis call, since start. */

@@ -33,11 +33,11 @@ final class Chain {
     private final Upstreams upstreams;
 
     Chain(DecisionStore store, Admission admission, Overrides overrides, Waits waits, WaitStats waitStats,
-            Upstreams upstreams, Leases leases) {
+            Upstreams upstreams, Leases leases, dev.slidegate.core.PermitInstants instants) {
         this.overrides = overrides;
         this.upstreams = upstreams;
         this.ends = new CallEnds(leases, new Settlements(store, waits::nanoTime), store);
-        this.wait = new WaitStage(this, waits, waitStats, admission);
+        this.wait = new WaitStage(this, waits, waitStats, admission, instants);
         this.upstream = new UpstreamStage(this, upstreams);
         this.rate = new RateStage(this, store, store, store, overrides, admission, waitStats);
     }

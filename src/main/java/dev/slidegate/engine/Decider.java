@@ -36,16 +36,22 @@ public class Decider {
     /** A decider off any event loop ({@link Threads#INLINE}), as a test runs it. */
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
             WaitStats waitStats, Upstreams upstreams, Leases leases) {
-        this(keys, store, plans, admission, overrides, waits, waitStats, upstreams, leases, Threads.INLINE);
+        this(keys, store, plans, admission, overrides, waits, waitStats, upstreams, leases, Threads.INLINE,
+                dev.slidegate.core.PermitInstants.unknown());
     }
 
+    /**
+     * @param instants where the store's clock falls on the instance's, as its answers said: where a held call's permit
+     *        lies, however late its own answer came
+     */
     @jakarta.inject.Inject
     Decider(CallerKeys keys, DecisionStore store, PlanResolver plans, Admission admission, Overrides overrides, Waits waits,
-            WaitStats waitStats, Upstreams upstreams, Leases leases, Threads threads) {
+            WaitStats waitStats, Upstreams upstreams, Leases leases, Threads threads,
+            dev.slidegate.core.PermitInstants instants) {
         this.threads = threads;
         this.keys = keys;
         this.plans = plans;
-        this.chain = new Chain(store, admission, overrides, waits, waitStats, upstreams, leases);
+        this.chain = new Chain(store, admission, overrides, waits, waitStats, upstreams, leases, instants);
     }
 
     /**

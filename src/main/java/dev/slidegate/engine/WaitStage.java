@@ -27,12 +27,16 @@ final class WaitStage {
     private final Waits waits;
     private final WaitStats waitStats;
     private final Admission admission;
+    /** Where the store's clock falls on the instance's: where a held call's permit lies. */
+    private final dev.slidegate.core.PermitInstants instants;
 
-    WaitStage(Chain chain, Waits waits, WaitStats waitStats, Admission admission) {
+    WaitStage(Chain chain, Waits waits, WaitStats waitStats, Admission admission,
+            dev.slidegate.core.PermitInstants instants) {
         this.chain = chain;
         this.waits = waits;
         this.waitStats = waitStats;
         this.admission = admission;
+        this.instants = instants;
     }
 
     /** Before policy {@code a} of the call is asked: its place in the waiting room, where it may wait. */
@@ -48,14 +52,25 @@ final class WaitStage {
         return new Entry(place, a.maxWait() > 0 && place == null, asked);
     }
 
-    /** Policy {@code d} admitted the call: at once, or for a later instant, which pushes the call's deadline there. */
+    /**
+     * Policy {@code d} admitted the call: at once, or for a later instant, which pushes the call's deadline there. The
+     * call alone knows that instant to within its answer's round trip (the store decided after the asking, before the
+     * arrival); where the store's clock was placed on this instance's by its answers
+     * ({@link dev.slidegate.core.PermitInstants}),
+     * to within one quick answer's, however late this one came.
+     */
     void admittedFor(Call call, Decision d, Entry entry) {
         if (!holds(d)) {
             leave(entry.place());
             return;
         }
-        long until = waits.nanoTime() + d.waitMicros() * 1000; // from the answer's arrival
+        long now = waits.nanoTime();
+        long until = now + d.waitMicros() * 1000; // from the answer's arrival: never before the permit
         long earliest = entry.askedNanos() + d.waitMicros() * 1000; // the store decided after it was asked
+        if (!d.fallback()) { // (a fallback's decision is on this instance's clock)
+            until = Math.min(until, Math.max(now, instants.latestNanos(d.atMicros())));
+            earliest = Math.max(earliest, instants.earliestNanos(d.atMicros()));
+        }
         call.earliestNanos = call.holds && call.deadlineNanos >= until ? call.earliestNanos : earliest;
         call.deadlineNanos = call.holds ? Math.max(call.deadlineNanos, until) : until;
         call.holds = true;

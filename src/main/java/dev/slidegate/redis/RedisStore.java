@@ -102,6 +102,8 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
     private final int batchSize;
     private final RedisKeyspace keyspace;
     private final Clock clock;
+    /** Where this Redis' clock falls on the instance's: learned from every decision's answer on a single Redis. */
+    private final dev.slidegate.core.PermitInstants instants;
     private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
 
     /** A store on a single Redis with the given budget and the default options. */
@@ -119,13 +121,28 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
         this.clock = options.clock();
         this.calls = new ScriptCalls(connections, lateness, options.clock()::aheadMicros);
         this.batchSize = options.batchSize();
-        this.batches = new TurnBatches(calls, lateness, batchSize);
+        // a cluster's nodes each have a clock of their own: nothing learned of one holds for the others
+        this.instants = nodes.cluster() ? dev.slidegate.core.PermitInstants.unknown()
+                : new dev.slidegate.core.PermitInstants(clock::nanoTime);
+        this.batches = new TurnBatches(calls, lateness, batchSize, this::decoded, clock::nanoTime);
         this.keyspace = new RedisKeyspace(redis, nodes, lateness.lateLimit());
     }
 
     @Override
     public String name() {
         return "redis";
+    }
+
+    /** Where this Redis' clock falls on the instance's monotonic clock, as its answers said ({@code unknown} on a cluster). */
+    public dev.slidegate.core.PermitInstants instants() {
+        return instants;
+    }
+
+    /** The decision a script's reply says, for {@code policy}, asked at {@code askedNanos}: it tells its store's clock too. */
+    Decision decoded(Policy policy, Response r, long askedNanos) {
+        Decision d = DecisionScripts.decode(policy, r);
+        instants.answered(askedNanos, clock.nanoTime(), d.atMicros() - d.waitMicros());
+        return d;
     }
 
     /** Stops the deadline thread once the deadlines already set have run (the Redis client is Quarkus' to close). */
@@ -230,15 +247,16 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
         }
         String[] cmd = DecisionScripts.several(DecisionScripts.GROUP, prefixes.length, i -> shapes[i], i -> each[i]);
         Lateness.Call<List<Decision>> call = lateness.start(DecisionScripts.GROUP, budget * 1000);
+        long asked = clock.nanoTime();
         calls.call(DecisionScripts.GROUP, cmd, call, reply -> call.complete(reply, r -> {
             if (r.get(0).toInteger() == 1) {
                 List<Decision> all = new java.util.ArrayList<>(asks.size());
                 for (int i = 0; i < asks.size(); i++) {
-                    all.add(DecisionScripts.decode(asks.get(i).policy(), r.get(2 + i)));
+                    all.add(decoded(asks.get(i).policy(), r.get(2 + i), asked));
                 }
                 return all;
             }
-            return List.of(DecisionScripts.decode(asks.get(r.get(1).toInteger() - 1).policy(), r.get(2)));
+            return List.of(decoded(asks.get(r.get(1).toInteger() - 1).policy(), r.get(2), asked));
         }));
         return call.result;
     }
@@ -397,7 +415,8 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
             return batches.add(loop, policy, shape, cmd, maxWaitMicros * 1000);
         }
         Lateness.Call<Decision> call = lateness.start(shape.script(), maxWaitMicros * 1000);
-        calls.call(shape.script(), cmd, call, reply -> call.complete(reply, r -> DecisionScripts.decode(policy, r)));
+        long asked = clock.nanoTime();
+        calls.call(shape.script(), cmd, call, reply -> call.complete(reply, r -> decoded(policy, r, asked)));
         return call.result;
     }
 

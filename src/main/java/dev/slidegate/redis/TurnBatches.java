@@ -24,20 +24,31 @@ final class TurnBatches {
     private final ScriptCalls calls;
     private final Lateness lateness;
     private final int batchSize;
+    /** What a reply says, for a policy, asked at an instant of {@link #nanoTime}. */
+    private final Decoder decoder;
+    private final java.util.function.LongSupplier nanoTime;
     /** Each event loop's decisions of the current turn, not sent yet. */
     private final ThreadLocal<Turn> turns = ThreadLocal.withInitial(Turn::new);
 
-    TurnBatches(ScriptCalls calls, Lateness lateness, int batchSize) {
+    /** Decodes a decision's reply, asked at {@code askedNanos}. */
+    interface Decoder {
+        Decision decode(Policy policy, Response r, long askedNanos);
+    }
+
+    TurnBatches(ScriptCalls calls, Lateness lateness, int batchSize, Decoder decoder,
+            java.util.function.LongSupplier nanoTime) {
         this.calls = calls;
         this.lateness = lateness;
         this.batchSize = batchSize;
+        this.decoder = decoder;
+        this.nanoTime = nanoTime;
     }
 
     /** Queues a decision of {@code loop}'s current turn, whose caller waits {@code budgetNanos} for it at most. */
     CompletionStage<Decision> add(Context loop, Policy policy, DecisionScripts.Shape shape, String[] cmd, long budgetNanos) {
         Lateness.Call<Decision> call = lateness.start(shape.script(), budgetNanos);
         Turn turn = turns.get();
-        turn.queued.add(new Queued(policy, shape, cmd, call));
+        turn.queued.add(new Queued(policy, shape, cmd, call, nanoTime.getAsLong(), decoder));
         if (turn.queued.size() == 1) {
             loop.runOnContext(v -> flush(turn));
         }
@@ -45,10 +56,11 @@ final class TurnBatches {
     }
 
     /** A decision waiting for its turn to end. */
-    private record Queued(Policy policy, DecisionScripts.Shape shape, String[] cmd, Lateness.Call<Decision> call) {
+    private record Queued(Policy policy, DecisionScripts.Shape shape, String[] cmd, Lateness.Call<Decision> call,
+            long askedNanos, Decoder decoder) {
 
         void complete(io.vertx.core.AsyncResult<Response> reply) {
-            call.complete(reply, r -> DecisionScripts.decode(policy, r));
+            call.complete(reply, r -> decoder.decode(policy, r, askedNanos));
         }
     }
 

@@ -635,6 +635,37 @@ class DeciderTest {
         assertTrue(onTime.join().admitted());
     }
 
+    // where the store's clock is known on the instance's (every answer of a shared store places it: PermitInstants), a
+    // held call whose own answer arrived late runs on its permit all the same: its permit's instant is known to within a
+    // quick answer's round trip, not its own. Without it (above) the call waited its whole wait only to be judged late
+    // and decided again behind every call placed meanwhile (UpstreamFleetIT on a loaded machine)
+    @Test
+    void aHeldCallWhoseAnswerArrivedLateRunsOnItsPermitWhereTheStoresClockIsKnown() {
+        ManualTimers timers = new ManualTimers(clock);
+        LateAnswers store = new LateAnswers(memory);
+        dev.slidegate.core.PermitInstants instants = new dev.slidegate.core.PermitInstants(clock::nanoTime);
+        Decider d = new Decider(new CallerKeys(), store, call -> null, new Admission(new DecisionStats()),
+                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams(store),
+                new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                        clock::nanoTime, timers),
+                Threads.INLINE, instants);
+        assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
+        instants.answered(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
+        store.slow = true;
+        long askedAt = clock.nowMicros();
+        CompletableFuture<Outcome> held = d.decide(patientMp, "global", 1, null).toCompletableFuture();
+        timers.advance(clock, 100_000); // its answer (a permit 1 s after the asking) arrives 100 ms late
+        store.answer();
+        store.slow = false;
+        timers.advance(clock, 899_000);
+        assertFalse(held.isDone(), "not before its permit's instant, 1 s after the asking");
+        timers.advance(clock, 2_000);
+        Outcome.Admitted on = assertInstanceOf(Outcome.Admitted.class, held.join(), "run on its permit, at its instant");
+        assertEquals(askedAt + 1_000_000, on.decisions().get(0).atMicros(), 1_000, on.toString());
+        assertEquals(2, store.asked, "not decided again");
+        assertEquals(0.0, late("w"));
+    }
+
     // issue 56, point 3: a permit used late within the tolerance occupies its window for the tolerance too. A call
     // admitted at once whose answer took 40 ms (within the 50 ms tolerance) runs 40 ms after its permit's instant; the
     // next call, held for the next permit, runs on time. Counted in plain windows of 1 s, the two runs, by the clock of

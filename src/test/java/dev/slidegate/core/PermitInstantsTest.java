@@ -1,0 +1,112 @@
+package dev.slidegate.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+/**
+ * Where a store's clock falls on the instance's ({@link PermitInstants}): one quick answer places it to within its round
+ * trip, slow answers after it do not widen that, age widens it by the drift two clocks may have, a store clock that was set
+ * starts it anew; and whatever the answers' delays and the clocks' drift within the bound, a store's instant is never
+ * placed after its true local instant (a held call never runs early) nor before it (lateness never judged too kindly).
+ */
+class PermitInstantsTest {
+
+    private static final long MS = 1_000_000L;
+
+    private final AtomicLong now = new AtomicLong();
+    private final PermitInstants instants = new PermitInstants(now::get);
+
+    @Test
+    void aStoreWhoseClockIsNotLearnedPlacesNothing() {
+        PermitInstants unknown = PermitInstants.unknown();
+        unknown.answered(0, 10 * MS, 5_000);
+        assertEquals(Long.MAX_VALUE, unknown.latestNanos(5_000));
+        assertEquals(Long.MIN_VALUE, unknown.earliestNanos(5_000));
+        assertEquals(Long.MAX_VALUE, instants.latestNanos(5_000), "no answer yet");
+        assertEquals(Long.MIN_VALUE, instants.earliestNanos(5_000));
+    }
+
+    @Test
+    void oneQuickAnswerPlacesTheStoresInstantsToWithinItsRoundTripAndSlowOnesAfterItDoNotWidenThat() {
+        // the store's clock is 1 000 000 µs ahead of this instance's: its 1 002 000 µs is this instance's 2 ms
+        long ahead = 1_000_000;
+        now.set(2 * MS + 200_000);
+        instants.answered(2 * MS, 2 * MS + 200_000, ahead + 2_100); // asked at 2 ms, read 0.2 ms later
+        long permit = ahead + 500_000; // a permit at 500 ms, this instance's clock
+        // within the round trip (0.2 ms), and what two clocks may drift apart until then (500 ppm of 0.5 s: 0.25 ms)
+        assertTrue(instants.latestNanos(permit) >= 500 * MS && instants.latestNanos(permit) <= 500 * MS + 460_000,
+                () -> "latest " + instants.latestNanos(permit));
+        assertTrue(instants.earliestNanos(permit) <= 500 * MS && instants.earliestNanos(permit) >= 500 * MS - 460_000,
+                () -> "earliest " + instants.earliestNanos(permit));
+        // a burst answered 120 ms after its asking: its own round trip says nothing finer
+        now.set(200 * MS);
+        instants.answered(80 * MS, 200 * MS, ahead + 150_000);
+        assertTrue(instants.latestNanos(permit) - instants.earliestNanos(permit) < MS,
+                "a slow answer does not widen what a quick one said");
+    }
+
+    @Test
+    void ageWidensTheBoundsByTheDriftTwoClocksMayHave() {
+        now.set(MS);
+        instants.answered(MS, MS, 1_000); // a round trip of nothing: the offset is 0 to within a tick
+        long width = instants.latestNanos(0) - instants.earliestNanos(0);
+        now.set(MS + 10_000 * MS); // 10 s later
+        long aged = instants.latestNanos(0) - instants.earliestNanos(0);
+        // 500 ppm of 10 s is 5 ms, on each side
+        assertEquals(width + 10 * MS, aged, 2_000);
+    }
+
+    @Test
+    void aStoreClockThatWasSetStartsTheBoundsAnew() {
+        now.set(MS);
+        instants.answered(MS, MS + 100_000, 1_000);
+        now.set(2 * MS);
+        instants.answered(2 * MS, 2 * MS + 100_000, 2_000 - 3_000_000); // the store's clock set 3 s back
+        long permit = 10_000 - 3_000_000;
+        assertTrue(Math.abs(instants.latestNanos(permit) - 10 * MS) < MS, () -> "latest " + instants.latestNanos(permit));
+        assertTrue(Math.abs(instants.earliestNanos(permit) - 10 * MS) < MS,
+                () -> "earliest " + instants.earliestNanos(permit));
+    }
+
+    /**
+     * The bound's promise: a store whose clock drifts from this instance's by less than 500 ppm, answers asked and read
+     * with any delays on either side (0 to 200 ms), and a permit placed at any instant ahead: the permit's true instant on
+     * this instance's clock lies between the earliest and the latest said.
+     */
+    @Property(tries = 300)
+    void theTrueInstantIsAlwaysWithinTheBounds(@ForAll @LongRange(min = -400, max = 400) long ppm,
+            @ForAll @LongRange(min = -2_000_000_000_000L, max = 2_000_000_000_000L) long offsetMicros,
+            @ForAll @IntRange(min = 1, max = 200) int answers, @ForAll long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        AtomicLong local = new AtomicLong(random.nextLong(-1_000_000 * MS, 1_000_000 * MS));
+        long start = local.get();
+        PermitInstants placed = new PermitInstants(local::get);
+        // the store's clock at this instance's instant t (ns): offset + t, drifting by ppm
+        java.util.function.LongUnaryOperator store = t -> offsetMicros + Math.floorDiv(t, 1000)
+                + Math.floorDiv((t - start) / 1000 * ppm, 1_000_000);
+        for (int i = 0; i < answers; i++) {
+            long asked = local.addAndGet(random.nextLong(0, 500 * MS));
+            long decided = asked + random.nextLong(0, 200 * MS);
+            long read = decided + random.nextLong(0, 200 * MS);
+            local.set(read);
+            placed.answered(asked, read, store.applyAsLong(decided));
+            long ahead = random.nextLong(0, 10_000 * MS); // a permit up to 10 s ahead
+            long permitAt = read + ahead;
+            long permit = store.applyAsLong(permitAt);
+            assertTrue(placed.latestNanos(permit) >= permitAt - 1_000,
+                    () -> "placed after its true instant: " + placed.latestNanos(permit) + " < " + permitAt);
+            assertTrue(placed.earliestNanos(permit) <= permitAt + 1_000,
+                    () -> "placed before its true instant: " + placed.earliestNanos(permit) + " > " + permitAt);
+        }
+    }
+}
