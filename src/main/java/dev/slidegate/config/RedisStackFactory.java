@@ -172,8 +172,9 @@ public class RedisStackFactory implements RedisStacks {
             }
         });
         // override expiry is judged by the Redis server's clock, so instances whose clocks differ agree on it
+        // its readings of Redis' TIME also place held calls' permits on this instance's clock (single Redis only)
         RedisClock fleetClock = new RedisClock(clock, redis, vertx.get().getDelegate(), FLEET_CLOCK_EVERY,
-                Duration.ofSeconds(1));
+                Duration.ofSeconds(1), decisions.instants());
         owned.add(fleetClock);
         return new StoreStack(store, Optional.of(fallback.breaker()), Optional.ofNullable(refusals), owned, overrides,
                 new BoundedInspection(inspection, StoreStack.ADMIN_IN_FLIGHT), probe, fleetClock, Optional.ofNullable(hot),

@@ -16,14 +16,17 @@ import java.util.function.LongSupplier;
  * asking, every held call of the burst woke late, and a provider's quota sat unused a second and more).
  *
  * <p>
- * Every answer says the instant the store decided at on its own clock, and was asked and read at two instants of this
- * one's: the store's clock minus this instance's lies between (decided - read) and (decided - asked). The narrowest
- * such bounds of the answers so far, each widened by the drift two clocks may have had since
- * ({@value #DRIFT_PPM} ppm of its age: the most Linux slews a clock), place a permit's instant on this instance's clock
- * to within one quick answer's round trip, however late its own answer came. A store whose answers contradict the
- * bounds (its clock was set) starts them anew from that answer; a step smaller than the bounds' width goes unseen, as it
- * moves the store's own windows by as much. A store of several clocks (a Redis Cluster's nodes) learns nothing:
- * {@link #unknown()}.
+ * A reading of the store's clock ({@link #timed}: Redis {@code TIME}, which the instance reads every few seconds) was
+ * asked and read at two instants of this instance's clock: the store's clock minus this instance's lies between
+ * (time - read) and (time - asked). A decision ({@link #decided}) tells one side only: the instant it reports is the
+ * store's time or later (a script places a call no earlier than the key's newest entry, one microsecond apart), so
+ * (decided - asked) bounds the difference from above, and a permit's lateness is judged no more kindly for it. The
+ * narrowest bounds so far, each widened by the drift two clocks may have had since and until the permit
+ * ({@value #DRIFT_PPM} ppm: the most Linux slews a clock), place a permit's instant on this instance's clock to within
+ * a quick reading's round trip, however late its own answer came. A reading or a decision that contradicts the bounds
+ * (the store's clock was set back, or a failover brought a server with another clock) starts them anew from itself; a
+ * step smaller than the bounds' width goes unseen, as it moves the store's own windows by as much. A store of several
+ * clocks (a Redis Cluster's nodes) learns nothing: {@link #unknown()}.
  */
 public final class PermitInstants {
 
@@ -51,15 +54,15 @@ public final class PermitInstants {
     }
 
     /**
-     * An answer of the store: asked at {@code askedNanos}, read at {@code readNanos} (this instance's monotonic clock),
-     * decided at {@code storeMicros} on the store's clock.
+     * A reading of the store's clock: asked at {@code askedNanos}, read at {@code readNanos} (this instance's monotonic
+     * clock), the store's time {@code timeMicros} (Redis {@code TIME}).
      */
-    public void answered(long askedNanos, long readNanos, long storeMicros) {
+    public void timed(long askedNanos, long readNanos, long timeMicros) {
         if (nanoTime == null) {
             return;
         }
-        long lo = storeMicros - Math.floorDiv(readNanos, 1000) - 1; // (the store's clock counts whole µs)
-        long hi = storeMicros - Math.floorDiv(askedNanos, 1000) + 1;
+        long lo = timeMicros - Math.floorDiv(readNanos, 1000) - 1; // (the store's clock counts whole µs)
+        long hi = timeMicros - Math.floorDiv(askedNanos, 1000) + 1;
         synchronized (this) {
             long nowLow = lowNow(readNanos);
             long nowHigh = highNow(readNanos);
@@ -77,6 +80,28 @@ public final class PermitInstants {
             if (hi <= nowHigh) {
                 high = hi;
                 highAt = readNanos;
+            }
+        }
+    }
+
+    /**
+     * A decision of the store, asked at {@code askedNanos}, that reported {@code storeMicros} as the instant it decided at:
+     * the store's time then, or later (never earlier). It bounds the store's clock minus this instance's from above only.
+     */
+    public void decided(long askedNanos, long storeMicros) {
+        if (nanoTime == null) {
+            return;
+        }
+        long hi = storeMicros - Math.floorDiv(askedNanos, 1000) + 1;
+        long now = nanoTime.getAsLong();
+        synchronized (this) {
+            if (hi < lowNow(now)) { // the store's clock is behind what it read before: it was set back, or another server
+                low = Long.MIN_VALUE;
+                high = hi;
+                highAt = now;
+            } else if (hi <= highNow(now)) {
+                high = hi;
+                highAt = now;
             }
         }
     }

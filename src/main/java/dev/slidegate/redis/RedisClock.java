@@ -36,6 +36,8 @@ public final class RedisClock implements Clock, AutoCloseable {
     /** Redis' {@code TIME} minus the local clock, in microseconds. */
     private volatile long offsetMicros;
     private final AtomicLong last = new AtomicLong();
+    /** Where Redis' clock falls on the instance's monotonic clock: each reading of it tells. */
+    private final dev.slidegate.core.PermitInstants instants;
 
     /**
      * Measures now (waiting up to {@code atMost}) and then every {@code every}.
@@ -43,7 +45,17 @@ public final class RedisClock implements Clock, AutoCloseable {
      * @param vertx for the periodic measurement; {@code null} measures only now (tests)
      */
     public RedisClock(Clock local, ReactiveRedisDataSource redis, Vertx vertx, Duration every, Duration atMost) {
+        this(local, redis, vertx, every, atMost, dev.slidegate.core.PermitInstants.unknown());
+    }
+
+    /**
+     * As {@link #RedisClock(Clock, ReactiveRedisDataSource, Vertx, Duration, Duration)}, telling {@code instants} every
+     * reading of Redis' clock (each one, however slow: a slow one only says less).
+     */
+    public RedisClock(Clock local, ReactiveRedisDataSource redis, Vertx vertx, Duration every, Duration atMost,
+            dev.slidegate.core.PermitInstants instants) {
         this.local = local;
+        this.instants = instants;
         this.redis = redis;
         this.vertx = vertx;
         try {
@@ -61,9 +73,12 @@ public final class RedisClock implements Clock, AutoCloseable {
         long sent = local.nowMicros();
         long sentNanos = local.nanoTime();
         return redis.execute("TIME").map(r -> {
-            long roundTripNanos = local.nanoTime() - sentNanos;
+            long readNanos = local.nanoTime();
+            long roundTripNanos = readNanos - sentNanos;
+            long server = serverMicros(r);
+            instants.timed(sentNanos, readNanos, server);
             if (roundTripNanos <= MAX_ROUND_TRIP.toNanos()) {
-                offsetMicros = serverMicros(r) - (sent + roundTripNanos / 2000);
+                offsetMicros = server - (sent + roundTripNanos / 2000);
             }
             return offsetMicros;
         });

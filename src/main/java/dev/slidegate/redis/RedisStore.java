@@ -138,10 +138,13 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
         return instants;
     }
 
-    /** The decision a script's reply says, for {@code policy}, asked at {@code askedNanos}: it tells its store's clock too. */
+    /**
+     * The decision a script's reply says, for {@code policy}, asked at {@code askedNanos}: the instant it reports bounds
+     * Redis' clock from above.
+     */
     Decision decoded(Policy policy, Response r, long askedNanos) {
         Decision d = DecisionScripts.decode(policy, r);
-        instants.answered(askedNanos, clock.nanoTime(), d.atMicros() - d.waitMicros());
+        instants.decided(askedNanos, d.atMicros() - d.waitMicros());
         return d;
     }
 

@@ -29,7 +29,7 @@ class PermitInstantsTest {
     @Test
     void aStoreWhoseClockIsNotLearnedPlacesNothing() {
         PermitInstants unknown = PermitInstants.unknown();
-        unknown.answered(0, 10 * MS, 5_000);
+        unknown.timed(0, 10 * MS, 5_000);
         assertEquals(Long.MAX_VALUE, unknown.latestNanos(5_000));
         assertEquals(Long.MIN_VALUE, unknown.earliestNanos(5_000));
         assertEquals(Long.MAX_VALUE, instants.latestNanos(5_000), "no answer yet");
@@ -41,24 +41,43 @@ class PermitInstantsTest {
         // the store's clock is 1 000 000 µs ahead of this instance's: its 1 002 000 µs is this instance's 2 ms
         long ahead = 1_000_000;
         now.set(2 * MS + 200_000);
-        instants.answered(2 * MS, 2 * MS + 200_000, ahead + 2_100); // asked at 2 ms, read 0.2 ms later
+        instants.timed(2 * MS, 2 * MS + 200_000, ahead + 2_100); // asked at 2 ms, read 0.2 ms later
         long permit = ahead + 500_000; // a permit at 500 ms, this instance's clock
         // within the round trip (0.2 ms), and what two clocks may drift apart until then (500 ppm of 0.5 s: 0.25 ms)
         assertTrue(instants.latestNanos(permit) >= 500 * MS && instants.latestNanos(permit) <= 500 * MS + 460_000,
                 () -> "latest " + instants.latestNanos(permit));
         assertTrue(instants.earliestNanos(permit) <= 500 * MS && instants.earliestNanos(permit) >= 500 * MS - 460_000,
                 () -> "earliest " + instants.earliestNanos(permit));
-        // a burst answered 120 ms after its asking: its own round trip says nothing finer
+        // a reading answered 120 ms after its asking, and a decision of a burst: their round trips say nothing finer
         now.set(200 * MS);
-        instants.answered(80 * MS, 200 * MS, ahead + 150_000);
+        instants.timed(80 * MS, 200 * MS, ahead + 150_000);
+        instants.decided(90 * MS, ahead + 150_000);
         assertTrue(instants.latestNanos(permit) - instants.earliestNanos(permit) < MS,
                 "a slow answer does not widen what a quick one said");
     }
 
     @Test
+    void aDecisionBoundsTheStoresClockFromAboveOnly() {
+        now.set(10 * MS);
+        instants.decided(10 * MS, 1_000_000 + 10_000); // the store reported 10 ms on its clock, asked at 10 ms here
+        assertEquals(Long.MAX_VALUE, instants.latestNanos(1_000_000 + 500_000),
+                "a decision may report an instant later than the store's time: nothing said of the latest");
+        assertTrue(instants.earliestNanos(1_000_000 + 500_000) >= 500 * MS - 300_000
+                && instants.earliestNanos(1_000_000 + 500_000) <= 500 * MS,
+                () -> "earliest "
+                        + instants.earliestNanos(1_000_000 + 500_000));
+        // a reading then says the other side; a decision that reads the store's clock behind it (set back) starts anew
+        instants.timed(10 * MS, 10 * MS + 100_000, 1_000_000 + 10_000);
+        assertTrue(instants.latestNanos(1_000_000 + 500_000) < Long.MAX_VALUE);
+        instants.decided(11 * MS, 1_000_000 + 11_000 - 5_000_000); // 5 s back
+        assertEquals(Long.MAX_VALUE, instants.latestNanos(0), "the other side is not known any more");
+        assertTrue(Math.abs(instants.earliestNanos(1_000_000 - 5_000_000 + 500_000) - 500 * MS) < MS);
+    }
+
+    @Test
     void ageWidensTheBoundsByTheDriftTwoClocksMayHave() {
         now.set(MS);
-        instants.answered(MS, MS, 1_000); // a round trip of nothing: the offset is 0 to within a tick
+        instants.timed(MS, MS, 1_000); // a round trip of nothing: the offset is 0 to within a tick
         long width = instants.latestNanos(0) - instants.earliestNanos(0);
         now.set(MS + 10_000 * MS); // 10 s later
         long aged = instants.latestNanos(0) - instants.earliestNanos(0);
@@ -69,9 +88,9 @@ class PermitInstantsTest {
     @Test
     void aStoreClockThatWasSetStartsTheBoundsAnew() {
         now.set(MS);
-        instants.answered(MS, MS + 100_000, 1_000);
+        instants.timed(MS, MS + 100_000, 1_000);
         now.set(2 * MS);
-        instants.answered(2 * MS, 2 * MS + 100_000, 2_000 - 3_000_000); // the store's clock set 3 s back
+        instants.timed(2 * MS, 2 * MS + 100_000, 2_000 - 3_000_000); // the store's clock set 3 s back
         long permit = 10_000 - 3_000_000;
         assertTrue(Math.abs(instants.latestNanos(permit) - 10 * MS) < MS, () -> "latest " + instants.latestNanos(permit));
         assertTrue(Math.abs(instants.earliestNanos(permit) - 10 * MS) < MS,
@@ -79,9 +98,10 @@ class PermitInstantsTest {
     }
 
     /**
-     * The bound's promise: a store whose clock drifts from this instance's by less than 500 ppm, answers asked and read
-     * with any delays on either side (0 to 200 ms), and a permit placed at any instant ahead: the permit's true instant on
-     * this instance's clock lies between the earliest and the latest said.
+     * The bound's promise: a store whose clock drifts from this instance's by less than 500 ppm, readings of its clock and
+     * decisions asked and read with any delays on either side (0 to 200 ms), decisions that report an instant up to
+     * 50 ms later than the store's time (a key's newest entry ahead), and a permit placed at any instant ahead: the
+     * permit's true instant on this instance's clock lies between the earliest and the latest said.
      */
     @Property(tries = 300)
     void theTrueInstantIsAlwaysWithinTheBounds(@ForAll @LongRange(min = -400, max = 400) long ppm,
@@ -99,7 +119,11 @@ class PermitInstantsTest {
             long decided = asked + random.nextLong(0, 200 * MS);
             long read = decided + random.nextLong(0, 200 * MS);
             local.set(read);
-            placed.answered(asked, read, store.applyAsLong(decided));
+            if (random.nextBoolean()) {
+                placed.timed(asked, read, store.applyAsLong(decided));
+            } else {
+                placed.decided(asked, store.applyAsLong(decided) + random.nextLong(0, 50_000));
+            }
             long ahead = random.nextLong(0, 10_000 * MS); // a permit up to 10 s ahead
             long permitAt = read + ahead;
             long permit = store.applyAsLong(permitAt);

@@ -650,7 +650,7 @@ class DeciderTest {
                         clock::nanoTime, timers),
                 Threads.INLINE, instants);
         assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
-        instants.answered(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
+        instants.timed(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
         store.slow = true;
         long askedAt = clock.nowMicros();
         CompletableFuture<Outcome> held = d.decide(patientMp, "global", 1, null).toCompletableFuture();
@@ -742,7 +742,7 @@ class DeciderTest {
     void aCallAdmittedAtOnceByAStoreThatDecidedLateRunsWhereTheStoresClockIsKnown() {
         ManualTimers timers = new ManualTimers(clock);
         dev.slidegate.core.PermitInstants instants = new dev.slidegate.core.PermitInstants(clock::nanoTime);
-        instants.answered(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
+        instants.timed(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
         for (dev.slidegate.core.PermitInstants known : List.of(dev.slidegate.core.PermitInstants.unknown(), instants)) {
             timers.advance(clock, 2_000_000); // a window and more since the last call
             LateDecisions store = new LateDecisions(memory);
