@@ -41,11 +41,6 @@ final class Call {
      * permit admitted at once can be. A round is the first asking, or a deciding again.
      */
     long askedNanos;
-    /**
-     * The earliest instant the oldest permit admitted at once can be, where the store's clock placed it
-     * ({@link dev.slidegate.core.PermitInstants}): at least {@link #askedNanos}; {@link Long#MAX_VALUE} before.
-     */
-    long atOnceNanos = Long.MAX_VALUE;
 
     Call(Ask[] asks, Executor resume, CompletableFuture<Outcome> outcome, Exchange rc, long startNanos) {
         this.asks = asks;
