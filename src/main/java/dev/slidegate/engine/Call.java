@@ -41,6 +41,11 @@ final class Call {
      * permit admitted at once can be. A round is the first asking, or a deciding again.
      */
     long askedNanos;
+    /**
+     * The earliest instant the oldest permit admitted at once can be: between its asking and its answer's arrival, where
+     * the store's clock places it ({@link dev.slidegate.core.PermitInstants}); {@link Long#MAX_VALUE} before.
+     */
+    long atOnceNanos = Long.MAX_VALUE;
 
     Call(Ask[] asks, Executor resume, CompletableFuture<Outcome> outcome, Exchange rc, long startNanos) {
         this.asks = asks;

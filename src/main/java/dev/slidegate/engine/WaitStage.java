@@ -56,12 +56,19 @@ final class WaitStage {
      * Policy {@code d} admitted the call: at once, or for a later instant, which pushes the call's deadline there. The
      * call alone knows that instant to within its answer's round trip (the store decided after the asking, before the
      * arrival); where the store's clock is placed on this instance's ({@link dev.slidegate.core.PermitInstants}), to
-     * within a quick reading's, however late this answer came. A permit admitted at once is judged from the asking
-     * still: one a hot key's batch lent reports an instant of the batch's, which may lie ahead of the store's time.
+     * within a quick reading's, however late this answer came. A permit admitted at once is judged from no later than
+     * its answer's arrival: one a hot key's batch lent reports an instant of the batch's, which may lie ahead of the
+     * store's time, and is answered at its asking.
      */
     void admittedFor(Call call, Decision d, Entry entry) {
         if (!holds(d)) {
             leave(entry.place());
+            if (entry.askedNanos() != 0 && !d.fallback() && !d.policy().inFlight() && !d.policy().dryRun()) {
+                // the store decided between the asking and this arrival, where its clock places that (a permit a hot
+                // key's batch lent is answered at its asking: nothing changes for it)
+                call.atOnceNanos = Math.min(call.atOnceNanos, Math.min(waits.nanoTime(),
+                        Math.max(entry.askedNanos(), instants.earliestNanos(d.atMicros()))));
+            }
             return;
         }
         long now = waits.nanoTime();
@@ -90,13 +97,14 @@ final class WaitStage {
                 call.outcome.complete(new Outcome.Abandoned(call.made)); // (its leases end at once)
                 return;
             }
+            long asked = call.atOnceNanos != Long.MAX_VALUE ? call.atOnceNanos : call.askedNanos;
             if (call.ahead && call.askedNanos != 0) { // a permit that may wait: its runner checks it takes it up in time
                 // the store decided after it was asked; a slot a call waited for counts from its grant, not from the
                 // asking (issue 56: waiters for a slot, admitted ahead of their runner, were all "late" and decided
                 // again, giving their slot back and queueing anew: the first ran 2 s after the slots freed)
-                call.earliestNanos = call.askedNanos;
+                call.earliestNanos = asked;
                 call.outcome.complete(new Outcome.Admitted(call.made, null, null, call));
-            } else if (!call.ahead && call.askedNanos != 0 && waits.late(call.askedNanos)) { // (a permit that may wait)
+            } else if (!call.ahead && call.askedNanos != 0 && waits.late(asked)) { // (a permit that may wait)
                 answeredLate(call);
             } else {
                 call.outcome.complete(new Outcome.Admitted(call.made));

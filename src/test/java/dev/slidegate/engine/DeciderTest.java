@@ -735,6 +735,68 @@ class DeciderTest {
         assertEquals(3, store.asked);
     }
 
+    // a call admitted at once whose answer came late: its permit is at the instant the store decided, somewhere between
+    // the asking and the arrival. Alone, the call judges it from the asking and is decided again; where the store's clock
+    // is known on the instance's, a store that decided just before answering placed a recent permit, and the call runs
+    @Test
+    void aCallAdmittedAtOnceByAStoreThatDecidedLateRunsWhereTheStoresClockIsKnown() {
+        ManualTimers timers = new ManualTimers(clock);
+        dev.slidegate.core.PermitInstants instants = new dev.slidegate.core.PermitInstants(clock::nanoTime);
+        instants.timed(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
+        for (dev.slidegate.core.PermitInstants known : List.of(dev.slidegate.core.PermitInstants.unknown(), instants)) {
+            timers.advance(clock, 2_000_000); // a window and more since the last call
+            LateDecisions store = new LateDecisions(memory);
+            Decider d = new Decider(new CallerKeys(), store, call -> null, new Admission(new DecisionStats()),
+                    new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats,
+                    upstreams(store),
+                    new Leases(store,
+                            new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
+                            clock::nanoTime, timers),
+                    Threads.INLINE, known);
+            CompletableFuture<Outcome> call = d.decide(patientMp, "global", 1, null).toCompletableFuture();
+            timers.advance(clock, 100_000); // asked 100 ms ago; the store decides now and answers at once
+            store.decideNow();
+            if (known == instants) {
+                Outcome.Admitted ran = assertInstanceOf(Outcome.Admitted.class, call.join());
+                assertEquals(0, ran.decisions().get(0).waitMicros());
+                assertEquals(1, store.asked, "not decided again: its permit is recent");
+            } else {
+                assertFalse(call.isDone(), "judged from the asking, 100 ms back: decided again, held for the next permit");
+                assertEquals(2, store.asked);
+                untilDecided(timers, call, 300);
+            }
+        }
+    }
+
+    /** A store that decides a call only when told ({@link #decideNow}), long after it was asked, and answers at once. */
+    private static final class LateDecisions extends dev.slidegate.core.ForwardingStore {
+        private final List<Runnable> pending = new java.util.ArrayList<>();
+        int asked;
+        private boolean first = true;
+
+        LateDecisions(DecisionStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public CompletionStage<Decision> acquire(Policy policy, String key, int cost, long maxWait) {
+            asked++;
+            if (!first) {
+                return super.acquire(policy, key, cost, maxWait);
+            }
+            first = false;
+            CompletableFuture<Decision> late = new CompletableFuture<>();
+            pending.add(() -> super.acquire(policy, key, cost, maxWait).thenAccept(late::complete));
+            return late;
+        }
+
+        void decideNow() {
+            List<Runnable> now = List.copyOf(pending);
+            pending.clear();
+            now.forEach(Runnable::run);
+        }
+    }
+
     // a thread that may not block (an event loop) cannot wait for a new permit: the late call is decided without waiting
     @Test
     void aCallTakenUpTooLateOnAThreadThatMayNotBlockIsDecidedWithoutWaiting() {
