@@ -102,7 +102,10 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
     private final int batchSize;
     private final RedisKeyspace keyspace;
     private final Clock clock;
-    /** Where this Redis' clock falls on the instance's: learned from every decision's answer on a single Redis. */
+    /**
+     * Where this Redis' clock falls on the instance's (a single Redis): each decision's reported instant bounds it from
+     * above; {@link RedisClock}'s readings of {@code TIME}, on both sides.
+     */
     private final dev.slidegate.core.PermitInstants instants;
     private final Map<String, Prepared> prepared = new ConcurrentHashMap<>();
 
