@@ -285,12 +285,19 @@ class DeciderTest {
     }
 
     private Decider waitingDecider(ManualTimers timers, int perKey, DecisionStore store) {
+        return waitingDecider(timers, perKey, store, dev.slidegate.core.PermitInstants.unknown());
+    }
+
+    /** A waiting decider that places the store's clock on its own by {@code instants}. */
+    private Decider waitingDecider(ManualTimers timers, int perKey, DecisionStore store,
+            dev.slidegate.core.PermitInstants instants) {
         return new Decider(
                 new CallerKeys(),
                 store, call -> null, new Admission(new DecisionStats()), new Overrides(clock),
                 new Waits(100, perKey, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams(store),
                 new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                        clock::nanoTime, timers));
+                        clock::nanoTime, timers),
+                Threads.INLINE, instants);
     }
 
     // a held call proceeds when its permit's instant comes, not before: its outcome completes only then
@@ -644,11 +651,7 @@ class DeciderTest {
         ManualTimers timers = new ManualTimers(clock);
         LateAnswers store = new LateAnswers(memory);
         dev.slidegate.core.PermitInstants instants = new dev.slidegate.core.PermitInstants(clock::nanoTime);
-        Decider d = new Decider(new CallerKeys(), store, call -> null, new Admission(new DecisionStats()),
-                new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats, upstreams(store),
-                new Leases(store, new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                        clock::nanoTime, timers),
-                Threads.INLINE, instants);
+        Decider d = waitingDecider(timers, 10, store, instants);
         assertTrue(join(d.decide(patientMp, "global", 1, null)).admitted());
         instants.timed(clock.nanoTime(), clock.nanoTime() + 200_000, clock.nowMicros() + 100); // one quick answer
         store.slow = true;
@@ -746,13 +749,7 @@ class DeciderTest {
         for (dev.slidegate.core.PermitInstants known : List.of(dev.slidegate.core.PermitInstants.unknown(), instants)) {
             timers.advance(clock, 2_000_000); // a window and more since the last call
             LateDecisions store = new LateDecisions(memory);
-            Decider d = new Decider(new CallerKeys(), store, call -> null, new Admission(new DecisionStats()),
-                    new Overrides(clock), new Waits(100, 10, 50_000_000L, clock::nanoTime, timers), waitStats,
-                    upstreams(store),
-                    new Leases(store,
-                            new dev.slidegate.metrics.InFlightStats((io.micrometer.core.instrument.MeterRegistry) null),
-                            clock::nanoTime, timers),
-                    Threads.INLINE, known);
+            Decider d = waitingDecider(timers, 10, store, known);
             CompletableFuture<Outcome> call = d.decide(patientMp, "global", 1, null).toCompletableFuture();
             timers.advance(clock, 100_000); // asked 100 ms ago; the store decides now and answers at once
             store.decideNow();
