@@ -19,7 +19,9 @@ import dev.slidegate.api.StoreUnavailableException;
  * {@code closed} refuses (the caller gets 503), {@code local} decides in process at N ÷ instances,
  * where the number of instances is asked for each time (learned through Redis, or configured).
  * Nothing is retried here: a call that timed out may have run and charged the caller already, which
- * only over-charges (the permit counts in Redis, and the local decision stands on its own).
+ * only over-charges (the permit counts in Redis, and the local decision stands on its own). Where the store
+ * still answers it ({@link AnsweredLate}), a permit the fail mode {@code local} admitted for it is not charged
+ * to the store a second time.
  *
  * <p>
  * In {@code local} mode, k instances alive, a key's local share starts from what the store last said was left
@@ -70,8 +72,22 @@ public final class FallbackStore implements DecisionStore {
         volatile long atNanos;
     }
 
-    /** Permits the fail mode admitted for one key, to be charged to the store when it answers again. */
-    private record Owed(Policy policy, String key, java.util.concurrent.atomic.AtomicInteger permits) {
+    /**
+     * Permits the fail mode admitted for one key, to be charged to the store when it answers again, once the calls
+     * that failed for them have their late answers or none ({@code unanswered}).
+     */
+    private record Owed(Policy policy, String key, java.util.concurrent.atomic.AtomicInteger permits,
+            java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> unanswered) {
+
+        Owed(Policy policy, String key) {
+            this(policy, key, new java.util.concurrent.atomic.AtomicInteger(),
+                    new java.util.concurrent.atomic.AtomicReference<>(CompletableFuture.completedFuture(null)));
+        }
+
+        /** Takes back up to {@code permits} not charged yet: the store charged them itself, in a late answer. */
+        void chargedByTheStore(int permits) {
+            permits().getAndUpdate(p -> p - Math.min(p, permits));
+        }
     }
 
     public FallbackStore(DecisionStore remote, LimiterStore local, int instances, Breaker breaker) {
@@ -414,7 +430,7 @@ public final class FallbackStore implements DecisionStore {
                 yield started.thenCompose(ignored -> slot ? local.enter(share.windows(), key, maxWaitMicros)
                         : local.acquire(share.windows(), key, cost, maxWaitMicros)).thenApply(d -> {
                             if (d.allowed() && !slot && !policy.dryRun()) {
-                                owe(policy, key, cost);
+                                owe(policy, key, cost, answeredLate(cause));
                             }
                             return new Decision(share.reported(), d.allowed(), d.trippedIndex(), d.retryAfterMicros(),
                                     d.atMicros(), d.states(), true, d.waitMicros());
@@ -485,15 +501,43 @@ public final class FallbackStore implements DecisionStore {
     }
 
     private void owe(Policy policy, String key, int cost) {
+        owe(policy, key, cost, null);
+    }
+
+    /**
+     * Owes the store {@code cost} permits of a key; {@code late}: the late answer of the call that failed for them,
+     * which, should it say the store charged them after all, takes them back before they are charged.
+     */
+    private void owe(Policy policy, String key, int cost, AnsweredLate late) {
         String id = id(policy.name(), key);
         Owed o = owed.get(id);
         if (o == null) {
             if (owed.size() >= MAX_REMEMBERED) {
                 return; // bounded: beyond it a key's local admissions are not charged back (docs/operations.md)
             }
-            o = owed.computeIfAbsent(id, i -> new Owed(policy, key, new java.util.concurrent.atomic.AtomicInteger()));
+            o = owed.computeIfAbsent(id, i -> new Owed(policy, key));
         }
         o.permits().addAndGet(cost);
+        if (late != null) {
+            Owed of = o;
+            CompletableFuture<Void> heard = late.lateAnswer().toCompletableFuture().handle((answer, error) -> {
+                if (answer instanceof Decision d && (d.allowed() || policy.countRejected())) {
+                    of.chargedByTheStore(cost);
+                }
+                return null;
+            });
+            o.unanswered().getAndUpdate(before -> CompletableFuture.allOf(before, heard));
+        }
+    }
+
+    /** The late answer a failure may still have (a store that answered after its budget), or null. */
+    private static AnsweredLate answeredLate(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof AnsweredLate late) {
+                return late;
+            }
+        }
+        return null;
     }
 
     /**
@@ -503,6 +547,10 @@ public final class FallbackStore implements DecisionStore {
      * again.
      */
     private CompletionStage<Void> chargeOwed(Owed o) {
+        return o.unanswered().get().thenCompose(heard -> chargeNow(o));
+    }
+
+    private CompletionStage<Void> chargeNow(Owed o) {
         int permits = o.permits().getAndSet(0);
         if (permits <= 0) {
             return CompletableFuture.completedFuture(null);

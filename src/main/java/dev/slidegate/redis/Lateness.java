@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
+import dev.slidegate.core.AnsweredLate;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -160,6 +161,8 @@ final class Lateness implements AutoCloseable {
         /** How long its caller waits for it anyway (its max-wait, within the late limit): a silence this long is patience. */
         final long budget;
         private volatile ScheduledFuture<?> deadline;
+        /** Set when the deadline failed the call: its answer, should it still come. */
+        private volatile CompletableFuture<Object> late;
         private long due;
 
         private Call(LuaScript script, long budget) {
@@ -213,12 +216,32 @@ final class Lateness implements AutoCloseable {
                             + " waited (slidegate.redis.timeout " + timeout.toMillis() + " ms"
                             + (budget > timeoutNanos ? ", its caller's max-wait " + budget / 1_000_000 + " ms" : "")
                             + "; its answers took up to " + recent.max(now) / 1_000_000 + " ms lately)";
-            if (result.completeExceptionally(new RedisStoreException(why, null)) && sent != null) {
-                sent.giveUpConnection(now); // a connection that does not answer is not used again
+            Unanswered failure = new Unanswered(why);
+            late = failure.answer; // before the failure: a reply from now on completes its answer
+            if (result.completeExceptionally(failure)) {
+                listenOn(failure.answer);
+                if (sent != null) {
+                    sent.patientUntil(now + timeoutNanos);
+                    sent.giveUpConnection(now); // a connection that does not answer is not used again
+                }
             }
         }
 
-        /** Completes the call with Redis's reply, read by {@code decode}, unless its deadline came first. */
+        /**
+         * Its answer is listened for one more budget (so that a permit the fail mode admits is not charged twice), then
+         * taken for none, on its event loop where it has one, as its failure was.
+         */
+        private void listenOn(CompletableFuture<Object> answer) {
+            Runnable none = () -> answer.complete(null);
+            Runnable inTurn = eventLoop == null ? none : () -> eventLoop.runOnContext(v -> none.run());
+            try {
+                deadlines.schedule(inTurn, timeoutNanos, TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException closed) { // the store is closing
+                none.run();
+            }
+        }
+
+        /** Completes the call with Redis's reply, read by {@code decode}; if its deadline came first, its late answer. */
         void complete(AsyncResult<Response> reply, Function<Response, T> decode) {
             ScheduledFuture<?> d = deadline;
             if (d != null) {
@@ -229,6 +252,11 @@ final class Lateness implements AutoCloseable {
                 heard(now, now - sentAt); // a reply, even an error reply, is Redis answering
             } else if (sent != null) {
                 sent.giveUpConnection(); // the connection failed: the next decision on this event loop opens another
+            }
+            CompletableFuture<Object> answeredLate = late;
+            if (answeredLate != null) {
+                answeredLate(answeredLate, reply, decode);
+                return;
             }
             if (reply.failed()) {
                 result.completeExceptionally(new RedisStoreException(
@@ -241,6 +269,34 @@ final class Lateness implements AutoCloseable {
                 result.completeExceptionally(
                         new RedisStoreException("Redis answered " + script.name() + " unexpectedly: " + reply.result(), e));
             }
+        }
+    }
+
+    /** A reply to a call its deadline failed: what Redis decided after all completes its answer. */
+    private static <T> void answeredLate(CompletableFuture<Object> answer, AsyncResult<Response> reply,
+            Function<Response, T> decode) {
+        if (reply.failed()) {
+            answer.complete(null);
+            return;
+        }
+        try {
+            answer.complete(decode.apply(reply.result()));
+        } catch (RuntimeException e) {
+            answer.complete(null);
+        }
+    }
+
+    /** A decision that had no answer by its deadline; its answer may still come ({@link AnsweredLate}). */
+    static final class Unanswered extends RedisStoreException implements AnsweredLate {
+        final CompletableFuture<Object> answer = new CompletableFuture<>();
+
+        Unanswered(String message) {
+            super(message, null);
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<Object> lateAnswer() {
+            return answer;
         }
     }
 }

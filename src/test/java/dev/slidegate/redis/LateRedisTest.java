@@ -99,7 +99,8 @@ class LateRedisTest {
     }
 
     // a test's clock stands still between its moves (the test kit's TestClock): a frozen Redis still times out, by real
-    // time, and the decision fails (its fail mode decides) instead of waiting for ever
+    // time, and the decision fails (its fail mode decides) instead of waiting for ever; so does the wait for its late
+    // answer
     @Test
     void aFrozenRedisTimesOutUnderAClockThatStandsStill() throws Exception {
         Policy p = new Policy("still", List.of(Limit.parse("20/10s")), Strategy.SLIDING_LOG, "ip", false);
@@ -112,8 +113,14 @@ class LateRedisTest {
             try {
                 java.util.concurrent.CompletableFuture<Decision> d = redis.acquire(p, "k", 1).toCompletableFuture();
                 // a TimeoutException instead: the deadline read the clock that stands still
-                org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
-                        () -> d.get(10, TimeUnit.SECONDS), "a frozen Redis fails the decision");
+                java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                        java.util.concurrent.ExecutionException.class, () -> d.get(10, TimeUnit.SECONDS),
+                        "a frozen Redis fails the decision");
+                // its late answer is listened for a while, not for ever: none came (Redis is still frozen)
+                assertTrue(failed.getCause() instanceof dev.slidegate.core.AnsweredLate, "" + failed.getCause());
+                Object late = ((dev.slidegate.core.AnsweredLate) failed.getCause()).lateAnswer().toCompletableFuture()
+                        .get(10, TimeUnit.SECONDS);
+                assertTrue(late == null, "no late answer from a frozen Redis: " + late);
             } finally {
                 server.signal("CONT");
             }
@@ -184,6 +191,35 @@ class LateRedisTest {
             }
             Decision d = patient.get(5, TimeUnit.SECONDS);
             assertTrue(d.allowed() && !d.fallback(), "the waiting call got Redis's answer on the given-up connection: " + d);
+        }
+    }
+
+    // a Redis that answers a little after the budget (a cold cluster, a loaded machine) had charged the call the fail
+    // mode admitted: its late answer says so, and that permit is not charged to Redis a second time when the caller's
+    // next call comes. Before, the caller's second call of two an hour was refused (EveryStrategyIT on a cluster, once)
+    @Test
+    void aPermitRedisChargedInALateAnswerIsNotChargedAgain() throws Exception {
+        SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
+        Policy p = new Policy("twice", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "ip", false);
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
+            FallbackStore instance = new FallbackStore(new RedisStore(clients.dataSource(),
+                    RedisNodes.single(clients.dataSource()), RedisStore.Options.of(defaults.redis().timeout())),
+                    new MemoryStore(Clock.system(), defaults.memory().maxKeys()), 1,
+                    new Breaker("Redis", defaults.redis().failureThreshold(), defaults.redis().coolDown().toNanos(),
+                            System::nanoTime));
+            instance.acquire(p, "warm", 1).toCompletableFuture().join(); // scripts loaded, a connection open
+            server.signal("STOP");
+            Decision first;
+            try {
+                first = instance.acquire(p, "client:one", 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            } finally {
+                server.signal("CONT"); // Redis runs the call it was sent, and answers it late
+            }
+            assertTrue(first.allowed() && first.fallback(), "the fail mode admitted the first call: " + first);
+            Decision second = instance.acquire(p, "client:one", 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            Decision third = instance.acquire(p, "client:one", 1).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertTrue(second.allowed() && !second.fallback(), "Redis admits the second call of two: " + second);
+            assertTrue(!third.allowed() && !third.fallback(), "and refuses the third: " + third);
         }
     }
 
