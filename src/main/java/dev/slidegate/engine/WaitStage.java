@@ -66,8 +66,9 @@ final class WaitStage {
             if (entry.askedNanos() != 0 && !d.fallback() && !d.policy().inFlight() && !d.policy().dryRun()) {
                 // the store decided between the asking and this arrival, where its clock places that (a permit a hot
                 // key's batch lent is answered at its asking: nothing changes for it)
-                call.atOnceNanos = Math.min(call.atOnceNanos, Math.min(waits.nanoTime(),
-                        Math.max(entry.askedNanos(), instants.earliestNanos(d.atMicros()))));
+                long placed = instants.earliestNanos(d.atMicros()); // (Long.MIN_VALUE in process: no clock read more)
+                long earliest = placed > entry.askedNanos() ? Math.min(waits.nanoTime(), placed) : entry.askedNanos();
+                call.atOnceNanos = Math.min(call.atOnceNanos, earliest);
             }
             return;
         }

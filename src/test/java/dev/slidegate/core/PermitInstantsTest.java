@@ -19,6 +19,7 @@ import net.jqwik.api.constraints.LongRange;
  * starts it anew; and whatever the answers' delays and the clocks' drift within the bound, a store's instant is never
  * placed after its true local instant (a held call never runs early) nor before it (lateness never judged too kindly).
  */
+@org.junit.jupiter.api.Timeout(30)
 class PermitInstantsTest {
 
     private static final long MS = 1_000_000L;
@@ -107,6 +108,12 @@ class PermitInstantsTest {
     void theTrueInstantIsAlwaysWithinTheBounds(@ForAll @LongRange(min = -400, max = 400) long ppm,
             @ForAll @LongRange(min = -2_000_000_000_000L, max = 2_000_000_000_000L) long offsetMicros,
             @ForAll @IntRange(min = 1, max = 200) int answers, @ForAll long seed) {
+        // (a jqwik property does not take JUnit's timeout: each try is bounded here)
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+                () -> tryOnce(ppm, offsetMicros, answers, seed));
+    }
+
+    private static void tryOnce(long ppm, long offsetMicros, int answers, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         AtomicLong local = new AtomicLong(random.nextLong(-1_000_000 * MS, 1_000_000 * MS));
         long start = local.get();
