@@ -168,23 +168,29 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
     }
 
     /**
-     * Connects and loads every strategy's script (on a single Redis; a cluster's nodes load theirs on
-     * first use through {@code EVAL}), so the first decisions pay for neither; the time Redis took
+     * Connects and loads every strategy's script (on a single Redis, or on every master of a cluster,
+     * whose masters' connections it opens), so the first decisions pay for neither (before, a cluster's
+     * first decision of each script paid a {@code NOSCRIPT} and an {@code EVAL}); the time Redis took
      * counts as a recent answer time (a cold process answers slowly at first). With {@code vertx}, each
      * event loop's own connection (the one its decisions use) is opened too, so that no request waits
-     * for a connection being set up.
+     * for a connection being set up. A master that a failover promotes later loads them on first use.
      *
      * @return null when Redis answered, else why not, as a sentence
      */
     public String warmUp(Duration atMost, Vertx vertx) {
         try {
-            List<LuaScript> scripts = nodes.cluster() ? List.of() : DecisionScripts.ALL;
             long sent = lateness.now();
             redis.execute("PING").await().atMost(atMost);
-            for (LuaScript script : scripts) {
-                redis.execute("SCRIPT", "LOAD", script.body()).await().atMost(atMost);
+            List<RedisNodes.Node> holders = nodes.cluster() ? nodes.masters().await().atMost(atMost)
+                    : List.of(redis::execute);
+            int loads = 0;
+            for (RedisNodes.Node node : holders) {
+                for (LuaScript script : DecisionScripts.ALL) {
+                    node.execute(io.vertx.redis.client.Command.SCRIPT, "LOAD", script.body()).await().atMost(atMost);
+                    loads++;
+                }
             }
-            lateness.heard((lateness.now() - sent) / (1 + scripts.size()));
+            lateness.heard((lateness.now() - sent) / (1 + loads));
             if (vertx != null) {
                 connections.openOnEveryEventLoop(vertx).get(atMost.toNanos(), TimeUnit.NANOSECONDS);
                 lateness.heard(-1);

@@ -507,6 +507,30 @@ class RedisStoreTest {
         }
     }
 
+    // on a cluster, start-up loads every script on every master too: no first decision pays a NOSCRIPT and an EVAL (a cold
+    // cluster on a loaded machine once answered a first decision after the budget, and its fail mode decided)
+    @Test
+    void warmUpLoadsTheScriptsOnEveryMasterOfACluster() throws Exception {
+        try (dev.slidegate.testing.RedisCluster cluster = dev.slidegate.testing.RedisCluster.start();
+                RedisClients c = new RedisClients(cluster)) {
+            RedisStore s = new RedisStore(c.dataSource(), c.nodes(), RedisStore.Options.of(Duration.ofSeconds(5)));
+            for (RedisServer master : cluster.masters()) {
+                try (Resp r = master.connect()) {
+                    assertEquals(0L, resp(r, "SCRIPT", "EXISTS", DecisionScripts.SLIDING_LOG.sha1()), "a new cluster");
+                }
+            }
+            assertEquals(null, s.warmUp(Duration.ofSeconds(5)), "as at start-up");
+            for (RedisServer master : cluster.masters()) {
+                try (Resp r = master.connect()) {
+                    for (LuaScript script : DecisionScripts.ALL) {
+                        assertEquals(1L, resp(r, "SCRIPT", "EXISTS", script.sha1()), script.name() + " on " + master.port());
+                    }
+                }
+            }
+            s.close();
+        }
+    }
+
     // start-up opens every event loop's own connection, so no request waits for
     // a connection being set up; decisions on an event loop then open none
     @Test
