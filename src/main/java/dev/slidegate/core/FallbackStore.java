@@ -526,7 +526,8 @@ public final class FallbackStore implements DecisionStore {
                 }
                 return null;
             });
-            o.unanswered().getAndUpdate(before -> CompletableFuture.allOf(before, heard));
+            // bounded: an answer is listened for one budget, so a long outage's probes find the one before done
+            o.unanswered().getAndUpdate(before -> before.isDone() ? heard : CompletableFuture.allOf(before, heard));
         }
     }
 
