@@ -125,7 +125,7 @@ public final class FallbackStore implements DecisionStore {
 
     private CompletionStage<Decision> decide(Policy policy, String key, int cost, long maxWaitMicros, boolean slot) {
         if (!breaker.allowRequest()) {
-            return fallback(policy, key, cost, maxWaitMicros, slot, null);
+            return fallback(policy, key, cost, maxWaitMicros, slot, null, null);
         }
         long sentAt = breaker.now();
         CompletionStage<Decision> remote;
@@ -158,7 +158,8 @@ public final class FallbackStore implements DecisionStore {
                 }
                 return CompletableFuture.completedFuture(d);
             }
-            return fallback(policy, key, cost, maxWaitMicros, slot, failed(error, sentAt));
+            Throwable cause = failed(error, sentAt);
+            return fallback(policy, key, cost, maxWaitMicros, slot, cause, answeredLate(cause));
         }).thenCompose(stage -> stage);
     }
 
@@ -214,7 +215,9 @@ public final class FallbackStore implements DecisionStore {
                 return CompletableFuture.completedFuture(made);
             }
             Throwable cause = failed(error, sentAt);
-            return Rates.inTurn(asks, a -> fallback(a.policy(), a.key(), a.cost(), a.maxWaitMicros(), false, cause));
+            AnsweredLate late = answeredLate(cause);
+            return Rates.inTurn(asks, a -> fallback(a.policy(), a.key(), a.cost(), a.maxWaitMicros(), false, cause,
+                    late == null ? null : answerTo(late, asks, a)));
         }).thenCompose(stage -> stage);
     }
 
@@ -412,8 +415,27 @@ public final class FallbackStore implements DecisionStore {
                         + "go on deciding there (said once a minute). " + WriteRefusals.explain(cause.getMessage()));
     }
 
+    /**
+     * What a late answer to a call of several policies ({@link #acquireAll}) says of one of its asks: its decision when the
+     * store admitted every one of them in one step (each was charged), else nothing (refused, or decided one by one: what
+     * the fail mode admits is charged, as without an answer).
+     */
+    private static AnsweredLate answerTo(AnsweredLate call, List<Asked> asks, Asked ask) {
+        int i = 0;
+        while (asks.get(i) != ask) {
+            i++;
+        }
+        int at = i;
+        return () -> call.lateAnswer().thenApply(answer -> {
+            if (answer instanceof List<?> all && all.size() == asks.size()) {
+                return all.get(at);
+            }
+            return asks.size() == 1 && answer instanceof Decision d ? d : null;
+        });
+    }
+
     private CompletionStage<Decision> fallback(Policy policy, String key, int cost, long maxWaitMicros, boolean slot,
-            Throwable cause) {
+            Throwable cause, AnsweredLate late) {
         return switch (policy.failMode()) {
             case OPEN -> {
                 yield CompletableFuture
@@ -430,7 +452,7 @@ public final class FallbackStore implements DecisionStore {
                 yield started.thenCompose(ignored -> slot ? local.enter(share.windows(), key, maxWaitMicros)
                         : local.acquire(share.windows(), key, cost, maxWaitMicros)).thenApply(d -> {
                             if (d.allowed() && !slot && !policy.dryRun()) {
-                                owe(policy, key, cost, answeredLate(cause));
+                                owe(policy, key, cost, late);
                             }
                             return new Decision(share.reported(), d.allowed(), d.trippedIndex(), d.retryAfterMicros(),
                                     d.atMicros(), d.states(), true, d.waitMicros());

@@ -36,6 +36,18 @@ class FallbackLateAnswersTest {
         boolean runsTheNextCall;
         CompletableFuture<Object> nextAnswer;
         Decision ran;
+        List<Decision> ranAll;
+
+        @Override
+        public CompletionStage<List<Decision>> acquireAll(List<Rates.Asked> asks) {
+            CompletableFuture<Object> answer = nextAnswer;
+            if (answer == null) {
+                return super.acquireAll(asks);
+            }
+            nextAnswer = null;
+            ranAll = super.acquireAll(asks).toCompletableFuture().join();
+            return CompletableFuture.failedFuture(new Late(answer));
+        }
 
         LateStore() {
             super(new MemoryStore(Clock.system(), 100));
@@ -117,6 +129,28 @@ class FallbackLateAnswersTest {
         Decision third = call(s);
         assertTrue(admitted.allowed() && !admitted.fallback(), "the store admits the second of two: " + admitted);
         assertTrue(!third.allowed() && !third.fallback(), "the store refuses the third: " + third);
+    }
+
+    // a call of two policies decided in one step: the late answer admitted both, so neither permit is charged again
+    @Test
+    void theLateAnswerOfACallOfTwoPoliciesTakesBackBothPermits() throws Exception {
+        LateStore store = new LateStore();
+        FallbackStore s = fallingBackFrom(store);
+        Policy other = new Policy("other", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "ip", false, false, 10,
+                FailMode.LOCAL);
+        List<Rates.Asked> both = List.of(new Rates.Asked(twoAnHour, "k", 1, 0), new Rates.Asked(other, "k", 1, 0));
+        store.nextAnswer = new CompletableFuture<>();
+        CompletableFuture<Object> answer = store.nextAnswer;
+        List<Decision> first = s.acquireAll(both).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertTrue(first.size() == 2 && first.stream().allMatch(d -> d.allowed() && d.fallback()),
+                "the fail mode admitted both: " + first);
+        answer.complete(store.ranAll);
+        List<Decision> second = s.acquireAll(both).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        List<Decision> third = s.acquireAll(both).toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertTrue(second.size() == 2 && second.stream().allMatch(d -> d.allowed() && !d.fallback()),
+                "the store admits the second call of two: " + second);
+        assertTrue(third.size() == 1 && !third.get(0).allowed() && !third.get(0).fallback(),
+                "and refuses the third: " + third);
     }
 
     // no answer came (a frozen store, a connection lost): what the fail mode admitted is charged, as before
