@@ -223,6 +223,64 @@ class LateRedisTest {
         }
     }
 
+    // the same on an event loop, as the service decides (the loop's own connection, decisions batched per turn): Redis
+    // thaws 50 ms after the fail-over and runs the call it was sent, once; its late answer, read on the connection the
+    // deadline gave up, takes the permit back before the next call charges what is owed
+    @Test
+    void onAnEventLoopAPermitRedisChargedInALateAnswerIsNotChargedAgain() throws Exception {
+        SlidegateConfig defaults = TestConfigs.slidegate(Map.of());
+        Policy p = new Policy("twice-on-a-loop", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "ip", false);
+        try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
+            FallbackStore instance = instance(clients, defaults);
+            io.vertx.core.Context loop = clients.vertx().getDelegate().getOrCreateContext();
+            java.util.function.Supplier<Decision> onTheLoop = () -> {
+                java.util.concurrent.CompletableFuture<Decision> f = new java.util.concurrent.CompletableFuture<>();
+                loop.runOnContext(v -> instance.acquire(p, "client:one", 1).whenComplete((d, e) -> complete(f, d, e)));
+                try {
+                    return f.get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
+            loop.runOnContext(v -> instance.acquire(p, "warm", 1).whenComplete((d, e) -> warm.complete(null)));
+            warm.get(5, TimeUnit.SECONDS); // the event loop's own connection is open
+            server.signal("STOP");
+            java.util.concurrent.CompletableFuture<Decision> failedOver = new java.util.concurrent.CompletableFuture<>();
+            try {
+                loop.runOnContext(v -> instance.acquire(p, "client:one", 1).whenComplete((d, e) -> {
+                    // Redis thaws 50 ms after the fail-over, well within the budget its connection stays open for
+                    java.util.concurrent.CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS)
+                            .execute(() -> server.signal("CONT"));
+                    complete(failedOver, d, e);
+                }));
+                failedOver.get(5, TimeUnit.SECONDS);
+            } finally {
+                server.signal("CONT");
+            }
+            Decision first = failedOver.get();
+            assertTrue(first.allowed() && first.fallback(), "the fail mode admitted the first call: " + first);
+            try (dev.slidegate.testing.Resp r = server.connect()) {
+                long until = System.nanoTime() + 5_000_000_000L;
+                long inRedis = 0;
+                while (inRedis == 0 && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                    inRedis = 0;
+                    for (String key : r.scan("slidegate:{twice-on-a-loop:client:one}*")) {
+                        inRedis += ((Number) r.call("ZCOUNT", key, "1", "+inf")).longValue(); // (its policy's own entry: 0)
+                    }
+                }
+                assertTrue(inRedis == 1,
+                        "Redis ran the first call when it thawed: " + inRedis + " in "
+                                + r.call("ZRANGE", "slidegate:{twice-on-a-loop:client:one}:log", "0", "-1", "WITHSCORES"));
+            }
+            Decision second = onTheLoop.get();
+            Decision third = onTheLoop.get();
+            assertTrue(second.allowed() && !second.fallback(), "Redis admits the second call of two: " + second);
+            assertTrue(!third.allowed() && !third.fallback(), "and refuses the third: " + third);
+        }
+    }
+
     private static void complete(java.util.concurrent.CompletableFuture<Decision> f, Decision d, Throwable e) {
         if (e != null) {
             f.completeExceptionally(e);
