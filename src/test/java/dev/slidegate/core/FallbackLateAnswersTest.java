@@ -45,12 +45,21 @@ class FallbackLateAnswersTest {
                 return super.acquireAll(asks);
             }
             nextAnswer = null;
-            ranAll = super.acquireAll(asks).toCompletableFuture().join();
+            if (runsTheNextCall) {
+                ranAll = super.acquireAll(asks).toCompletableFuture().join();
+            }
             return CompletableFuture.failedFuture(new Late(answer));
         }
 
         LateStore() {
             super(new MemoryStore(Clock.system(), 100));
+        }
+
+        /** The next call fails as late, having run here when {@code runs}; its late answer is the test's to give. */
+        CompletableFuture<Object> failNext(boolean runs) {
+            runsTheNextCall = runs;
+            nextAnswer = new CompletableFuture<>();
+            return nextAnswer;
         }
 
         @Override
@@ -93,7 +102,11 @@ class FallbackLateAnswersTest {
     /** The first call fails over; then two more: the store admits the second of two an hour and refuses the third. */
     private void secondAdmittedThirdRefused(FallbackStore s, Decision first) throws Exception {
         assertTrue(first.allowed() && first.fallback(), "the fail mode admitted the first call: " + first);
-        Decision second = call(s);
+        admittedThenRefused(s, call(s));
+    }
+
+    /** {@code second} was admitted by the store, and the call after it is refused there. */
+    private void admittedThenRefused(FallbackStore s, Decision second) throws Exception {
         Decision third = call(s);
         assertTrue(second.allowed() && !second.fallback(), "the store admits the second of two: " + second);
         assertTrue(!third.allowed() && !third.fallback(), "the store refuses the third: " + third);
@@ -103,9 +116,7 @@ class FallbackLateAnswersTest {
     void aPermitTheStoreChargedInItsLateAnswerIsNotChargedAgain() throws Exception {
         LateStore store = new LateStore();
         FallbackStore s = fallingBackFrom(store);
-        store.runsTheNextCall = true;
-        store.nextAnswer = new CompletableFuture<>();
-        CompletableFuture<Object> answer = store.nextAnswer;
+        CompletableFuture<Object> answer = store.failNext(true);
         Decision first = call(s);
         answer.complete(store.ran);
         secondAdmittedThirdRefused(s, first);
@@ -117,18 +128,13 @@ class FallbackLateAnswersTest {
     void theNextCallOfTheKeyWaitsForTheLateAnswerBeforeChargingWhatIsOwed() throws Exception {
         LateStore store = new LateStore();
         FallbackStore s = fallingBackFrom(store);
-        store.runsTheNextCall = true;
-        store.nextAnswer = new CompletableFuture<>();
-        CompletableFuture<Object> answer = store.nextAnswer;
+        CompletableFuture<Object> answer = store.failNext(true);
         Decision first = call(s);
         assertTrue(first.allowed() && first.fallback(), "the fail mode admitted the first call: " + first);
         CompletableFuture<Decision> second = s.acquire(twoAnHour, "k", 1).toCompletableFuture();
         assertFalse(second.isDone(), "the second call waits for the first one's answer: " + second);
         answer.complete(store.ran);
-        Decision admitted = second.get(5, TimeUnit.SECONDS);
-        Decision third = call(s);
-        assertTrue(admitted.allowed() && !admitted.fallback(), "the store admits the second of two: " + admitted);
-        assertTrue(!third.allowed() && !third.fallback(), "the store refuses the third: " + third);
+        admittedThenRefused(s, second.get(5, TimeUnit.SECONDS));
     }
 
     // a call of two policies decided in one step: the late answer admitted both, so neither permit is charged again
@@ -139,8 +145,7 @@ class FallbackLateAnswersTest {
         Policy other = new Policy("other", List.of(Limit.parse("2/1h")), Strategy.SLIDING_LOG, "ip", false, false, 10,
                 FailMode.LOCAL);
         List<Rates.Asked> both = List.of(new Rates.Asked(twoAnHour, "k", 1, 0), new Rates.Asked(other, "k", 1, 0));
-        store.nextAnswer = new CompletableFuture<>();
-        CompletableFuture<Object> answer = store.nextAnswer;
+        CompletableFuture<Object> answer = store.failNext(true);
         List<Decision> first = s.acquireAll(both).toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertTrue(first.size() == 2 && first.stream().allMatch(d -> d.allowed() && d.fallback()),
                 "the fail mode admitted both: " + first);
@@ -158,8 +163,7 @@ class FallbackLateAnswersTest {
     void aPermitWithNoLateAnswerIsCharged() throws Exception {
         LateStore store = new LateStore();
         FallbackStore s = fallingBackFrom(store);
-        store.nextAnswer = new CompletableFuture<>();
-        CompletableFuture<Object> answer = store.nextAnswer;
+        CompletableFuture<Object> answer = store.failNext(false);
         Decision first = call(s);
         answer.complete(null);
         secondAdmittedThirdRefused(s, first);
@@ -170,8 +174,7 @@ class FallbackLateAnswersTest {
     void aPermitTheStoreRefusedInItsLateAnswerIsCharged() throws Exception {
         LateStore store = new LateStore();
         FallbackStore s = fallingBackFrom(store);
-        store.nextAnswer = new CompletableFuture<>();
-        CompletableFuture<Object> answer = store.nextAnswer;
+        CompletableFuture<Object> answer = store.failNext(false);
         Decision first = call(s);
         answer.complete(new Decision(twoAnHour, false, 0, 1_000_000, 0, LimitState.untouched(twoAnHour.limits()), false));
         secondAdmittedThirdRefused(s, first);

@@ -168,9 +168,7 @@ class LateRedisTest {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             FallbackStore instance = instance(clients, defaults);
             io.vertx.core.Context loop = clients.vertx().getDelegate().getOrCreateContext();
-            java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
-            loop.runOnContext(v -> instance.acquire(p, "warm", 1).whenComplete((d, e) -> warm.complete(null)));
-            warm.get(5, TimeUnit.SECONDS); // the event loop's own connection is open
+            warmOn(loop, instance, p); // the event loop's own connection is open
             java.util.concurrent.CompletableFuture<Decision> patient = new java.util.concurrent.CompletableFuture<>();
             java.util.concurrent.CompletableFuture<Decision> hasty = new java.util.concurrent.CompletableFuture<>();
             server.signal("STOP");
@@ -242,9 +240,7 @@ class LateRedisTest {
                     throw new AssertionError(e);
                 }
             };
-            java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
-            loop.runOnContext(v -> instance.acquire(p, "warm", 1).whenComplete((d, e) -> warm.complete(null)));
-            warm.get(5, TimeUnit.SECONDS); // the event loop's own connection is open
+            warmOn(loop, instance, p); // the event loop's own connection is open
             server.signal("STOP");
             java.util.concurrent.CompletableFuture<Decision> failedOver = new java.util.concurrent.CompletableFuture<>();
             try {
@@ -279,6 +275,13 @@ class LateRedisTest {
             assertTrue(second.allowed() && !second.fallback(), "Redis admits the second call of two: " + second);
             assertTrue(!third.allowed() && !third.fallback(), "and refuses the third: " + third);
         }
+    }
+
+    /** A decision on {@code loop}: its own connection is open after it, and the scripts loaded. */
+    private static void warmOn(io.vertx.core.Context loop, FallbackStore instance, Policy p) throws Exception {
+        java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
+        loop.runOnContext(v -> instance.acquire(p, "warm", 1).whenComplete((d, e) -> warm.complete(null)));
+        warm.get(5, TimeUnit.SECONDS);
     }
 
     private static void complete(java.util.concurrent.CompletableFuture<Decision> f, Decision d, Throwable e) {
