@@ -181,10 +181,8 @@ public final class RedisStore implements LimiterStore, dev.slidegate.core.Permit
         try {
             long sent = lateness.now();
             redis.execute("PING").await().atMost(atMost);
-            List<RedisNodes.Node> holders = nodes.cluster() ? nodes.masters().await().atMost(atMost)
-                    : List.of(redis::execute);
             int loads = 0;
-            for (RedisNodes.Node node : holders) {
+            for (RedisNodes.Node node : nodes.masters().await().atMost(atMost)) { // one server, or a cluster's masters
                 for (LuaScript script : DecisionScripts.ALL) {
                     node.execute(io.vertx.redis.client.Command.SCRIPT, "LOAD", script.body()).await().atMost(atMost);
                     loads++;
