@@ -1,14 +1,11 @@
 package dev.slidegate.core;
 
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.FailMode;
-import dev.slidegate.api.Limit;
 import dev.slidegate.api.LimitState;
 import dev.slidegate.api.Policy;
 import dev.slidegate.api.StoreUnavailableException;
@@ -24,16 +21,8 @@ import dev.slidegate.api.StoreUnavailableException;
  * to the store a second time.
  *
  * <p>
- * In {@code local} mode, k instances alive, a key's local share starts from what the store last said was left
- * of it (issue 56): each instance admits at most ⌊r/k⌋ more in the window where the store, at its last answer
- * here within a window's length, had r left (⌊N/k⌋ per window afterwards), and what it admitted locally is
- * charged to the store, at the instant the store answers again, before this instance's next decision there. A
- * store that was late (a stall, a snapshot's fork, a busy machine) and answers again therefore changes no
- * window: what was admitted before, during and after the stall adds up to at most N, up to the staleness of
- * each instance's last answer (docs/operations.md). A store that lost its data (killed without persistence, a
- * failover to a replica that was behind) forgets what it had admitted before: a window that spans that can
- * hold up to 2N. A local decision reports the share it was made against (N/k), in its RateLimit fields and
- * its problem text alike.
+ * In {@code local} mode each instance decides within its share of N, started from what the store last said of the key,
+ * and what it admitted is charged to the store when it answers again ({@link LocalShare}).
  * The admin reads and resets through the other SPI ({@link StoreInspection}); a reset tells {@link #forget} too.
  *
  * <p>
@@ -45,50 +34,12 @@ import dev.slidegate.api.StoreUnavailableException;
 public final class FallbackStore implements DecisionStore {
 
     private final DecisionStore delegate;
-    private final LimiterStore local;
-    private final java.util.function.IntSupplier instances;
     private final Breaker breaker;
-    /** Each policy's share, by name (hashing the whole policy record per call would cost more than the lookup saves). */
-    private final Map<String, Share> shares = new ConcurrentHashMap<>();
-
-    /** A policy at k instances: as reported to callers (its own name, N/k) and as kept in the local store. */
-    private record Share(Policy of, int instances, Policy reported, Policy windows) {
-    }
-
     private final java.util.function.Consumer<Throwable> onError;
-
-    /** What the store last said of a key (its decision, when it arrived here), per policy name and key. */
-    private final Map<String, Map<String, Said>> said = new ConcurrentHashMap<>();
-    /** The keys of each policy remembered at most; beyond it the policy's memory starts again (a flood of keys). */
-    static final int MAX_REMEMBERED = 100_000;
-    /** What the fail mode admitted locally and the store has not been charged yet, by policy name and key. */
-    private final Map<String, Owed> owed = new ConcurrentHashMap<>();
-    /** The local windows already started from what the store said, since the store last answered for that key. */
-    private final Map<String, Boolean> started = new ConcurrentHashMap<>();
-
-    /** The store's last decision of a key here and when it came (nanos of the breaker's clock); updated in place. */
-    private static final class Said {
-        volatile Decision decision;
-        volatile long atNanos;
-    }
-
-    /**
-     * Permits the fail mode admitted for one key, to be charged to the store when it answers again, once the calls
-     * that failed for them have their late answers or none ({@code unanswered}).
-     */
-    private record Owed(Policy policy, String key, java.util.concurrent.atomic.AtomicInteger permits,
-            java.util.concurrent.atomic.AtomicReference<CompletableFuture<Void>> unanswered) {
-
-        Owed(Policy policy, String key) {
-            this(policy, key, new java.util.concurrent.atomic.AtomicInteger(),
-                    new java.util.concurrent.atomic.AtomicReference<>(CompletableFuture.completedFuture(null)));
-        }
-
-        /** Takes back up to {@code permits} not charged yet: the store charged them itself, in a late answer. */
-        void chargedByTheStore(int permits) {
-            permits().getAndUpdate(p -> p - Math.min(p, permits));
-        }
-    }
+    /** Where the fail mode {@code local} decides and keeps what the store cannot: each policy's share of its limits. */
+    private final LimiterStore local;
+    /** The fail mode {@code local}: each policy's share decided here, and what it admitted owed to the store. */
+    private final LocalShare shares;
 
     public FallbackStore(DecisionStore remote, LimiterStore local, int instances, Breaker breaker) {
         this(remote, local, () -> instances, breaker, e -> {
@@ -103,9 +54,9 @@ public final class FallbackStore implements DecisionStore {
             java.util.function.Consumer<Throwable> onError) {
         this.delegate = remote;
         this.local = local;
-        this.instances = instances;
         this.breaker = breaker;
         this.onError = onError;
+        this.shares = new LocalShare(remote, local, instances, breaker::now);
     }
 
     public Breaker breaker() {
@@ -129,10 +80,10 @@ public final class FallbackStore implements DecisionStore {
         }
         long sentAt = breaker.now();
         CompletionStage<Decision> remote;
-        Owed mine = owed.isEmpty() ? null : owed.remove(id(policy.name(), key));
-        if (mine != null) { // the store may answer again: what was admitted without it is charged there first (its key
+        CompletionStage<Void> owed = shares.chargeOwed(policy, key);
+        if (owed != null) { // the store may answer again: what was admitted without it is charged there first (its key
             // and policy were taken by the fail mode already)
-            remote = chargeOwed(mine).thenCompose(charged -> delegate.acquire(policy, key, cost, maxWaitMicros));
+            remote = owed.thenCompose(charged -> delegate.acquire(policy, key, cost, maxWaitMicros));
         } else {
             try {
                 remote = slot ? delegate.enter(policy, key, maxWaitMicros) : delegate.acquire(policy, key, cost, maxWaitMicros);
@@ -147,15 +98,9 @@ public final class FallbackStore implements DecisionStore {
             if (error == null) {
                 breaker.success(sentAt);
                 if (!slot) {
-                    remember(policy, key, d);
+                    shares.remember(policy, key, d);
                 }
-                if (!owed.isEmpty()) {
-                    owed.values().forEach(o -> {
-                        if (owed.remove(id(o.policy().name(), o.key()), o)) {
-                            chargeOwed(o);
-                        }
-                    });
-                }
+                shares.chargeAllOwed();
                 return CompletableFuture.completedFuture(d);
             }
             Throwable cause = failed(error, sentAt);
@@ -190,7 +135,7 @@ public final class FallbackStore implements DecisionStore {
     public CompletionStage<List<Decision>> acquireAll(List<Asked> asks) {
         boolean owes = false;
         for (Asked a : asks) {
-            owes |= !owed.isEmpty() && owed.containsKey(id(a.policy().name(), a.key()));
+            owes |= shares.owes(a.policy(), a.key());
         }
         if (owes || !breaker.allowRequest()) {
             return DecisionStore.super.acquireAll(asks);
@@ -210,7 +155,7 @@ public final class FallbackStore implements DecisionStore {
                 breaker.success(sentAt);
                 for (int i = 0; i < made.size(); i++) {
                     Asked a = asks.get(Asked.of(asks, made, i));
-                    remember(a.policy(), a.key(), made.get(i));
+                    shares.remember(a.policy(), a.key(), made.get(i));
                 }
                 return CompletableFuture.completedFuture(made);
             }
@@ -230,14 +175,14 @@ public final class FallbackStore implements DecisionStore {
     public CompletionStage<Long> settle(Policy policy, String key, long admittedAtMicros, int estimate, long actual) {
         DecisionStore.settlement(policy, estimate, actual);
         return storeElseLocal(() -> delegate.settle(policy, key, admittedAtMicros, estimate, actual),
-                () -> local.settle(share(policy).windows(), key, admittedAtMicros, estimate, actual));
+                () -> local.settle(shares.windows(policy), key, admittedAtMicros, estimate, actual));
     }
 
     /** Gives back in the store, and where it cannot be reached in the local store, as {@link #settle} settles. */
     @Override
     public CompletionStage<Void> refund(Policy policy, String key, long atMicros, int cost) {
         return storeElseLocal(() -> delegate.refund(policy, key, atMicros, cost),
-                () -> local.refund(share(policy).windows(), key, atMicros, cost));
+                () -> local.refund(shares.windows(policy), key, atMicros, cost));
     }
 
     /**
@@ -286,8 +231,8 @@ public final class FallbackStore implements DecisionStore {
 
     /** A hold (or a block: {@code unlessHeld}) kept in process too, so that the fail mode keeps it while the store is away. */
     private CompletionStage<Long> held(Policy policy, String key, long forMicros, boolean unlessHeld) {
-        CompletionStage<Long> here = unlessHeld ? local.block(share(policy).windows(), key, forMicros)
-                : local.hold(share(policy).windows(), key, forMicros);
+        CompletionStage<Long> here = unlessHeld ? local.block(shares.windows(policy), key, forMicros)
+                : local.hold(shares.windows(policy), key, forMicros);
         CompletionStage<Long> remote;
         try {
             remote = unlessHeld ? delegate.block(policy, key, forMicros) : delegate.hold(policy, key, forMicros);
@@ -309,14 +254,14 @@ public final class FallbackStore implements DecisionStore {
             remote = CompletableFuture.failedFuture(e);
         }
         return remote.handle((held, error) -> error == null ? CompletableFuture.completedFuture(held)
-                : local.heldFor(share(policy).windows(), key)).thenCompose(stage -> stage);
+                : local.heldFor(shares.windows(policy), key)).thenCompose(stage -> stage);
     }
 
     /** Keeps the limits in the store and in the local one (read there while the store cannot answer). */
     @Override
     public CompletionStage<Void> learn(Policy policy, String key, java.util.List<dev.slidegate.api.Limit> limits,
             long forMicros) {
-        CompletionStage<Void> here = local.learn(share(policy).windows(), key, limits, forMicros);
+        CompletionStage<Void> here = local.learn(shares.windows(policy), key, limits, forMicros);
         CompletionStage<Void> remote;
         try {
             remote = delegate.learn(policy, key, limits, forMicros);
@@ -338,7 +283,7 @@ public final class FallbackStore implements DecisionStore {
             remote = CompletableFuture.failedFuture(e);
         }
         return remote.handle((limits, error) -> error == null ? CompletableFuture.completedFuture(limits)
-                : local.learned(share(policy).windows(), key)).thenCompose(stage -> stage);
+                : local.learned(shares.windows(policy), key)).thenCompose(stage -> stage);
     }
 
     /**
@@ -385,7 +330,7 @@ public final class FallbackStore implements DecisionStore {
     }
 
     private CompletionStage<java.util.List<Long>> both(Policy policy, String key, java.util.List<Long> leases, boolean renew) {
-        Policy here = share(policy).windows();
+        Policy here = shares.windows(policy);
         CompletionStage<java.util.List<Long>> there = renew ? local.renew(here, key, leases) : local.leave(here, key, leases);
         CompletionStage<java.util.List<Long>> remote;
         try {
@@ -445,112 +390,8 @@ public final class FallbackStore implements DecisionStore {
                     "the " + delegate.name() + " store cannot decide and policy '" + policy.name() + "' fails closed"
                             + (cause == null ? " (skipped while it recovers)" : ": " + cause.getMessage()),
                     cause));
-            case LOCAL -> {
-                Share share = share(policy);
-                CompletionStage<Decision> started = slot ? CompletableFuture.completedFuture(null)
-                        : startFromWhatWasSaid(policy, share, key);
-                yield started.thenCompose(ignored -> slot ? local.enter(share.windows(), key, maxWaitMicros)
-                        : local.acquire(share.windows(), key, cost, maxWaitMicros)).thenApply(d -> {
-                            if (d.allowed() && !slot && !policy.dryRun()) {
-                                owe(policy, key, cost, late);
-                            }
-                            return new Decision(share.reported(), d.allowed(), d.trippedIndex(), d.retryAfterMicros(),
-                                    d.atMicros(), d.states(), true, d.waitMicros());
-                        });
-            }
+            case LOCAL -> shares.decide(policy, key, cost, maxWaitMicros, slot, late);
         };
-    }
-
-    private static String id(String policy, String key) {
-        return policy + '\u0000' + key;
-    }
-
-    /** Keeps the store's decision of a key as the last it said here; no allocation once the key is known. */
-    private void remember(Policy policy, String key, Decision d) {
-        Map<String, Said> keys = said.get(policy.name());
-        if (keys == null) {
-            keys = said.computeIfAbsent(policy.name(), n -> new ConcurrentHashMap<>());
-        }
-        Said s = keys.get(key);
-        if (s == null) {
-            if (keys.size() >= MAX_REMEMBERED) {
-                keys.clear(); // bounded: a flood of keys makes the policy's memory start again
-            }
-            s = keys.computeIfAbsent(key, k -> new Said());
-        }
-        s.decision = d;
-        s.atNanos = breaker.now();
-        if (!started.isEmpty()) {
-            started.remove(id(policy.name(), key)); // the next fail-over starts from this answer
-        }
-    }
-
-    /**
-     * The first local decision of a key since the store last answered for it: its local window is charged what the
-     * store said was used, so the share left there is what the store had left divided among the instances (⌊r/k⌋ per
-     * limit), not a fresh N/k. Said within a window's length only: an older answer says nothing of the window now.
-     */
-    private CompletionStage<Decision> startFromWhatWasSaid(Policy policy, Share share, String key) {
-        Map<String, Said> keys = said.get(policy.name());
-        Said s = keys == null ? null : keys.get(key);
-        if (s == null || started.putIfAbsent(id(policy.name(), key), Boolean.TRUE) != null) {
-            return CompletableFuture.completedFuture(null);
-        }
-        if (started.size() > MAX_REMEMBERED) {
-            started.clear();
-        }
-        Decision d = s.decision;
-        long age = (breaker.now() - s.atNanos) / 1000;
-        if (d == null || !d.policy().limits().equals(policy.limits()) || age >= policy.maxWindowMicros()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        int k = share.instances();
-        int charge = 0;
-        for (int i = 0; i < d.states().size() && i < share.windows().limits().size(); i++) {
-            int shareN = share.windows().limits().get(i).permits();
-            long left = Math.max(0, d.states().get(i).remaining()) / k;
-            charge = (int) Math.max(charge, Math.min(shareN, shareN - left));
-        }
-        if (charge <= 0) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return local.acquire(chargingEvenRefused(share.windows()), key, charge, 0);
-    }
-
-    /** {@code p} charging a call whatever room is left ({@code count-rejected}), enforcing, without a wait. */
-    private static Policy chargingEvenRefused(Policy p) {
-        return new Policy(p.name(), p.limits(), p.strategy(), p.key(), true, false, p.cells(), p.failMode(), 0, p.unit());
-    }
-
-    private void owe(Policy policy, String key, int cost) {
-        owe(policy, key, cost, null);
-    }
-
-    /**
-     * Owes the store {@code cost} permits of a key; {@code late}: the late answer of the call that failed for them,
-     * which, should it say the store charged them after all, takes them back before they are charged.
-     */
-    private void owe(Policy policy, String key, int cost, AnsweredLate late) {
-        String id = id(policy.name(), key);
-        Owed o = owed.get(id);
-        if (o == null) {
-            if (owed.size() >= MAX_REMEMBERED) {
-                return; // bounded: beyond it a key's local admissions are not charged back (docs/operations.md)
-            }
-            o = owed.computeIfAbsent(id, i -> new Owed(policy, key));
-        }
-        o.permits().addAndGet(cost);
-        if (late != null) {
-            Owed of = o;
-            CompletableFuture<Void> heard = late.lateAnswer().toCompletableFuture().handle((answer, error) -> {
-                if (answer instanceof Decision d && (d.allowed() || policy.countRejected())) {
-                    of.chargedByTheStore(cost);
-                }
-                return null;
-            });
-            // bounded: an answer is listened for one budget, so a long outage's probes find the one before done
-            o.unanswered().getAndUpdate(before -> before.isDone() ? heard : CompletableFuture.allOf(before, heard));
-        }
     }
 
     /** The late answer a failure may still have (a store that answered after its budget), or null. */
@@ -561,62 +402,6 @@ public final class FallbackStore implements DecisionStore {
             }
         }
         return null;
-    }
-
-    /**
-     * Charges the store what the fail mode admitted for one key while it could not answer: as refused attempts are
-     * charged under {@code count-rejected}, whatever room is left, at the instant the store answers (later than the
-     * calls ran: their permits count there longer, never shorter). Never fails: a charge the store cannot take is owed
-     * again.
-     */
-    private CompletionStage<Void> chargeOwed(Owed o) {
-        return o.unanswered().get().thenCompose(heard -> chargeNow(o));
-    }
-
-    private CompletionStage<Void> chargeNow(Owed o) {
-        int permits = o.permits().getAndSet(0);
-        if (permits <= 0) {
-            return CompletableFuture.completedFuture(null);
-        }
-        Policy p = o.policy();
-        int cost = Math.min(permits, p.maxPermits());
-        CompletionStage<Decision> sent;
-        try {
-            sent = delegate.acquire(chargingEvenRefused(p), o.key(), cost, 0);
-        } catch (RuntimeException e) {
-            sent = CompletableFuture.failedFuture(e);
-        }
-        return sent.handle((d, error) -> {
-            if (error != null) {
-                owe(p, o.key(), permits);
-            }
-            return null;
-        });
-    }
-
-    /**
-     * This instance's share of a policy: every N divided by the number of instances (at least 1 each).
-     * The local windows of each share are its own ({@code <policy>#<k>}): windows kept at another share
-     * must not decide at this one.
-     */
-    private Share share(Policy p) {
-        int k = Math.max(1, instances.getAsInt());
-        Share s = shares.get(p.name());
-        if (s == null || !s.of().equals(p) || s.instances() != k) {
-            List<Limit> limits = p.limits().stream()
-                    .map(l -> new Limit(Math.max(1, l.permits() / k), l.windowMicros(), l.periods()))
-                    .toList();
-            Policy reported = k == 1 ? p : p.withLimits(limits);
-            Policy windows = p.withLimits(limits).withName(localName(p.name(), k));
-            s = new Share(p, k, reported, windows);
-            shares.put(p.name(), s);
-        }
-        return s;
-    }
-
-    private static String localName(String policy, int k) {
-        String suffix = "#" + k;
-        return (policy.length() + suffix.length() > 64 ? policy.substring(0, 64 - suffix.length()) : policy) + suffix;
     }
 
     @Override
@@ -635,12 +420,6 @@ public final class FallbackStore implements DecisionStore {
      * said of it and what the fail mode owes it.
      */
     public void forget(Policy policy, String key) {
-        local.reset(share(policy).windows(), key);
-        Map<String, Said> keys = said.get(policy.name());
-        if (keys != null) {
-            keys.remove(key);
-        }
-        owed.remove(id(policy.name(), key));
-        started.remove(id(policy.name(), key));
+        shares.forget(policy, key);
     }
 }

@@ -93,11 +93,10 @@ final class DecisionScripts {
             SLIDING_COUNTER, LuaScript.load("settle_sliding_counter.lua"),
             TOKEN_BUCKET, LuaScript.load("settle_token_bucket.lua"));
 
-    /** Every decision script, for {@code SCRIPT LOAD} at start-up. */
-    static final List<LuaScript> ALL = java.util.stream.Stream.concat(java.util.stream.Stream.of(SLIDING_LOG, FIXED_WINDOW,
-            SLIDING_COUNTER, TOKEN_BUCKET, CONCURRENCY, BATCH, GROUP, REFUND_LOG, GIVE_BACK_LOG, HOLD, LEARNED, LEASE,
-            SLOT_WAIT),
-            SETTLES.values().stream())
+    /** Every decision script, for {@code SCRIPT LOAD} at start-up: the strategies', then the others. */
+    static final List<LuaScript> ALL = java.util.stream.Stream.of(STRATEGIES,
+            List.of(BATCH, GROUP, REFUND_LOG, GIVE_BACK_LOG, HOLD, LEARNED, LEASE, SLOT_WAIT), SETTLES.values())
+            .flatMap(java.util.Collection::stream)
             .toList();
 
     /** The settle script of {@code shape}'s strategy. */
