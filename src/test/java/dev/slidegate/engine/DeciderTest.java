@@ -58,10 +58,15 @@ class DeciderTest {
 
     /** What upstreams teach outgoing policies: nothing here, with the shipped settings. */
     static Upstreams upstreams(DecisionStore store) {
+        return upstreams(store, dev.slidegate.core.Clock.system());
+    }
+
+    /** {@link #upstreams(DecisionStore)} on {@code clock}. */
+    static Upstreams upstreams(DecisionStore store, dev.slidegate.core.Clock clock) {
         return new Upstreams(store, store instanceof dev.slidegate.core.StoreInspection i ? i : null,
                 new dev.slidegate.metrics.UpstreamStats((io.micrometer.core.instrument.MeterRegistry) null),
                 dev.slidegate.core.UpstreamHeaders.Form.all(), 50_000, 1_000_000, 300_000_000, 10_000, true, 1_000_000_000L,
-                dev.slidegate.core.Clock.system());
+                clock);
     }
 
     private static Outcome join(CompletionStage<Outcome> o) {
@@ -387,6 +392,29 @@ class DeciderTest {
         assertFalse(held.isDone(), "held: the configured 2 per second are spread, one per 525 ms");
         quotaOfOne(upstreams, calls);
         untilDecided(timers, held, 300); // timers fire on time: it wakes at its permit's instant
+        Outcome o = held.join();
+        assertTrue(o.admitted(), o.toString());
+        assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
+    }
+
+    // the same when another instance heard the quota: the instance whose call waits reads what the fleet learned before
+    // the call goes out, though it asked nothing meanwhile. It did not (it read the store only when asked), and its calls
+    // placed under the configured limits went out together into the provider's quota (UpstreamFleetIT: eight in 13 ms,
+    // four refused, the fleet held a second)
+    @Test
+    void aHeldOutgoingCallReadsTheQuotaAnotherInstanceHeardBeforeItGoesOut() {
+        ManualTimers timers = new ManualTimers(clock);
+        Policy calls = new Policy("provider", List.of(Limit.parse("2/3s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(5_000_000);
+        MethodPolicy callsMp = outgoing(calls);
+        Upstreams here = upstreams(memory, clock); // what each instance learned is read again after 1 s of its clock
+        Upstreams there = upstreams(memory, clock);
+        Decider d = outgoingDecider(timers, here);
+        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), "held: the configured 2 in 3 s are spread, one per 1.5 s");
+        quotaOfOne(there, calls); // the other instance's answer said the quota; this one asks nothing until its call wakes
+        untilDecided(timers, held, 400);
         Outcome o = held.join();
         assertTrue(o.admitted(), o.toString());
         assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
