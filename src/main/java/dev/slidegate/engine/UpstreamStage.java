@@ -38,16 +38,7 @@ final class UpstreamStage {
         }
         CompletionStage<Void> read = null;
         for (int j = i; j <= last; j++) {
-            Ask a = call.asks[j];
-            CompletionStage<Void> one;
-            try {
-                one = upstreams.refresh(a.configured(), a.key());
-            } catch (RuntimeException e) {
-                one = null; // decided under what this instance knows
-            }
-            if (one != null) {
-                read = read == null ? one : read.thenCombine(one, (x, y) -> null);
-            }
+            read = andRefreshed(read, call.asks[j]);
         }
         if (read == null) {
             chain.rate.ask(call, i);
@@ -97,15 +88,7 @@ final class UpstreamStage {
             Ask a = call.asks[j];
             if (a.mp().outgoing() && WaitStage.holds(call.made.get(j))) {
                 outgoing = a;
-                CompletionStage<Void> one;
-                try {
-                    one = upstreams.refresh(a.configured(), a.key());
-                } catch (RuntimeException e) {
-                    one = null; // judged by what this instance knows
-                }
-                if (one != null) {
-                    read = read == null ? one : read.thenCombine(one, (x, y) -> null);
-                }
+                read = andRefreshed(read, a);
             }
         }
         if (outgoing == null) {
@@ -121,6 +104,21 @@ final class UpstreamStage {
                 .whenComplete((held, error) -> call.resume.execute(
                         () -> chain.wait.afterUpstreamRead(call, Boolean.TRUE.equals(held) || lowered(call))));
         return true;
+    }
+
+    /**
+     * {@code read} (null: none) and the read of what the fleet learned of {@code a}'s upstream where this instance's is
+     * older than {@code slidegate.upstream.learned-refresh}; null when neither is under way. A read that cannot start
+     * leaves {@code a} judged by what this instance knows.
+     */
+    private CompletionStage<Void> andRefreshed(CompletionStage<Void> read, Ask a) {
+        CompletionStage<Void> one;
+        try {
+            one = upstreams.refresh(a.configured(), a.key());
+        } catch (RuntimeException e) {
+            one = null;
+        }
+        return one == null ? read : read == null ? one : read.thenCombine(one, (x, y) -> null);
     }
 
     /**
