@@ -98,11 +98,12 @@ final class UpstreamStage {
             chain.wait.afterUpstreamRead(call, true);
             return true;
         }
-        CompletionStage<Void> learned = read == null ? CompletableFuture.completedFuture(null) : read.exceptionally(e -> null);
-        heldFor(outgoing).handle((micros, error) -> error == null && micros > 0)
-                .thenCombine(learned, (held, done) -> held)
-                .whenComplete((held, error) -> call.resume.execute(
-                        () -> chain.wait.afterUpstreamRead(call, Boolean.TRUE.equals(held) || lowered(call))));
+        CompletionStage<Boolean> held = heldFor(outgoing).handle((micros, error) -> error == null && micros > 0);
+        if (read != null) {
+            held = held.thenCombine(read.exceptionally(e -> null), (h, learned) -> h);
+        }
+        held.whenComplete((h, error) -> call.resume.execute(
+                () -> chain.wait.afterUpstreamRead(call, Boolean.TRUE.equals(h) || lowered(call))));
         return true;
     }
 

@@ -369,6 +369,14 @@ class DeciderTest {
                 -1, MethodPolicy.Kind.STAGE, null, Map.of(), "provider", -1, null);
     }
 
+    /** The second call of {@code mp}'s key through {@code d}, held ({@code why}) behind a first one admitted at once. */
+    private static CompletableFuture<Outcome> heldBehindOne(Decider d, MethodPolicy mp, String why) {
+        assertTrue(join(d.decide(mp, "client:provider", 1, null)).admitted());
+        CompletableFuture<Outcome> held = d.decide(mp, "client:provider", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), why);
+        return held;
+    }
+
     /** A decider whose calls wait on {@code timers} and are paced by {@code upstreams}, on the memory store. */
     private Decider outgoingDecider(ManualTimers timers, Upstreams upstreams) {
         return new Decider(new CallerKeys(), memory, call -> null, new Admission(new DecisionStats()),
@@ -387,9 +395,8 @@ class DeciderTest {
         MethodPolicy callsMp = outgoing(calls);
         Upstreams upstreams = upstreams(memory);
         Decider d = outgoingDecider(timers, upstreams);
-        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
-        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
-        assertFalse(held.isDone(), "held: the configured 2 per second are spread, one per 525 ms");
+        CompletableFuture<Outcome> held = heldBehindOne(d, callsMp,
+                "held: the configured 2 per second are spread, one per 525 ms");
         quotaOfOne(upstreams, calls);
         untilDecided(timers, held, 300); // timers fire on time: it wakes at its permit's instant
         Outcome o = held.join();
@@ -410,9 +417,7 @@ class DeciderTest {
         Upstreams here = upstreams(memory, clock); // what each instance learned is read again after 1 s of its clock
         Upstreams there = upstreams(memory, clock);
         Decider d = outgoingDecider(timers, here);
-        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
-        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
-        assertFalse(held.isDone(), "held: the configured 2 in 3 s are spread, one per 1.5 s");
+        CompletableFuture<Outcome> held = heldBehindOne(d, callsMp, "held: the configured 2 in 3 s are spread, one per 1.5 s");
         quotaOfOne(there, calls); // the other instance's answer said the quota; this one asks nothing until its call wakes
         untilDecided(timers, held, 400);
         Outcome o = held.join();
@@ -459,9 +464,7 @@ class DeciderTest {
         Upstreams upstreams = upstreams(memory);
         Decider d = outgoingDecider(timers, upstreams);
         long start = clock.nowMicros();
-        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted());
-        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
-        assertFalse(held.isDone(), "held for the next window's permit (1 s and the margin)");
+        CompletableFuture<Outcome> held = heldBehindOne(d, callsMp, "held for the next window's permit (1 s and the margin)");
         timers.advance(clock, 100_000);
         // the upstream refuses a call of another instance: nothing left for 1.5 s
         upstreams.learn(calls, "client:provider", 429, name -> name.equals("x-ratelimit-remaining-requests") ? List.of("0")

@@ -231,15 +231,6 @@ class LateRedisTest {
         try (RedisServer server = RedisServer.start(); RedisClients clients = new RedisClients(server)) {
             FallbackStore instance = instance(clients, defaults);
             io.vertx.core.Context loop = clients.vertx().getDelegate().getOrCreateContext();
-            java.util.function.Supplier<Decision> onTheLoop = () -> {
-                java.util.concurrent.CompletableFuture<Decision> f = new java.util.concurrent.CompletableFuture<>();
-                loop.runOnContext(v -> instance.acquire(p, "client:one", 1).whenComplete((d, e) -> complete(f, d, e)));
-                try {
-                    return f.get(5, TimeUnit.SECONDS);
-                } catch (Exception e) {
-                    throw new AssertionError(e);
-                }
-            };
             warmOn(loop, instance, p); // the event loop's own connection is open
             server.signal("STOP");
             java.util.concurrent.CompletableFuture<Decision> failedOver = new java.util.concurrent.CompletableFuture<>();
@@ -270,8 +261,8 @@ class LateRedisTest {
                         "Redis ran the first call when it thawed: " + inRedis + " in "
                                 + r.call("ZRANGE", "slidegate:{twice-on-a-loop:client:one}:log", "0", "-1", "WITHSCORES"));
             }
-            Decision second = onTheLoop.get();
-            Decision third = onTheLoop.get();
+            Decision second = decideOn(loop, instance, p, "client:one");
+            Decision third = decideOn(loop, instance, p, "client:one");
             assertTrue(second.allowed() && !second.fallback(), "Redis admits the second call of two: " + second);
             assertTrue(!third.allowed() && !third.fallback(), "and refuses the third: " + third);
         }
@@ -282,6 +273,14 @@ class LateRedisTest {
         java.util.concurrent.CompletableFuture<Void> warm = new java.util.concurrent.CompletableFuture<>();
         loop.runOnContext(v -> instance.acquire(p, "warm", 1).whenComplete((d, e) -> warm.complete(null)));
         warm.get(5, TimeUnit.SECONDS);
+    }
+
+    /** {@code instance}'s decision of one call of {@code key}, asked on {@code loop} as the service asks. */
+    private static Decision decideOn(io.vertx.core.Context loop, FallbackStore instance, Policy p, String key)
+            throws Exception {
+        java.util.concurrent.CompletableFuture<Decision> f = new java.util.concurrent.CompletableFuture<>();
+        loop.runOnContext(v -> instance.acquire(p, key, 1).whenComplete((d, e) -> complete(f, d, e)));
+        return f.get(5, TimeUnit.SECONDS);
     }
 
     private static void complete(java.util.concurrent.CompletableFuture<Decision> f, Decision d, Throwable e) {
