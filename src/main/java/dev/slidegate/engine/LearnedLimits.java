@@ -78,14 +78,27 @@ final class LearnedLimits {
      * a read is under way wait for that one read.
      */
     CompletionStage<Void> refresh(Policy configured, String key) {
+        long now = clock.nanoTime();
+        return read(configured, key, now - refreshNanos, now);
+    }
+
+    /**
+     * As {@link #refresh}, for a call asked at {@code sinceNanos}: {@code null} when this instance read the key after
+     * then, else a stage that completes once it has (a read under way is shared).
+     */
+    CompletionStage<Void> readSince(Policy configured, String key, long sinceNanos) {
+        return read(configured, key, sinceNanos, clock.nanoTime());
+    }
+
+    /** Reads what the fleet learned of {@code key} unless this instance read it after {@code sinceNanos}. */
+    private CompletionStage<Void> read(Policy configured, String key, long sinceNanos, long now) {
         String id = Upstreams.id(configured.name(), key);
         Learned l = learned.get(id);
-        long now = clock.nanoTime();
         if (l != null && same(l.base(), configured)) {
             if (l.reading() != null && !l.reading().isDone()) {
                 return l.reading();
             }
-            if (now - l.readNanos() < refreshNanos) {
+            if (l.readNanos() - sinceNanos > 0) {
                 return null;
             }
         }
@@ -159,10 +172,10 @@ final class LearnedLimits {
     private void said(Policy configured, String key, List<Limit> limits, String why, long nowMillis) {
         stats.learned(configured.name(), limits.isEmpty() ? null : limits.toString(), nowMillis);
         if (limits.isEmpty()) {
-            LOG.infof("Policy '%s' paces %s at its configured limits %s again: %s", configured.name(), Upstreams.shown(key),
+            LOG.infof("Policy '%s' paces %s at its configured limits %s again: %s", configured.name(), UpstreamLog.shown(key),
                     configured.limits(), why);
         } else {
-            LOG.infof("Policy '%s' paces %s at %s instead of the configured %s: %s", configured.name(), Upstreams.shown(key),
+            LOG.infof("Policy '%s' paces %s at %s instead of the configured %s: %s", configured.name(), UpstreamLog.shown(key),
                     limits,
                     configured.limits(), why);
         }

@@ -1,17 +1,13 @@
 package dev.slidegate.engine;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-
-import org.jboss.logging.Logger;
 
 import dev.slidegate.api.Decision;
 import dev.slidegate.api.Limit;
@@ -47,11 +43,6 @@ import dev.slidegate.metrics.UpstreamStats;
 @Singleton
 public class Upstreams {
 
-    private static final Logger LOG = Logger.getLogger("dev.slidegate.upstream");
-    /** Distinct problems logged per policy at most (after that, none: a hostile upstream cannot flood the log). */
-    private static final int MAX_PROBLEMS_LOGGED = 20;
-    private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
-
     /** The store's upstream capability: holds and learned limits. */
     private final dev.slidegate.core.UpstreamHolds store;
     private final StoreInspection inspection;
@@ -59,12 +50,9 @@ public class Upstreams {
     private final UpstreamStats stats;
     private final long pauseMicros;
     private final long ceilingMicros;
-    private final int maxKeys;
     private final Pacing pacing;
     private final LearnedLimits learned;
-    private final Map<String, Set<String>> problemsLogged = new ConcurrentHashMap<>();
-    /** Until when (epoch ms) a hold was last logged, per policy and key: one line per hold, not per 429. */
-    private final Map<String, Long> holdLogged = new ConcurrentHashMap<>();
+    private final UpstreamLog log;
     /** The instance's clock: wall time for the upstream's dates and the holds said, monotonic for refreshes. */
     private final dev.slidegate.core.Clock clock;
 
@@ -87,7 +75,6 @@ public class Upstreams {
         this.reader = new UpstreamHeaders(forms, ceilingMicros);
         this.pauseMicros = pauseMicros;
         this.ceilingMicros = ceilingMicros;
-        this.maxKeys = maxKeys;
         // a paced policy's windows carry the margin: the store's late occupancy leaves them alone
         java.util.function.Consumer<String> margined = name -> {
         };
@@ -95,7 +82,8 @@ public class Upstreams {
             margined = late::margined;
         }
         this.pacing = new Pacing(marginMicros, spread, margined);
-        this.learned = new LearnedLimits(store, pacing, stats, clock, ceilingMicros, maxKeys, refreshNanos, this::problem);
+        this.log = new UpstreamLog(maxKeys);
+        this.learned = new LearnedLimits(store, pacing, stats, clock, ceilingMicros, maxKeys, refreshNanos, log::problem);
     }
 
     /** The policy an outgoing call of {@code key} is decided under: the configured one, or the learned one, with the margin. */
@@ -111,6 +99,14 @@ public class Upstreams {
      */
     CompletionStage<Void> refresh(Policy configured, String key) {
         return learned.refresh(configured, key);
+    }
+
+    /**
+     * For a call of {@code key} asked at {@code sinceNanos}, placed ahead: {@code null} when this instance knows limits the
+     * key's upstream published, or read what the fleet learned after then; else a stage that completes once it has.
+     */
+    CompletionStage<Void> readUnlearned(Policy configured, String key, long sinceNanos) {
+        return learned.paced(configured, key) != null ? null : learned.readSince(configured, key, sinceNanos);
     }
 
     /** How long {@code key} is still held under {@code configured} (µs), for a call that waited before it goes out. */
@@ -154,10 +150,10 @@ public class Upstreams {
         try {
             r = reader.read(headers, nowMillis * 1000);
         } catch (RuntimeException | StackOverflowError e) { // never expected: a call never fails for what its upstream says
-            problem(policy, "header fields that could not be read (" + e.getClass().getSimpleName() + ")");
+            log.problem(policy, "header fields that could not be read (" + e.getClass().getSimpleName() + ")");
             r = new UpstreamHeaders.Reading(List.of(), -1, List.of());
         }
-        r.problems().forEach(p -> problem(policy, p));
+        r.problems().forEach(p -> log.problem(policy, p));
         long hold = 0;
         String because = null;
         if (status == 429) {
@@ -251,26 +247,12 @@ public class Upstreams {
         }
         return made.handle((heldFor, error) -> {
             if (error != null) {
-                LOG.warnf("Policy '%s' could not hold the calls of %s for %d ms (its upstream %s): %s", policy, shown(key),
-                        forMicros / 1000, why, error.getMessage());
+                log.notHeld(policy, key, forMicros, why, error);
                 return null;
             }
             long until = clock.nowMicros() / 1000 + heldFor / 1000;
             stats.held(policy, until, why);
-            Long before = holdLogged.get(id(policy, key));
-            if (before == null || before < nowMillis) {
-                if (before == null && holdLogged.size() >= maxKeys) {
-                    holdLogged.values().removeIf(v -> v < nowMillis); // holds that ended
-                    if (holdLogged.size() >= maxKeys) {
-                        return null; // as many keys held at once as keys learned: the metric counts the rest
-                    }
-                }
-                holdLogged.put(id(policy, key), until);
-                LOG.infof("Policy '%s' holds every call of %s for %d ms, on every instance sharing the store: its upstream %s",
-                        policy, shown(key), heldFor / 1000, why);
-            } else {
-                holdLogged.computeIfPresent(id(policy, key), (k, v) -> Math.max(v, until));
-            }
+            log.held(policy, key, until, heldFor, why, nowMillis);
             return null;
         });
     }
@@ -283,31 +265,6 @@ public class Upstreams {
         String quota = q.unit() == null ? Policy.REQUESTS : q.unit();
         String own = policy.unit() == null ? Policy.REQUESTS : policy.unit();
         return quota.equals(own);
-    }
-
-    private void problem(String policy, String problem) {
-        Set<String> logged = problemsLogged.computeIfAbsent(policy, p -> ConcurrentHashMap.newKeySet());
-        String kind = problem.length() > 60 ? problem.substring(0, 60) : problem;
-        if (logged.size() < MAX_PROBLEMS_LOGGED && logged.add(kind)) {
-            LOG.warnf("Policy '%s': its upstream sent %s (said once)", policy, problem);
-        }
-    }
-
-    /**
-     * A key for a log line: the client's or the global one as it is; a tenant's (which may be a credential, for one
-     * quota per tenant's credentials) as a fingerprint only, {@code key #1a2b3c4d}: the admin shows keys to operators.
-     */
-    static String shown(String key) {
-        if (key.startsWith("client:") || key.equals("global")) {
-            return "key '" + key + "'";
-        }
-        try {
-            byte[] d = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(key.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return "key #" + java.util.HexFormat.of().formatHex(d, 0, 4);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            return "a key";
-        }
     }
 
     static String id(String policy, String key) {

@@ -112,6 +112,13 @@ final class WaitStage {
             }
             return;
         }
+        if (!chain.upstream.placedAhead(call, () -> hold(call))) {
+            hold(call);
+        }
+    }
+
+    /** Holds an admitted call until its permits' instant, then lets it go (or decides it again where it woke late). */
+    private void hold(Call call) {
         for (int j = 0; j < call.made.size(); j++) {
             if (holds(call.made.get(j))) {
                 waitStats.held(call.made.get(j).policy().name(), call.asks[j].key());
@@ -159,6 +166,15 @@ final class WaitStage {
         }
         released(call, WaitStats.Release.RAN); // the store could not say: the permit stands
         call.outcome.complete(new Outcome.Admitted(call.made, null, null, call));
+    }
+
+    /**
+     * A call placed ahead under limits its upstream has lowered since ({@link UpstreamStage#placedAhead}), before it is
+     * held: decided again at once under them, its permits given back, with what is left of its max-wait.
+     */
+    void placedUnderLowered(Call call) {
+        call.leave();
+        chain.again(call, (waits.nanoTime() - call.startNanos) / 1000, true, true);
     }
 
     /**

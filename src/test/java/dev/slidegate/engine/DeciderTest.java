@@ -425,6 +425,35 @@ class DeciderTest {
         assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
     }
 
+    // a call placed ahead by an instance that read the store before another instance heard the quota (within the same
+    // learned-refresh): it reads what the fleet learned before it is held, and waits for a permit under the quota, its
+    // configured one given back at once. It waited for the configured one and was decided again only when it woke, when
+    // the other instances had placed their calls after it (UpstreamFleetIT: six such calls at one instant, 0.9 s empty
+    // at the provider)
+    @Test
+    void aCallPlacedAheadUnderTheConfiguredLimitsReadsTheQuotaAnotherInstanceHeardFirst() {
+        ManualTimers timers = new ManualTimers(clock);
+        Policy calls = new Policy("provider", List.of(Limit.parse("2/3s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(5_000_000);
+        MethodPolicy callsMp = outgoing(calls);
+        Upstreams here = upstreams(memory, clock); // what each instance learned is read again after 1 s of its clock
+        Upstreams there = upstreams(memory, clock);
+        Decider d = outgoingDecider(timers, here);
+        long start = clock.nanoTime();
+        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted()); // this instance read: nothing learned
+        quotaOfOne(there, calls); // 1 in 3 s (and the margin)
+        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
+        assertFalse(held.isDone(), "held: a permit of 1 in 3 s is 3 s away");
+        assertEquals(1, timers.due.size(), "one call held: " + timers.due.size());
+        assertTrue(timers.due.get(0)[0] - start >= 3_000_000_000L,
+                "held for the quota's permit, not the configured limits' (one per 1.5 s): it wakes "
+                        + (timers.due.get(0)[0] - start) / 1_000_000 + " ms after the first call");
+        untilDecided(timers, held, 400);
+        Outcome o = held.join();
+        assertTrue(o.admitted(), o.toString());
+        assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota: " + o);
+    }
+
     // an outgoing policy that settles, whose held call's permit its upstream voided (its quota lowered meanwhile): what
     // the call charged comes back once. It came back twice (the upstream stage settled it at 0, then the call's end
     // did), so the window lost the first call's charge too, and the call decided again under the lower quota went out
