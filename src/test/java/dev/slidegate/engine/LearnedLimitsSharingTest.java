@@ -123,6 +123,33 @@ class LearnedLimitsSharingTest {
         assertEquals(1, counting.reads.get());
     }
 
+    // a call placed ahead by an instance that knows nothing its upstream published reads what the fleet learned before it
+    // waits (UpstreamStage.placedAhead): one read for the calls placed while it is under way, none for a call asked before
+    // a read that came after it, none once the instance knows what the upstream published
+    @Test
+    void callsPlacedAheadShareOneReadOfWhatTheFleetLearned() {
+        Policy p = policy("ahead", Strategy.FIXED_WINDOW, false, "30/1s");
+        String key = "client:partner" + KEYS.incrementAndGet();
+        String other = "client:partner" + KEYS.incrementAndGet();
+        CountingStore counting = new CountingStore(storeB);
+        Upstreams b = instance(counting, 3600 * SECOND);
+        refreshed(b, p, key); // nothing learned yet, and not read again within the hour
+        long asked = System.nanoTime();
+        respond(instance(storeA, 1), p, key, "12"); // another instance hears the quota
+        List<CompletionStage<Void>> placed = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            placed.add(b.readUnlearned(p, key, asked));
+        }
+        placed.stream().filter(s -> s != null).forEach(s -> s.toCompletableFuture().join());
+        assertEquals(2, counting.reads.get(), "twenty calls placed ahead at once, one read");
+        assertEquals(12, pacedAt(b, p, key), "and the quota the other instance heard");
+        assertNull(b.readUnlearned(p, key, System.nanoTime()), "known now: nothing read");
+        long earlier = System.nanoTime();
+        refreshed(b, p, other);
+        assertNull(b.readUnlearned(p, other, earlier), "read after the call was asked: not again");
+        assertEquals(3, counting.reads.get());
+    }
+
     @Test
     void limitsInTheStoreThatWouldRaiseWhatIsConfiguredAreIgnored() throws Exception {
         Policy p = policy("raised", Strategy.FIXED_WINDOW, false, "30/1s");
