@@ -19,7 +19,8 @@ class DisabledTest {
     public static class Off implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("slidegate.enabled", "false", "slidegate.policies.products.limits", "1/1h");
+            return Map.of("slidegate.enabled", "false", "slidegate.policies.products.limits", "1/1h",
+                    SmallLimits.NO_OPENAPI_SCAN, "true");
         }
     }
 

@@ -40,7 +40,8 @@ public class ServiceChoicesTest {
                     "quarkus.arc.selected-alternatives", HeaderPlans.class.getName(),
                     "slidegate.policies.reports.plans.free.limits", "2/1h",
                     "slidegate.policies.reports.plans.pro.limits", "4/1h",
-                    "slidegate.policies.reports.default-plan", "free");
+                    "slidegate.policies.reports.default-plan", "free",
+                    SmallLimits.NO_OPENAPI_SCAN, "false"); // (theServicesOpenApiDocumentIsItsOwn reads it)
         }
     }
 

@@ -102,7 +102,8 @@ public final class SharedProfiles {
     }
 
     /**
-     * The demo as it ships ({@code application.properties}, none of {@link SmallLimits}' policies), with Envoy's rate-limit
+     * The demo as it ships ({@code application.properties}, none of {@link SmallLimits}' policies; no class here reads its
+     * OpenAPI document, which is not scanned for), with Envoy's rate-limit
      * service on: {@code EnvoyRlsTest} (its rules' policies are named {@code rls.*}, which no other class calls, and it
      * speaks gRPC on a port of its own) and the classes that test the demo's own settings and their own endpoints
      * ({@code AnswerUsagesTest}, {@code BlockForTest}, {@code CountWhenTest}, {@code ProviderTokensTest},
@@ -112,7 +113,7 @@ public final class SharedProfiles {
         @Override
         public java.util.Map<String, String> getConfigOverrides() {
             return java.util.Map.of("slidegate.rls.enabled", "true", "slidegate.rls.port", "0", "slidegate.rls.host",
-                    "127.0.0.1", "slidegate.rls.config", "src/test/resources/rls");
+                    "127.0.0.1", "slidegate.rls.config", "src/test/resources/rls", SmallLimits.NO_OPENAPI_SCAN, "true");
         }
     }
 

@@ -8,6 +8,13 @@ import io.quarkus.test.junit.QuarkusTestProfile;
 /** The demo policies with limits small enough to reach in a test, in a service with an OpenAPI filter of its own. */
 public class SmallLimits implements QuarkusTestProfile {
 
+    /**
+     * MicroProfile OpenAPI's switch for scanning the service's endpoints: {@code true} in the profiles whose classes do not
+     * read the OpenAPI document, where the scan was ~1 s of the ~4.7 s each test application takes to build
+     * ({@code -Dquarkus.debug.dump-build-metrics=true}: {@code SmallRyeOpenApiProcessor#build}).
+     */
+    public static final String NO_OPENAPI_SCAN = "mp.openapi.scan.disable";
+
     @Override
     public Map<String, String> getConfigOverrides() {
         return base();
@@ -60,14 +67,21 @@ public class SmallLimits implements QuarkusTestProfile {
         config.put("slidegate.policies.bench-refused.limits", "1/1h");
         // issue 60: an LLM provider's quota of tokens, learned by the client's policy that counts tokens (EchoClient)
         config.put("slidegate.policies.echo-tpm.unit", "tokens");
+        // HeaderTimeoutTest's: the demo's 10 s made the class wait 11 s; no other class sends its headers slowly
+        config.put("slidegate.http.header-timeout", "3s");
         // a service's own OpenAPI filter: MicroProfile's setting holds one class, and Slidegate's must stay
         config.put("mp.openapi.filter", "dev.slidegate.http.ServiceOpenApiFilter");
         return config;
     }
 
-    /** These limits with more settings, given as key, value, key, value, ... */
+    /**
+     * These limits with more settings, given as key, value, key, value, ...; the service's OpenAPI document is not scanned
+     * for (the only classes that read it run on this profile and {@code ServiceChoicesTest.LibraryDefaults}, which scans
+     * again): ~1 s of each test application's build ({@link #NO_OPENAPI_SCAN}).
+     */
     protected Map<String, String> plus(String... keyValues) {
         Map<String, String> config = base();
+        config.put(NO_OPENAPI_SCAN, "true");
         for (int i = 0; i < keyValues.length; i += 2) {
             config.put(keyValues[i], keyValues[i + 1]);
         }
