@@ -410,19 +410,11 @@ class DeciderTest {
     // four refused, the fleet held a second)
     @Test
     void aHeldOutgoingCallReadsTheQuotaAnotherInstanceHeardBeforeItGoesOut() {
-        ManualTimers timers = new ManualTimers(clock);
-        Policy calls = new Policy("provider", List.of(Limit.parse("2/3s")), Strategy.SLIDING_LOG, "client", false)
-                .withMaxWait(5_000_000);
-        MethodPolicy callsMp = outgoing(calls);
-        Upstreams here = upstreams(memory, clock); // what each instance learned is read again after 1 s of its clock
-        Upstreams there = upstreams(memory, clock);
-        Decider d = outgoingDecider(timers, here);
-        CompletableFuture<Outcome> held = heldBehindOne(d, callsMp, "held: the configured 2 in 3 s are spread, one per 1.5 s");
-        quotaOfOne(there, calls); // the other instance's answer said the quota; this one asks nothing until its call wakes
-        untilDecided(timers, held, 400);
-        Outcome o = held.join();
-        assertTrue(o.admitted(), o.toString());
-        assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota now: " + o);
+        TwoInstances two = new TwoInstances(new ManualTimers(clock));
+        CompletableFuture<Outcome> held = heldBehindOne(two.here, two.mp,
+                "held: the configured 2 in 3 s are spread, one per 1.5 s");
+        quotaOfOne(two.there, two.calls); // the other instance's answer said the quota; this one asks nothing until its call wakes
+        two.admittedUnderTheQuota(held);
     }
 
     // a call placed ahead by an instance that read the store before another instance heard the quota (within the same
@@ -432,26 +424,43 @@ class DeciderTest {
     // at the provider)
     @Test
     void aCallPlacedAheadUnderTheConfiguredLimitsReadsTheQuotaAnotherInstanceHeardFirst() {
-        ManualTimers timers = new ManualTimers(clock);
-        Policy calls = new Policy("provider", List.of(Limit.parse("2/3s")), Strategy.SLIDING_LOG, "client", false)
-                .withMaxWait(5_000_000);
-        MethodPolicy callsMp = outgoing(calls);
-        Upstreams here = upstreams(memory, clock); // what each instance learned is read again after 1 s of its clock
-        Upstreams there = upstreams(memory, clock);
-        Decider d = outgoingDecider(timers, here);
+        TwoInstances two = new TwoInstances(new ManualTimers(clock));
         long start = clock.nanoTime();
-        assertTrue(join(d.decide(callsMp, "client:provider", 1, null)).admitted()); // this instance read: nothing learned
-        quotaOfOne(there, calls); // 1 in 3 s (and the margin)
-        CompletableFuture<Outcome> held = d.decide(callsMp, "client:provider", 1, null).toCompletableFuture();
+        assertTrue(join(two.here.decide(two.mp, "client:provider", 1, null)).admitted()); // it read: nothing learned
+        quotaOfOne(two.there, two.calls); // 1 in 3 s (and the margin)
+        CompletableFuture<Outcome> held = two.here.decide(two.mp, "client:provider", 1, null).toCompletableFuture();
         assertFalse(held.isDone(), "held: a permit of 1 in 3 s is 3 s away");
-        assertEquals(1, timers.due.size(), "one call held: " + timers.due.size());
-        assertTrue(timers.due.get(0)[0] - start >= 3_000_000_000L,
-                "held for the quota's permit, not the configured limits' (one per 1.5 s): it wakes "
-                        + (timers.due.get(0)[0] - start) / 1_000_000 + " ms after the first call");
-        untilDecided(timers, held, 400);
-        Outcome o = held.join();
-        assertTrue(o.admitted(), o.toString());
-        assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota: " + o);
+        List<long[]> due = two.timers.due;
+        assertEquals(1, due.size(), "one call held: " + due.size());
+        assertTrue(due.get(0)[0] - start >= 3_000_000_000L, "held for the quota's permit, not the configured limits' (one "
+                + "per 1.5 s): it wakes " + (due.get(0)[0] - start) / 1_000_000 + " ms after the first call");
+        two.admittedUnderTheQuota(held);
+    }
+
+    /**
+     * Two instances on the memory store: {@code here} decides calls of an outgoing policy of 2 in 3 s (one per 1.5 s,
+     * spread) that may wait 5 s, {@code there} hears its upstream; what each learned is read again after 1 s of the clock.
+     */
+    private final class TwoInstances {
+        final ManualTimers timers;
+        final Policy calls = new Policy("provider", List.of(Limit.parse("2/3s")), Strategy.SLIDING_LOG, "client", false)
+                .withMaxWait(5_000_000);
+        final MethodPolicy mp = outgoing(calls);
+        final Upstreams there = upstreams(memory, clock);
+        final Decider here;
+
+        TwoInstances(ManualTimers timers) {
+            this.timers = timers;
+            this.here = outgoingDecider(timers, upstreams(memory, clock));
+        }
+
+        /** The timers fire until {@code held} is decided: admitted, under the quota of 1 the upstream said. */
+        void admittedUnderTheQuota(CompletableFuture<Outcome> held) {
+            untilDecided(timers, held, 400);
+            Outcome o = held.join();
+            assertTrue(o.admitted(), o.toString());
+            assertEquals(1, o.decisions().get(0).policy().limits().get(0).permits(), "decided under the quota: " + o);
+        }
     }
 
     // an outgoing policy that settles, whose held call's permit its upstream voided (its quota lowered meanwhile): what
