@@ -219,8 +219,10 @@ class UpstreamFleetIT {
                 .map(c -> (c[0] - start) + " " + c[1] + " " + c[2]).collect(java.util.stream.Collectors.joining(", ")));
         assertEquals(0, refused,
                 "the provider refused calls of the fleet once its quotas were known\n" + slidegateLines(fleet));
+        String waits = waitCounts(fleet);
+        System.out.println("each instance's held calls of the provider's policies:\n" + waits);
         assertTrue(Math.max(tokens / TOKENS, requests / REQUESTS) >= 0.6, () -> "the provider's quotas were barely used: "
-                + tokens + " tokens/s, " + requests + " requests/s\n" + slidegateLines(fleet));
+                + tokens + " tokens/s, " + requests + " requests/s\n" + waits + slidegateLines(fleet));
         // every caller was answered: the chat (whole or streamed), or a sentence: 502 when the provider refused (before its
         // quotas were known) or its connection failed under the call (ProviderFailures), 429 when the call would have waited longer than its policy's max-wait, an error event when
         // the stream's answer was under way; never a failure of the service
@@ -246,6 +248,29 @@ class UpstreamFleetIT {
     }
 
     /** What the instances logged of their decisions, for a failure's message. */
+    /**
+     * Each instance's counts of the provider's policies' held calls (how long, and how many woke or were taken up late and
+     * were decided again: {@code slidegate_wait*}), for a failure's message: the instances log late wakes once a minute,
+     * after this test.
+     */
+    private static String waitCounts(List<ServiceProcess> fleet) {
+        StringBuilder out = new StringBuilder();
+        for (ServiceProcess s : fleet) {
+            try {
+                HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.port + "/q/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body().lines()
+                        .filter(l -> l.startsWith("slidegate_wait") && l.contains("model-") && !l.contains("_bucket"))
+                        .forEach(l -> out.append(s.port).append(' ').append(l).append('\n'));
+            } catch (IOException e) {
+                out.append(s.port).append(" /q/metrics: ").append(e).append('\n');
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return out.toString();
+            }
+        }
+        return out.toString();
+    }
+
     private static String slidegateLines(List<ServiceProcess> fleet) {
         return String.join("\n", fleet.stream().flatMap(s -> log(s).lines().filter(l -> l.contains("[dev.slidegate"))
                 .map(l -> s.port + " " + l)).toList());
