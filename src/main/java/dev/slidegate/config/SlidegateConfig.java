@@ -185,7 +185,9 @@ public interface SlidegateConfig {
         /**
          * How often, at most, an instance reads from the store what the fleet learned of one key's upstream limits: before
          * an outgoing call of a key it has not read within this long. A lower limit one instance learns from a response
-         * paces every other instance's calls of that key from its next call after this.
+         * paces every other instance's calls of that key from its next call after this. (A call that waits, placed under
+         * the configured limits of a key its instance learned nothing of, reads them once more before it waits, unless they
+         * were read after it was asked.)
          */
         @WithName("learned-refresh")
         @WithDefault("1s")
