@@ -25,7 +25,7 @@ import dev.slidegate.metrics.UpstreamStats;
  */
 final class LearnedLimits {
 
-    private static final Logger LOG = Logger.getLogger("dev.slidegate.upstream");
+    private static final Logger LOG = UpstreamLog.LOG;
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
 
     /**

@@ -14,6 +14,7 @@ import org.jboss.logging.Logger;
  */
 final class UpstreamLog {
 
+    /** The category of every line an upstream makes Slidegate log. */
     static final Logger LOG = Logger.getLogger("dev.slidegate.upstream");
     /** Distinct problems logged per policy at most (after that, none). */
     private static final int MAX_PROBLEMS_LOGGED = 20;

@@ -38,7 +38,7 @@ final class UpstreamStage {
         }
         CompletionStage<Void> read = null;
         for (int j = i; j <= last; j++) {
-            read = andRefreshed(read, call.asks[j]);
+            read = andRead(read, call.asks[j], null);
         }
         if (read == null) {
             chain.rate.ask(call, i);
@@ -79,21 +79,15 @@ final class UpstreamStage {
      * the other instances had placed theirs after them (UpstreamFleetIT: 0.9 s empty at the provider). The read is paid
      * by calls that wait, of keys whose upstream taught this instance nothing, and shared while under way.
      *
-     * @return {@code false} when there is nothing to read and nothing lowered: the caller holds the call; else
-     *         {@code hold} runs once the read answered and no limit was lowered, or the call is decided again
+     * @return {@code false} when there is nothing to read and nothing lowered: the caller holds the call; else it is
+     *         held ({@link WaitStage#hold}) once the read answered and no limit was lowered, or decided again
      */
-    boolean placedAhead(Call call, Runnable hold) {
+    boolean placedAhead(Call call) {
         CompletionStage<Void> read = null;
         for (int j = 0; j < call.made.size(); j++) {
             Ask a = call.asks[j];
             if (a.mp().outgoing() && WaitStage.holds(call.made.get(j))) {
-                CompletionStage<Void> one;
-                try {
-                    one = upstreams.readUnlearned(a.configured(), a.key(), call.startNanos);
-                } catch (RuntimeException e) {
-                    one = null; // judged by what this instance knows
-                }
-                read = one == null ? read : read == null ? one : read.thenCombine(one, (x, y) -> null);
+                read = andRead(read, a, call);
             }
         }
         if (read == null) {
@@ -107,7 +101,7 @@ final class UpstreamStage {
             if (lowered(call)) {
                 chain.wait.placedUnderLowered(call);
             } else {
-                hold.run();
+                chain.wait.hold(call);
             }
         }));
         return true;
@@ -132,7 +126,7 @@ final class UpstreamStage {
             Ask a = call.asks[j];
             if (a.mp().outgoing() && WaitStage.holds(call.made.get(j))) {
                 outgoing = a;
-                read = andRefreshed(read, a);
+                read = andRead(read, a, null);
             }
         }
         if (outgoing == null) {
@@ -152,14 +146,16 @@ final class UpstreamStage {
     }
 
     /**
-     * {@code read} (null: none) and the read of what the fleet learned of {@code a}'s upstream where this instance's is
-     * older than {@code slidegate.upstream.learned-refresh}; null when neither is under way. A read that cannot start
-     * leaves {@code a} judged by what this instance knows.
+     * {@code read} (null: none) and the read of what the fleet learned of {@code a}'s upstream: where this instance's is
+     * older than {@code slidegate.upstream.learned-refresh}, or, for a call placed {@code ahead} (null: none), where this
+     * instance knows nothing the upstream published and has not read it since the call was asked; null when neither is
+     * under way. A read that cannot start leaves {@code a} judged by what this instance knows.
      */
-    private CompletionStage<Void> andRefreshed(CompletionStage<Void> read, Ask a) {
+    private CompletionStage<Void> andRead(CompletionStage<Void> read, Ask a, Call ahead) {
         CompletionStage<Void> one;
         try {
-            one = upstreams.refresh(a.configured(), a.key());
+            one = ahead == null ? upstreams.refresh(a.configured(), a.key())
+                    : upstreams.readUnlearned(a.configured(), a.key(), ahead.startNanos);
         } catch (RuntimeException e) {
             one = null;
         }

@@ -112,13 +112,13 @@ final class WaitStage {
             }
             return;
         }
-        if (!chain.upstream.placedAhead(call, () -> hold(call))) {
+        if (!chain.upstream.placedAhead(call)) {
             hold(call);
         }
     }
 
     /** Holds an admitted call until its permits' instant, then lets it go (or decides it again where it woke late). */
-    private void hold(Call call) {
+    void hold(Call call) {
         for (int j = 0; j < call.made.size(); j++) {
             if (holds(call.made.get(j))) {
                 waitStats.held(call.made.get(j).policy().name(), call.asks[j].key());
