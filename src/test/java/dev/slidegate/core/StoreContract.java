@@ -84,6 +84,14 @@ public abstract class StoreContract {
     protected void onTime(long beforeNanos, long afterNanos) {
     }
 
+    /**
+     * Called after steps that are not timed one by one but whose result depends on their having ended before
+     * {@code micros} into the scenario (keys that expire): a store that runs in real time throws {@link Stalled}
+     * when they did not.
+     */
+    protected void endedWithin(long micros) {
+    }
+
     /** A step ran outside its margin (a stalled machine): the scenario proves nothing this time and runs again. */
     public static final class Stalled extends RuntimeException {
         public Stalled(String message) {
@@ -898,14 +906,18 @@ public abstract class StoreContract {
             cursor = page.next();
             assertTrue(++pages <= 10, "too many pages");
         } while (cursor != null);
+        long counted = store().count(p).toCompletableFuture().join();
+        Policy empty = policy(s, false, lim(3, 1));
+        java.util.Map<String, Long> counts = store().counts(java.util.List.of(p, empty)).toCompletableFuture().join();
+        store().reset(p, expected.iterator().next()).toCompletableFuture().join();
+        long afterReset = store().count(p).toCompletableFuture().join();
+        // a fixed window's keys are gone at the end of the 2W window: the steps above must have ended before it
+        endedWithin(2 * w() - edge());
         assertEquals(expected, new java.util.TreeSet<>(listed));
         assertEquals(5, listed.size(), "each key once: " + listed);
-        assertEquals(5L, store().count(p).toCompletableFuture().join());
-        Policy empty = policy(s, false, lim(3, 1));
-        assertEquals(java.util.Map.of(p.name(), 5L, empty.name(), 0L),
-                store().counts(java.util.List.of(p, empty)).toCompletableFuture().join(), "counts in one pass");
-        store().reset(p, expected.iterator().next()).toCompletableFuture().join();
-        assertEquals(4L, store().count(p).toCompletableFuture().join());
+        assertEquals(5L, counted);
+        assertEquals(java.util.Map.of(p.name(), 5L, empty.name(), 0L), counts, "counts in one pass");
+        assertEquals(4L, afterReset);
     }
 
     // overrides never hand an exhausted caller a fresh window (docs/strategies.md "When limits change"):

@@ -126,6 +126,17 @@ abstract class RedisContract extends StoreContract {
     }
 
     @Override
+    protected void endedWithin(long micros) {
+        Timeline t = timeline.get();
+        long late = System.nanoTime() - (t.originNanos + micros * 1000);
+        if (t.originNanos != NONE && late > 0) {
+            throw new Stalled(
+                    String.format(java.util.Locale.ROOT, "steps meant to end within %d ms of the scenario ended %.1f ms "
+                            + "after that", micros / 1000, late / 1e6));
+        }
+    }
+
+    @Override
     protected long w() {
         return 600_000;
     }
