@@ -32,7 +32,7 @@ public class QuotesResource {
         return partner.quote(symbol)
                 .map(body -> Response.ok(body, MediaType.APPLICATION_JSON_TYPE).build())
                 .onFailure(WebApplicationException.class)
-                .recoverWithItem(e -> Response.status(502).type("application/problem+json")
+                .recoverWithItem(e -> Response.status(502).type(dev.slidegate.http.Problem.CONTENT_TYPE)
                         .entity("{\"title\":\"The partner API refused the call\",\"status\":502,\"detail\":\"it answered "
                                 + ((WebApplicationException) e).getResponse().getStatus() + "\"}")
                         .build());

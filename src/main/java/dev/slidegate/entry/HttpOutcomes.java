@@ -18,8 +18,9 @@ final class HttpOutcomes {
     /** Gives the response of {@code rc} the RateLimit fields of every decision made for the call. */
     static void record(Outcome o, RoutingContext rc) {
         if (rc != null) {
-            for (var d : o.decisions()) {
-                HttpDecisions.record(rc, d);
+            java.util.List<dev.slidegate.api.Decision> decisions = o.decisions();
+            for (int i = 0; i < decisions.size(); i++) { // (by index: no iterator for every request)
+                HttpDecisions.record(rc, decisions.get(i));
             }
         }
     }

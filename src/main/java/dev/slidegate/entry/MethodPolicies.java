@@ -159,7 +159,8 @@ public class MethodPolicies {
     List<MethodPolicy> decidedEarly(Class<?> type, String name, Class<?>[] parameters) {
         List<Endpoint> overloads = endpoints.computeIfAbsent(type, c -> new ConcurrentHashMap<>()).getOrDefault(name,
                 List.of());
-        for (Endpoint e : overloads) {
+        for (int i = 0; i < overloads.size(); i++) { // (by index: no iterator for every request)
+            Endpoint e = overloads.get(i);
             if (Arrays.equals(e.parameters(), parameters)) {
                 return e.early() != null || e.knownWhenLooked() == bySignature.size() ? e.early()
                         : lookUp(type, name, parameters, false);

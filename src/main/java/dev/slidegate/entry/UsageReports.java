@@ -158,8 +158,8 @@ final class UsageReports {
 
     /** Whether any of {@code policies} reads its usage from the call's answer ({@code usage-from=answer}). */
     static boolean fromAnswer(List<MethodPolicy> policies) {
-        for (MethodPolicy mp : policies) {
-            if (mp.settlement().fromAnswer()) {
+        for (int i = 0; i < policies.size(); i++) { // (by index: no iterator for every call)
+            if (policies.get(i).settlement().fromAnswer()) {
                 return true;
             }
         }
@@ -168,8 +168,8 @@ final class UsageReports {
 
     /** Whether any of {@code policies} settles its calls. */
     static boolean settles(List<MethodPolicy> policies) {
-        for (MethodPolicy mp : policies) {
-            if (mp.settlement().settles()) {
+        for (int i = 0; i < policies.size(); i++) {
+            if (policies.get(i).settlement().settles()) {
                 return true;
             }
         }

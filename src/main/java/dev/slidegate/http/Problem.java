@@ -30,5 +30,13 @@ public record Problem(String type, String title, int status, String detail, Stri
         this(type, title, status, detail, policy, limit, retryAfter, null);
     }
 
+    /** RFC 9457's media type, as an API description names it. */
     public static final String MEDIA_TYPE = "application/problem+json";
+
+    /**
+     * The {@code Content-Type} every problem answer carries: the media type with {@code charset=UTF-8}, as Quarkus REST
+     * labels the JSON it writes itself. Given without it, RESTEasy Reactive adds the charset to its own copy of the type
+     * three times for every answer (a new media type and its parameter maps each time: 0.9 KB of a refusal's 6.4).
+     */
+    public static final String CONTENT_TYPE = MEDIA_TYPE + ";charset=UTF-8";
 }

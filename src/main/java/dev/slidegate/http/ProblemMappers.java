@@ -29,7 +29,7 @@ import dev.slidegate.config.SlidegateConfig;
 public class ProblemMappers {
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class);
-    private static final MediaType PROBLEM = MediaType.valueOf(Problem.MEDIA_TYPE);
+    private static final MediaType PROBLEM = MediaType.valueOf(Problem.CONTENT_TYPE);
 
     /**
      * {@code slidegate.http.fixed-problem-writer}: refusals skip RESTEasy's run-time writer lookup. Turned off (once, with
@@ -127,7 +127,7 @@ public class ProblemMappers {
     }
 
     private static void send(io.vertx.core.http.HttpServerResponse response, Problem problem, byte[] json) {
-        response.setStatusCode(problem.status()).putHeader(HttpHeaders.CONTENT_TYPE, Problem.MEDIA_TYPE);
+        response.setStatusCode(problem.status()).putHeader(HttpHeaders.CONTENT_TYPE, Problem.CONTENT_TYPE);
         if (problem.retryAfter() != null) {
             response.putHeader(HttpHeaders.RETRY_AFTER, Long.toString(problem.retryAfter()));
         }

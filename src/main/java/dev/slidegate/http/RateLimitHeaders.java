@@ -103,7 +103,8 @@ public final class RateLimitHeaders {
         String policyField = null;
         StringBuilder policies = null; // only with more than one decision
         StringBuilder state = new StringBuilder(64);
-        for (Decision d : decisions) {
+        for (int di = 0; di < decisions.size(); di++) { // (by index: no iterator for every answer)
+            Decision d = decisions.get(di);
             List<LimitState> states = d.states();
             if (states.isEmpty()) {
                 continue;

@@ -89,7 +89,7 @@ class EarlyDecisionsTest {
         for (int i = 0; i < 3; i++) {
             io.restassured.response.Response again = given().get("/test/early/blocking");
             assertEquals(429, again.statusCode());
-            assertEquals("application/problem+json", again.contentType());
+            assertEquals("application/problem+json;charset=UTF-8", again.contentType());
             assertEquals("early-blocking", again.jsonPath().getString("policy"));
             for (String field : new String[] { "Retry-After", "Content-Type", "RateLimit", "RateLimit-Policy" }) {
                 assertEquals(1, again.headers().getList(field).size(), field + " in " + again.headers());

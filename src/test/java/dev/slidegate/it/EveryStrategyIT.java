@@ -139,7 +139,7 @@ class EveryStrategyIT {
 
     private static void assertRefused(HttpResponse<String> r, String policy) {
         assertEquals(429, r.statusCode(), policy + ": " + r.body());
-        assertEquals("application/problem+json", r.headers().firstValue("Content-Type").orElse(""), policy);
+        assertEquals("application/problem+json;charset=UTF-8", r.headers().firstValue("Content-Type").orElse(""), policy);
         assertTrue(r.body().contains("\"policy\":\"" + policy + "\""), r.body());
         assertTrue(Long.parseLong(r.headers().firstValue("Retry-After").orElse("0")) > 0, policy + ": " + r.headers().map());
     }

@@ -35,7 +35,7 @@ class PackagedJarIT {
             assertEquals(429, refused.statusCode());
             assertTrue(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow()) >= 1);
             assertTrue(refused.headers().firstValue("RateLimit").orElseThrow().startsWith("\"products-10s\";r=0;t="));
-            assertEquals("application/problem+json", refused.headers().firstValue("Content-Type").orElseThrow());
+            assertEquals("application/problem+json;charset=UTF-8", refused.headers().firstValue("Content-Type").orElseThrow());
             assertTrue(refused.body().contains("\"status\":429") && refused.body().contains("\"policy\":\"products\""),
                     refused.body());
 
