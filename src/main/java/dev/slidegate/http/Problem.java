@@ -36,7 +36,7 @@ public record Problem(String type, String title, int status, String detail, Stri
     /**
      * The {@code Content-Type} every problem answer carries: the media type with {@code charset=UTF-8}, as Quarkus REST
      * labels the JSON it writes itself. Given without it, RESTEasy Reactive adds the charset to its own copy of the type
-     * three times for every answer (a new media type and its parameter maps each time: 0.9 KB of a refusal's 6.4).
+     * three times for every answer (a new media type and its parameter maps each time: about 1 KB of every refusal).
      */
     public static final String CONTENT_TYPE = MEDIA_TYPE + ";charset=UTF-8";
 }
