@@ -157,6 +157,9 @@ class ReadmeRecipesTest {
         assertTrue(consumerTest.contains("\"\\\"OrderResource.list-1m\\\";q=3;w=60\""),
                 "ConsumerTest asserts the RateLimit-Policy the README shows");
         assertTrue(first429.contains("\"policy\":\"OrderResource.list\""), first429);
+        assertTrue(first429.contains("Content-Type: application/problem+json;charset=UTF-8"), first429);
+        assertTrue(consumerTest.contains("header(\"Content-Type\", \"application/problem+json;charset=UTF-8\")"),
+                "ConsumerTest asserts the Content-Type the README shows");
         assertTrue(consumerTest.contains("body(\"policy\", equalTo(\"OrderResource.list\"))"));
         assertFalse(Files.readString(README).matches("(?s).*\\b[0-9a-f]{7}\\b`.*issue \\d+.*"),
                 "no commit hashes or issue numbers in the README");

@@ -58,7 +58,7 @@ class ConsumerTest {
                     .header("RateLimit-Policy", "\"OrderResource.list-1m\";q=3;w=60")
                     .header("RateLimit", "\"OrderResource.list-1m\";r=" + remaining + ";t=60");
         }
-        given().get("/orders").then().statusCode(429).contentType("application/problem+json")
+        given().get("/orders").then().statusCode(429).header("Content-Type", "application/problem+json;charset=UTF-8")
                 .header("Retry-After", org.hamcrest.Matchers.matchesPattern("\\d+")).body("policy", equalTo("OrderResource.list"));
     }
 
