@@ -9,6 +9,7 @@ import jakarta.ws.rs.core.Response;
 
 import org.eclipse.microprofile.rest.client.inject.RestClient;
 
+import dev.slidegate.http.Problem;
 import io.smallrye.mutiny.Uni;
 
 /**
@@ -32,7 +33,7 @@ public class QuotesResource {
         return partner.quote(symbol)
                 .map(body -> Response.ok(body, MediaType.APPLICATION_JSON_TYPE).build())
                 .onFailure(WebApplicationException.class)
-                .recoverWithItem(e -> Response.status(502).type(dev.slidegate.http.Problem.CONTENT_TYPE)
+                .recoverWithItem(e -> Response.status(502).type(Problem.CONTENT_TYPE)
                         .entity("{\"title\":\"The partner API refused the call\",\"status\":502,\"detail\":\"it answered "
                                 + ((WebApplicationException) e).getResponse().getStatus() + "\"}")
                         .build());

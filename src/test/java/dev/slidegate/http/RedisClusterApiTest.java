@@ -51,7 +51,7 @@ class RedisClusterApiTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("slidegate.policies.reports.limits", "1000000/1h", "slidegate.policies.products.limits", "3/10m",
-                    "slidegate.redis.timeout", "250ms", SmallLimits.NO_OPENAPI_SCAN, "true");
+                    SmallLimits.NO_OPENAPI_SCAN, "true");
         }
 
         @Override
